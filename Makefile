@@ -1,0 +1,145 @@
+# dsprof: build, set-up, tests.  Everything generated lives under $(BUILD).
+#
+#   make           build build/dsprof
+#   make deps      install the Debian packages dsprof needs (as root)
+#   make demo      deps + build + record the bundled example + print its report
+#   make test      deps + build + the whole test suite
+#   make check     the suite under ASan+UBSan, then the fuzzers for a bounded time
+#   make bench     benchmarks against perf, printed as ratios
+#   make install   PREFIX=/usr/local: the program and its man pages
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+CC      ?= gcc
+SAN     ?=
+FUZZ_SECONDS ?= 30
+
+# Debian 12 packages (dsprof's dependencies are Debian packages only).
+DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
+        libpapi-dev libncurses-dev liblzma-dev zlib1g-dev valgrind linux-perf \
+        clang libclang-rt-14-dev
+
+PKG_MODULES := libelf capstone papi liblzma zlib
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -I. -I/usr/include/libdwarf \
+              $(PKG_CFLAGS) -MMD -MP
+# libdwarf 20210528 and libpfm4 ship no .pc file in Debian 12.
+LDLIBS  := -ldwarf $(PKG_LIBS) -lpfm -lstdc++ -lpthread
+
+ifneq ($(SAN),)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS    += -fsanitize=address,undefined
+endif
+
+# Modules (one folder, one public header each), in dependency order.
+MODULES := base experiment memobj arch dwarfmap sampler analyze
+LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB      := $(BUILD)/libdsprof.a
+PROG     := $(BUILD)/dsprof
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+TESTPROG_SRCS := $(wildcard tests/programs/*.c)
+TESTPROGS := $(TESTPROG_SRCS:tests/programs/%.c=$(BUILD)/tests/programs/%)
+TOOL_SRCS := $(wildcard tests/tools/*.c)
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(BUILD)/bench/%)
+MANPAGES := $(wildcard docs/*.1)
+
+.PHONY: all deps demo test test-run check fuzz bench install clean
+
+all: $(PROG)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PROG): $(CLI_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Test programs are the profiled code: built as users build theirs (-O2 -g),
+# with frame pointers so that fp callchains see every frame.
+$(BUILD)/tests/programs/%: tests/programs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
+
+$(BUILD)/bench/%: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
+
+# libFuzzer targets: each links only the modules it exercises.
+FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
+$(BUILD)/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c $(wildcard base/*.c experiment/*.c)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $^
+$(BUILD)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(wildcard base/*.c)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $^
+
+deps:
+	@missing=""; \
+	for p in $(DEBS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "dsprof: installing Debian packages:$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "dsprof: run as root, or run: sudo apt-get install$$missing" >&2; exit 2; \
+		fi; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get install -y --no-install-recommends $$missing >/dev/null 2>&1 || \
+		{ apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing; } \
+		|| { echo "dsprof: apt-get install$$missing failed" >&2; exit 2; }; \
+	fi
+
+test-run: $(PROG) $(UNIT_BINS) $(TOOL_BINS) $(TESTPROGS)
+	@tests/run.sh $(BUILD)
+
+test: deps
+	@$(MAKE) --no-print-directory test-run
+
+check: deps
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run
+	@$(MAKE) --no-print-directory fuzz
+
+fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS)
+	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
+
+demo: deps
+	@$(MAKE) --no-print-directory $(PROG) $(TESTPROGS)
+	@tests/demo.sh $(BUILD)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(PROG) $(BENCH_BINS)
+	@bench/run.sh $(BUILD)
+
+install: $(PROG)
+	install -D -m 0755 $(PROG) $(DESTDIR)$(PREFIX)/bin/dsprof
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,634 @@
+/*
+ * A session: an experiment read into an aggregate model.
+ *
+ * Pass 1 reads the side-band records (MMAP, COMM, FORK, LOST, THROTTLE)
+ * into per-process address spaces with the time each mapping appeared and
+ * the times of exec, so that a sample's IP can be placed in the right file
+ * whatever order the per-CPU buffers interleaved the records in.  Pass 2
+ * reads the samples and counts them per unique instruction, per thread and
+ * per unique call chain; nothing is resolved per sample.  Symbols and lines
+ * are looked up later, once per unique instruction, by the views.
+ */
+#include "analyze/analyze_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+void ds_session_note_add(ds_session *s, const char *fmt, ...)
+{
+	ds_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < s->notes.n; i++)
+		if (strcmp(s->notes.v[i], b.p) == 0) {
+			ds_buf_free(&b);
+			return;
+		}
+	ds_vec_push(&s->notes, ds_buf_steal(&b));
+}
+
+size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
+const char *ds_session_note(const ds_session *s, size_t i) { return s->notes.v[i]; }
+const ds_meta *ds_session_meta(const ds_session *s) { return &s->meta; }
+
+bool ds_ip_is_kernel(uint16_t misc)
+{
+	uint16_t m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	return m == PERF_RECORD_MISC_KERNEL || m == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+bool ds_sample_wanted(const ds_session *s, uint32_t tid)
+{
+	if (!s->opts.tids)
+		return true;
+	for (size_t i = 0; i < s->opts.ntids; i++)
+		if (s->opts.tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* ---- objects and address spaces ---- */
+
+static uint32_t dso_intern(ds_session *s, const char *path, uint32_t maj, uint32_t mn,
+			   uint64_t ino, bool kernel)
+{
+	ds_buf key = {0};
+	bool added;
+	size_t i;
+
+	ds_buf_printf(&key, "%s%c%u:%u:%llu", path, 0, maj, mn, (unsigned long long)ino);
+	i = ds_hash_intern(s->dso_index, key.p, key.len, &added);
+	ds_buf_free(&key);
+	if (added) {
+		dso_ent d = {0};
+		const char *slash = strrchr(path, '/');
+		d.path = ds_xstrdup(path);
+		d.module = ds_xstrdup(kernel ? "[kernel.kallsyms]" : slash ? slash + 1 : path);
+		d.kernel = kernel;
+		d.maj = maj;
+		d.min = mn;
+		d.ino = ino;
+		ds_vec_push(&s->dsos, d);
+	}
+	return (uint32_t)i;
+}
+
+static proc *proc_get(ds_session *s, uint32_t pid)
+{
+	bool added;
+	size_t i = ds_hash_intern(s->proc_index, &pid, sizeof pid, &added);
+	if (added) {
+		proc p = {0};
+		p.pid = pid;
+		p.parent = -1;
+		ds_vec_push(&s->procs, p);
+	}
+	return &s->procs.v[i];
+}
+
+static proc *proc_find(ds_session *s, uint32_t pid)
+{
+	int64_t i = ds_hash_find(s->proc_index, &pid, sizeof pid);
+	return i < 0 ? NULL : &s->procs.v[i];
+}
+
+static size_t thread_get(ds_session *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t key[2] = {pid, tid};
+	bool added;
+	size_t i = ds_hash_intern(s->thread_index, key, sizeof key, &added);
+	if (added) {
+		thread_ent t = {0};
+		t.pid = pid;
+		t.tid = tid;
+		ds_vec_push(&s->threads, t);
+		for (size_t e = 0; e < s->nev; e++) {
+			ds_vec_push(&s->thread_samples, 0);
+			ds_vec_push(&s->thread_count, 0);
+		}
+	}
+	return i;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const map_ent *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void proc_index_maps(proc *p)
+{
+	uint64_t mx = 0;
+	qsort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
+	ds_vec_reserve(&p->end_max, p->maps.n);
+	for (size_t i = 0; i < p->maps.n; i++) {
+		if (p->maps.v[i].end > mx)
+			mx = p->maps.v[i].end;
+		p->end_max.v[i] = mx;
+	}
+	p->end_max.n = p->maps.n;
+}
+
+static bool exec_between(const proc *p, uint64_t after, uint64_t upto)
+{
+	for (size_t i = 0; i < p->execs.n; i++)
+		if (p->execs.v[i] > after && p->execs.v[i] <= upto)
+			return true;
+	return false;
+}
+
+/* The mapping of ip in p at time t: the latest one mapped by then and not
+ * wiped out by an exec in between. */
+static const map_ent *find_map(const proc *p, uint64_t ip, uint64_t t)
+{
+	size_t lo = 0, hi = p->maps.n;
+	const map_ent *best = NULL;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->maps.v[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && p->end_max.v[i] > ip;) {
+		const map_ent *m = &p->maps.v[i];
+		if (ip < m->end && m->time <= t && !exec_between(p, m->time, t) &&
+		    (!best || m->time > best->time))
+			best = m;
+	}
+	return best;
+}
+
+static uint32_t site_intern(ds_session *s, uint32_t dso, uint64_t off)
+{
+	struct {
+		uint32_t dso, pad;
+		uint64_t off;
+	} key = {dso, 0, off};
+	bool added;
+	size_t i = ds_hash_intern(s->site_index, &key, sizeof key, &added);
+	if (added) {
+		site st = {0};
+		st.dso = dso;
+		st.off = off;
+		ds_vec_push(&s->sites, st);
+		ds_vec_reserve(&s->site_samples, (i + 1) * s->nev);
+		ds_vec_reserve(&s->site_count, (i + 1) * s->nev);
+		for (size_t e = 0; e < s->nev; e++) {
+			s->site_samples.v[s->site_samples.n++] = 0;
+			s->site_count.v[s->site_count.n++] = 0;
+		}
+	}
+	return (uint32_t)i;
+}
+
+uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel)
+{
+	const map_ent *m = NULL;
+
+	if (kernel) {
+		m = find_map(&s->kernel, ip, UINT64_MAX);
+		if (!m)
+			return site_intern(s, dso_intern(s, "[kernel.kallsyms]", 0, 0, 0, true), ip);
+	} else {
+		const proc *p = proc_find(s, pid);
+		uint64_t t = time;
+		for (int depth = 0; p && depth < 64; depth++) {
+			m = find_map(p, ip, t);
+			if (m || p->parent < 0 || exec_between(p, 0, t))
+				break;
+			/* a forked child runs in its parent's mappings until it execs */
+			if (p->fork_time < t)
+				t = p->fork_time;
+			p = &s->procs.v[p->parent];
+		}
+	}
+	if (!m)
+		return site_intern(s, DSO_UNKNOWN, ip);
+	return site_intern(s, m->dso, s->dsos.v[m->dso].kernel ? ip : ip - m->start + m->pgoff);
+}
+
+/* ---- loading objects ---- */
+
+static char *experiment_dir(const ds_session *s)
+{
+	struct stat st;
+	const char *slash;
+	if (stat(s->path, &st) == 0 && S_ISDIR(st.st_mode))
+		return ds_xstrdup(s->path);
+	slash = strrchr(s->path, '/');
+	return slash ? ds_xstrndup(s->path, (size_t)(slash - s->path)) : ds_xstrdup(".");
+}
+
+static void load_dso(ds_session *s, dso_ent *d)
+{
+	ds_err err = {0};
+	ds_dso_opts o = {0};
+	struct stat st;
+	char *path;
+	size_t n;
+
+	if (d->tried)
+		return;
+	d->tried = true;
+	if (d->kernel) {
+		if (s->same_machine || s->opts.kallsyms) {
+			const char *ks = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
+			d->dso = ds_dso_open_kallsyms(ks, &err);
+			if (!d->dso)
+				ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
+		} else {
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment was "
+					       "recorded on another kernel (give its kallsyms with --kallsyms)");
+		}
+		return;
+	}
+	if (strcmp(d->path, "[vdso]") == 0) {
+		/* the image saved at record time, or ours when recorded on this boot */
+		char *dir = experiment_dir(s);
+		const void *img;
+		size_t len;
+		path = ds_xasprintf("%s/vdso.so", dir);
+		free(dir);
+		if (access(path, R_OK) == 0)
+			d->dso = ds_dso_open(path, &o, &err);
+		else if (s->same_machine && ds_self_vdso(&img, &len))
+			d->dso = ds_dso_open_mem(img, len, "[vdso]", &err);
+		free(path);
+		return;
+	}
+	if (d->path[0] != '/')
+		return; /* [heap], //anon, JIT code: no file to read */
+	path = ds_xstrdup(d->path);
+	n = strlen(path);
+	if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
+		path[n - 10] = 0;
+	o.debug_root = s->opts.debug_root;
+	d->dso = ds_dso_open(path, &o, &err);
+	if (!d->dso) {
+		ds_session_note_add(s, "%s; its samples are shown as [unknown]", err.msg);
+	} else {
+		const char *note = ds_dso_note(d->dso);
+		if (d->ino && stat(path, &st) == 0 &&
+		    (st.st_ino != d->ino || major(st.st_dev) != d->maj || minor(st.st_dev) != d->min))
+			ds_session_note_add(s, "'%s' is not the file that was recorded (it was replaced "
+					       "since); its symbols may be wrong", path);
+		if (note)
+			ds_session_note_add(s, "%s", note);
+	}
+	free(path);
+}
+
+void ds_site_resolve(ds_session *s, size_t i, bool lines)
+{
+	site *st = &s->sites.v[i];
+	dso_ent *d = &s->dsos.v[st->dso];
+
+	if (!st->resolved) {
+		st->resolved = true;
+		if (st->dso != DSO_UNKNOWN) {
+			load_dso(s, d);
+			if (d->dso && ds_dso_file_to_vaddr(d->dso, st->off, &st->vaddr)) {
+				st->has_vaddr = true;
+				st->sym = ds_dso_symbol_at(d->dso, st->vaddr);
+			}
+		}
+	}
+	if (lines && !st->lines_done) {
+		st->lines_done = true;
+		if (st->has_vaddr && !d->kernel)
+			ds_dso_line_at(d->dso, st->vaddr, &st->file, &st->line);
+	}
+}
+
+const char *ds_thread_comm(ds_session *s, size_t ti)
+{
+	const thread_ent *t = &s->threads.v[ti];
+	for (int depth = 0; depth < 64; depth++) {
+		uint32_t key[2];
+		int64_t k;
+		if (t->comm)
+			return t->comm;
+		if (!t->forked)
+			break;
+		/* a new thread or process is named after its creator until it execs */
+		key[0] = t->pid;
+		key[1] = t->ptid;
+		k = ds_hash_find(s->thread_index, key, sizeof key);
+		if (k < 0) {
+			const proc *p = proc_find(s, t->pid);
+			if (!p || p->parent < 0)
+				break;
+			key[0] = s->procs.v[p->parent].pid;
+			k = ds_hash_find(s->thread_index, key, sizeof key);
+			if (k < 0)
+				break;
+		}
+		t = &s->threads.v[k];
+	}
+	return "?";
+}
+
+/* ---- reading ---- */
+
+static void side_band(ds_session *s, const ds_record *r)
+{
+	switch (r->kind) {
+	case DS_REC_MMAP: {
+		const ds_rec_mmap *m = &r->u.mmap;
+		bool kernel = m->pid == (uint32_t)-1 || ds_ip_is_kernel(r->misc);
+		map_ent e;
+		if (!m->executable || !m->len)
+			return;
+		e.start = m->start;
+		e.end = m->start + m->len < m->start ? UINT64_MAX : m->start + m->len;
+		e.pgoff = m->pgoff;
+		e.time = r->time;
+		e.dso = dso_intern(s, kernel ? "[kernel.kallsyms]" : m->filename, m->maj, m->min,
+				   m->ino, kernel);
+		ds_vec_push(kernel ? &s->kernel.maps : &proc_get(s, m->pid)->maps, e);
+		break;
+	}
+	case DS_REC_COMM: {
+		size_t ti = thread_get(s, r->u.comm.pid, r->u.comm.tid);
+		thread_ent *t = &s->threads.v[ti];
+		if (!t->comm || r->time >= t->comm_time) {
+			t->comm = r->u.comm.comm;
+			t->comm_time = r->time;
+		}
+		if (r->u.comm.exec && r->u.comm.pid == r->u.comm.tid)
+			ds_vec_push(&proc_get(s, r->u.comm.pid)->execs, r->time);
+		break;
+	}
+	case DS_REC_FORK: {
+		const ds_rec_task *k = &r->u.task;
+		size_t ti = thread_get(s, k->pid, k->tid);
+		thread_ent *t = &s->threads.v[ti];
+		t->forked = true;
+		t->ptid = k->ptid;
+		t->fork_time = k->time;
+		if (k->pid != k->ppid) {
+			size_t parent = (size_t)(proc_get(s, k->ppid) - s->procs.v);
+			proc *p = proc_get(s, k->pid);
+			p->parent = (int64_t)parent;
+			p->fork_time = k->time;
+		}
+		break;
+	}
+	case DS_REC_LOST:
+		s->lost += r->u.lost.lost;
+		break;
+	case DS_REC_LOST_SAMPLES:
+		s->lost_samples += r->u.lost.lost;
+		break;
+	case DS_REC_THROTTLE:
+		s->throttled++;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Chain of unique instructions for one sample: the leaf, then each caller.
+ * Return addresses point after the call, so callers are looked up at
+ * address - 1, which lies in the calling instruction (and line). */
+static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint32_t leaf, int ev)
+{
+	uint32_t key[130];
+	size_t n = 0;
+	bool kernel = ds_ip_is_kernel(misc), first = true;
+	bool added;
+	size_t ci;
+
+	key[n++] = leaf;
+	for (uint64_t i = 0; i < sm->nr_callchain && n < sizeof key / sizeof key[0]; i++) {
+		uint64_t ip = sm->callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+			first = true;
+			continue;
+		}
+		if (first) {
+			first = false;
+			if (ip == sm->ip)
+				continue; /* the leaf itself */
+			key[n++] = ds_session_site(s, sm->pid, sm->time, ip, kernel);
+			continue;
+		}
+		key[n++] = ds_session_site(s, sm->pid, sm->time, ip - 1, kernel);
+	}
+	ci = ds_hash_intern(s->chain_index, key, n * sizeof key[0], &added);
+	if (added)
+		for (size_t e = 0; e < s->nev; e++) {
+			ds_vec_push(&s->chain_samples, 0);
+			ds_vec_push(&s->chain_count, 0);
+		}
+	s->chain_samples.v[ci * s->nev + (size_t)ev]++;
+	s->chain_count.v[ci * s->nev + (size_t)ev] += sm->period ? sm->period : 1;
+}
+
+static int read_samples(ds_session *s, ds_err *err)
+{
+	uint64_t cur = 0, total = ds_perfdata_data_size(s->pd), n = 0;
+	ds_record r;
+	ds_progress pr;
+	int rc;
+
+	ds_progress_begin(&pr, "reading samples");
+	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
+		const ds_sample *sm = &r.u.sample;
+		uint64_t period, t;
+		uint32_t leaf;
+		size_t th;
+
+		if (s->opts.progress && (++n & 0xffff) == 0)
+			ds_progress_update(&pr, cur, total);
+		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
+			continue;
+		period = sm->period ? sm->period : 1;
+		t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
+		leaf = ds_session_site(s, sm->pid, t, sm->ip, ds_ip_is_kernel(r.misc));
+		s->site_samples.v[(size_t)leaf * s->nev + (size_t)r.evidx]++;
+		s->site_count.v[(size_t)leaf * s->nev + (size_t)r.evidx] += period;
+		th = thread_get(s, sm->pid, sm->tid);
+		s->thread_samples.v[th * s->nev + (size_t)r.evidx]++;
+		s->thread_count.v[th * s->nev + (size_t)r.evidx] += period;
+		s->ev_samples[r.evidx]++;
+		s->ev_count[r.evidx] += period;
+		s->nsamples++;
+		if (sm->time && (!s->first_time || sm->time < s->first_time))
+			s->first_time = sm->time;
+		if (sm->time > s->last_time)
+			s->last_time = sm->time;
+		if (sm->type & PERF_SAMPLE_CALLCHAIN) {
+			s->callchains = true;
+			count_chain(s, sm, r.misc, leaf, r.evidx);
+		}
+	}
+	ds_progress_end(&pr);
+	return rc < 0 ? -1 : 0;
+}
+
+static int read_side_band(ds_session *s, ds_err *err)
+{
+	uint64_t cur = 0;
+	ds_record r;
+	int rc;
+
+	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0)
+		if (r.kind != DS_REC_SAMPLE)
+			side_band(s, &r);
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < s->procs.n; i++)
+		proc_index_maps(&s->procs.v[i]);
+	proc_index_maps(&s->kernel);
+	return 0;
+}
+
+/* Meta data for a perf.data without meta.json (imported, or bare). */
+static void meta_from_perfdata(ds_session *s)
+{
+	const ds_perfdata_header_info *in = ds_perfdata_info(s->pd);
+	ds_meta *m = &s->meta;
+	ds_meta_init(m);
+	m->host = in->hostname ? ds_xstrdup(in->hostname) : NULL;
+	m->kernel = in->osrelease ? ds_xstrdup(in->osrelease) : NULL;
+	m->arch = in->arch ? ds_xstrdup(in->arch) : NULL;
+	m->cpu_model = in->cpudesc ? ds_xstrdup(in->cpudesc) : NULL;
+	m->ncpus = in->nr_cpus_online;
+	m->backend = ds_xstrdup("perf_event");
+	m->clock = ds_xstrdup(in->clockid >= 0 ? "monotonic" : "perf");
+	if (in->cmdline) {
+		m->argv = ds_xcalloc(2, sizeof *m->argv);
+		m->argv[0] = ds_xstrdup(in->cmdline);
+		m->argc = 1;
+	}
+	m->nevents = ds_perfdata_nevents(s->pd);
+	m->events = ds_xcalloc(m->nevents, sizeof *m->events);
+	for (size_t i = 0; i < m->nevents; i++) {
+		const ds_event *e = ds_perfdata_event(s->pd, i);
+		m->events[i].name = ds_xstrdup(e->name);
+		m->events[i].period = e->attr.freq ? 0 : e->attr.sample_period;
+		m->events[i].freq = e->attr.freq ? e->attr.sample_freq : 0;
+		m->events[i].precise = ds_attr_precise(&e->attr);
+		m->events[i].source = ds_xstrdup("perf.data");
+		if (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			m->callchains = true;
+	}
+	m->start_ns = in->first_sample_time;
+	m->end_ns = in->last_sample_time;
+}
+
+/* This machine's kallsyms and vdso only fit an experiment recorded on this
+ * very host and kernel. */
+static void decide_same_machine(ds_session *s)
+{
+	struct utsname u;
+	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host &&
+			  strcmp(u.release, s->meta.kernel) == 0 && strcmp(u.nodename, s->meta.host) == 0;
+}
+
+int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out, ds_err *err)
+{
+	ds_session *s = ds_xcalloc(1, sizeof *s);
+	char *pdpath = NULL, *metapath = NULL;
+
+	if (o)
+		s->opts = *o;
+	s->path = ds_xstrdup(path);
+	s->dso_index = ds_hash_new();
+	s->proc_index = ds_hash_new();
+	s->site_index = ds_hash_new();
+	s->thread_index = ds_hash_new();
+	s->chain_index = ds_hash_new();
+	s->kernel.parent = -1;
+	ds_meta_init(&s->meta);
+	dso_intern(s, "[unknown]", 0, 0, 0, false); /* DSO_UNKNOWN */
+
+	if (ds_expdir_resolve(path, &pdpath, &metapath, err) ||
+	    ds_perfdata_open(pdpath, &s->pd, err))
+		goto fail;
+	if (metapath) {
+		if (ds_meta_read(&s->meta, metapath, err))
+			goto fail;
+	} else {
+		meta_from_perfdata(s);
+	}
+	s->nev = ds_perfdata_nevents(s->pd);
+	s->ev_samples = ds_xcalloc(s->nev, sizeof *s->ev_samples);
+	s->ev_count = ds_xcalloc(s->nev, sizeof *s->ev_count);
+	if (ds_perfdata_info(s->pd)->data_size_recovered)
+		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
+				       "up to its end");
+	decide_same_machine(s);
+	if (read_side_band(s, err) || read_samples(s, err))
+		goto fail;
+	if (s->lost || s->lost_samples)
+		ds_session_note_add(s, "%llu records and %llu samples were lost while recording "
+				       "(ring buffer full); counts are lower than the truth",
+				    (unsigned long long)s->lost, (unsigned long long)s->lost_samples);
+	free(pdpath);
+	free(metapath);
+	*out = s;
+	return 0;
+fail:
+	free(pdpath);
+	free(metapath);
+	ds_session_close(s);
+	return -1;
+}
+
+void ds_session_close(ds_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->dsos.n; i++) {
+		ds_dso_close(s->dsos.v[i].dso);
+		free(s->dsos.v[i].path);
+		free(s->dsos.v[i].module);
+	}
+	ds_vec_free(&s->dsos);
+	for (size_t i = 0; i < s->procs.n; i++) {
+		ds_vec_free(&s->procs.v[i].maps);
+		ds_vec_free(&s->procs.v[i].end_max);
+		ds_vec_free(&s->procs.v[i].execs);
+	}
+	ds_vec_free(&s->procs);
+	ds_vec_free(&s->kernel.maps);
+	ds_vec_free(&s->kernel.end_max);
+	ds_vec_free(&s->kernel.execs);
+	ds_hash_free(s->dso_index);
+	ds_hash_free(s->proc_index);
+	ds_hash_free(s->site_index);
+	ds_hash_free(s->thread_index);
+	ds_hash_free(s->chain_index);
+	ds_vec_free(&s->sites);
+	ds_vec_free(&s->site_samples);
+	ds_vec_free(&s->site_count);
+	ds_vec_free(&s->threads);
+	ds_vec_free(&s->thread_samples);
+	ds_vec_free(&s->thread_count);
+	ds_vec_free(&s->chain_samples);
+	ds_vec_free(&s->chain_count);
+	free(s->ev_samples);
+	free(s->ev_count);
+	for (size_t i = 0; i < s->notes.n; i++)
+		free(s->notes.v[i]);
+	ds_vec_free(&s->notes);
+	ds_decoder_free(s->dec);
+	ds_meta_fini(&s->meta);
+	ds_perfdata_close(s->pd);
+	free(s->path);
+	free(s);
+}

@@ -1,0 +1,691 @@
+/*
+ * Views over a session: each one groups the unique instructions (or
+ * threads, or events) into rows and sums their metrics.
+ */
+#include "analyze/analyze_int.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
+					  "samples", NULL};
+
+const char *const *ds_view_names(void)
+{
+	return view_names;
+}
+
+const char *ds_view_help_sort(void)
+{
+	return "samples, count, incl, incl_count (each as KEY or KEY:EVENT), EVENT, name, "
+	       "or a column name (module, file, line, address, pid, tid, ...)";
+}
+
+/* ---- table building ---- */
+
+typedef struct tb {
+	ds_table *t;
+	ds_hash *rows; /* row key -> row index */
+	DS_VEC(ds_row) v;
+} tb;
+
+static void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
+		    const ds_col *cols, size_t ncols, bool inclusive)
+{
+	ds_table *t = ds_xcalloc(1, sizeof *t);
+	t->view = ds_xstrdup(view);
+	t->name_label = name_label;
+	t->nevents = s->nev;
+	t->events = ds_xcalloc(s->nev, sizeof *t->events);
+	for (size_t e = 0; e < s->nev; e++) {
+		const ds_event *ev = ds_perfdata_event(s->pd, e);
+		t->events[e].name = ds_xstrdup(ev->name);
+		t->events[e].period = ev->attr.freq ? 0 : ev->attr.sample_period;
+		t->events[e].freq = ev->attr.freq ? ev->attr.sample_freq : 0;
+		t->events[e].precise = ds_attr_precise(&ev->attr);
+		t->events[e].samples = s->ev_samples[e];
+		t->events[e].count = s->ev_count[e];
+	}
+	t->ncols = ncols;
+	t->cols = ds_xcalloc(ncols ? ncols : 1, sizeof *t->cols);
+	memcpy(t->cols, cols, ncols * sizeof *cols);
+	t->inclusive = inclusive;
+	t->has_metrics = true;
+	b->t = t;
+	b->rows = ds_hash_new();
+	memset(&b->v, 0, sizeof b->v);
+}
+
+/* The row for key, created with `name` when new; returns its index. */
+static size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added)
+{
+	bool a;
+	size_t i = ds_hash_intern(b->rows, key, keylen, &a);
+	if (a) {
+		ds_row r = {0};
+		size_t ne = b->t->nevents ? b->t->nevents : 1;
+		r.name = ds_xstrdup(name);
+		r.cells = ds_xcalloc(b->t->ncols ? b->t->ncols : 1, sizeof *r.cells);
+		r.samples = ds_xcalloc(ne, sizeof *r.samples);
+		r.count = ds_xcalloc(ne, sizeof *r.count);
+		if (b->t->inclusive) {
+			r.incl_samples = ds_xcalloc(ne, sizeof *r.incl_samples);
+			r.incl_count = ds_xcalloc(ne, sizeof *r.incl_count);
+		}
+		ds_vec_push(&b->v, r);
+	}
+	if (added)
+		*added = a;
+	return i;
+}
+
+static void cell_str(ds_row *r, size_t col, const char *s)
+{
+	free(r->cells[col].s);
+	r->cells[col].s = s ? ds_xstrdup(s) : NULL;
+	r->cells[col].set = s != NULL;
+}
+
+static void cell_u64(ds_row *r, size_t col, uint64_t v)
+{
+	r->cells[col].u = v;
+	r->cells[col].set = true;
+}
+
+static void add_metrics(ds_session *s, ds_row *r, size_t si)
+{
+	for (size_t e = 0; e < s->nev; e++) {
+		r->samples[e] += s->site_samples.v[si * s->nev + e];
+		r->count[e] += s->site_count.v[si * s->nev + e];
+	}
+}
+
+static bool site_has_samples(const ds_session *s, size_t si)
+{
+	for (size_t e = 0; e < s->nev; e++)
+		if (s->site_samples.v[si * s->nev + e])
+			return true;
+	return false;
+}
+
+/* ---- sorting ---- */
+
+enum sort_what { SORT_SAMPLES, SORT_COUNT, SORT_INCL, SORT_INCL_COUNT, SORT_NAME, SORT_COL };
+
+typedef struct sort_spec {
+	enum sort_what what;
+	size_t ev;
+	size_t col;
+	const ds_table *t;
+} sort_spec;
+
+static int find_event(const ds_table *t, const char *name, size_t *ev)
+{
+	for (size_t e = 0; e < t->nevents; e++)
+		if (strcmp(t->events[e].name, name) == 0) {
+			*ev = e;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_sort(const ds_table *t, const char *spec, sort_spec *out, ds_err *err)
+{
+	static const struct {
+		const char *key;
+		enum sort_what w;
+	} keys[] = {{"samples", SORT_SAMPLES}, {"count", SORT_COUNT}, {"incl", SORT_INCL},
+		    {"incl_samples", SORT_INCL}, {"incl_count", SORT_INCL_COUNT}};
+	const char *colon;
+	size_t klen;
+
+	memset(out, 0, sizeof *out);
+	out->t = t;
+	if (!spec || !*spec) {
+		out->what = t->has_metrics ? SORT_SAMPLES : SORT_COL;
+		return 0;
+	}
+	if (strcmp(spec, "name") == 0) {
+		out->what = SORT_NAME;
+		return 0;
+	}
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c].name, spec) == 0) {
+			out->what = SORT_COL;
+			out->col = c;
+			return 0;
+		}
+	if (t->has_metrics && find_event(t, spec, &out->ev) == 0) {
+		out->what = SORT_SAMPLES;
+		return 0;
+	}
+	colon = strchr(spec, ':');
+	klen = colon ? (size_t)(colon - spec) : strlen(spec);
+	for (size_t k = 0; t->has_metrics && k < sizeof keys / sizeof keys[0]; k++) {
+		if (strlen(keys[k].key) != klen || strncmp(spec, keys[k].key, klen) != 0)
+			continue;
+		if ((keys[k].w == SORT_INCL || keys[k].w == SORT_INCL_COUNT) && !t->inclusive)
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot sort by '%s': this view has no inclusive metrics "
+					  "(record with --call-graph=fp)", spec);
+		out->what = keys[k].w;
+		if (colon && find_event(t, colon + 1, &out->ev) < 0)
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot sort by '%s': the experiment has no event '%s'", spec,
+					  colon + 1);
+		return 0;
+	}
+	return ds_err_set(err, DS_EINPUT, "unknown sort key '%s' for view '%s'; use %s", spec,
+			  t->view, ds_view_help_sort());
+}
+
+static uint64_t metric(const sort_spec *sp, const ds_row *r)
+{
+	switch (sp->what) {
+	case SORT_SAMPLES: return r->samples[sp->ev];
+	case SORT_COUNT: return r->count[sp->ev];
+	case SORT_INCL: return r->incl_samples[sp->ev];
+	case SORT_INCL_COUNT: return r->incl_count[sp->ev];
+	default: return 0;
+	}
+}
+
+static int cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
+{
+	if (a->set != b->set)
+		return a->set ? -1 : 1;
+	switch (c->kind) {
+	case DS_COL_STR:
+		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
+	case DS_COL_DOUBLE:
+		return a->d < b->d ? -1 : a->d > b->d;
+	default:
+		return a->u < b->u ? -1 : a->u > b->u;
+	}
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const sort_spec *sp = arg;
+	const ds_row *a = pa, *b = pb;
+	int c;
+
+	switch (sp->what) {
+	case SORT_NAME:
+		c = strcmp(a->name, b->name);
+		break;
+	case SORT_COL:
+		c = sp->t->ncols ? cmp_cells(&sp->t->cols[sp->col], &a->cells[sp->col], &b->cells[sp->col]) : 0;
+		break;
+	default: {
+		uint64_t x = metric(sp, a), y = metric(sp, b);
+		c = x > y ? -1 : x < y; /* metrics: largest first */
+		break;
+	}
+	}
+	if (c)
+		return c;
+	/* ties: a stable, readable order */
+	c = strcmp(a->name, b->name);
+	for (size_t i = 0; !c && i < sp->t->ncols; i++)
+		c = cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
+	return c;
+}
+
+static void row_free(ds_row *r, size_t ncols)
+{
+	free(r->name);
+	for (size_t c = 0; c < ncols; c++)
+		free(r->cells[c].s);
+	free(r->cells);
+	free(r->samples);
+	free(r->count);
+	free(r->incl_samples);
+	free(r->incl_count);
+}
+
+static int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	ds_table *t = b->t;
+	sort_spec sp;
+
+	ds_hash_free(b->rows);
+	t->rows = b->v.v;
+	t->nrows = t->total_rows = b->v.n;
+	if (parse_sort(t, o ? o->sort : NULL, &sp, err)) {
+		ds_table_free(t);
+		return -1;
+	}
+	qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
+	if (o && o->limit && o->limit < t->nrows) {
+		for (size_t i = o->limit; i < t->nrows; i++)
+			row_free(&t->rows[i], t->ncols);
+		t->nrows = o->limit;
+	}
+	*out = t;
+	return 0;
+}
+
+void ds_table_free(ds_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows; i++)
+		row_free(&t->rows[i], t->ncols);
+	free(t->rows);
+	for (size_t e = 0; e < t->nevents; e++)
+		free(t->events[e].name);
+	free(t->events);
+	free(t->cols);
+	for (size_t i = 0; i < t->nprops; i++) {
+		free(t->props[i].key);
+		free(t->props[i].value);
+	}
+	free(t->props);
+	free(t->view);
+	free(t);
+}
+
+/* ---- function keys ---- */
+
+/* Every unique instruction's function: (object, symbol start), or the
+ * object's [unknown] bucket.  Names stay the object's; unknown addresses
+ * are grouped per object rather than listed one by one. */
+typedef struct fkey {
+	uint32_t dso;
+	uint32_t known;
+	uint64_t start;
+} fkey;
+
+static fkey site_fkey(ds_session *s, size_t i)
+{
+	const site *st;
+	fkey k = {0, 0, 0};
+	ds_site_resolve(s, i, false);
+	st = &s->sites.v[i];
+	k.dso = st->dso;
+	if (st->sym) {
+		k.known = 1;
+		k.start = st->sym->start;
+	}
+	return k;
+}
+
+static const char *site_fname(const ds_session *s, size_t i)
+{
+	const site *st = &s->sites.v[i];
+	if (st->sym)
+		return st->sym->name;
+	return s->dsos.v[st->dso].kernel ? "[kernel]" : "[unknown]";
+}
+
+/* ---- functions ---- */
+
+enum { FN_MODULE, FN_ADDRESS, FN_NCOLS };
+
+static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[FN_NCOLS] = {{"module", DS_COL_STR, true}, {"address", DS_COL_HEX, false}};
+	tb b;
+	uint32_t *site_row = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *site_row);
+
+	tb_init(&b, s, "functions", "function", cols, FN_NCOLS, s->callchains);
+	/* every site, sampled or only seen as a caller: callers get a row too */
+	for (size_t i = 0; i < s->sites.n; i++) {
+		fkey k = site_fkey(s, i);
+		bool added;
+		size_t r = tb_row(&b, &k, sizeof k, site_fname(s, i), &added);
+		if (added) {
+			cell_str(&b.v.v[r], FN_MODULE, s->dsos.v[k.dso].module);
+			if (k.known)
+				cell_u64(&b.v.v[r], FN_ADDRESS, k.start);
+		}
+		site_row[i] = (uint32_t)r;
+		add_metrics(s, &b.v.v[r], i);
+	}
+	if (b.t->inclusive) {
+		/* each function once per call chain, however often it recurses */
+		size_t nch = ds_hash_count(s->chain_index);
+		DS_VEC(uint32_t) seen = {0};
+		for (size_t c = 0; c < nch; c++) {
+			size_t len;
+			const uint32_t *key = ds_hash_key(s->chain_index, c, &len);
+			seen.n = 0;
+			for (size_t k = 0; k < len / sizeof *key; k++) {
+				uint32_t r = site_row[key[k]];
+				bool dup = false;
+				for (size_t j = 0; j < seen.n && !dup; j++)
+					dup = seen.v[j] == r;
+				if (dup)
+					continue;
+				ds_vec_push(&seen, r);
+				for (size_t e = 0; e < s->nev; e++) {
+					b.v.v[r].incl_samples[e] += s->chain_samples.v[c * s->nev + e];
+					b.v.v[r].incl_count[e] += s->chain_count.v[c * s->nev + e];
+				}
+			}
+		}
+		ds_vec_free(&seen);
+	}
+	free(site_row);
+	return tb_finish(&b, o, out, err);
+}
+
+/* ---- lines ---- */
+
+enum { LN_FUNCTION, LN_MODULE, LN_FILE, LN_LINE, LN_NCOLS };
+
+static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[LN_NCOLS] = {{"function", DS_COL_STR, true}, {"module", DS_COL_STR, true},
+					      {"file", DS_COL_STR, false}, {"line", DS_COL_U64, false}};
+	tb b;
+	ds_buf key = {0}, name = {0};
+
+	tb_init(&b, s, "lines", "line", cols, LN_NCOLS, false);
+	for (size_t i = 0; i < s->sites.n; i++) {
+		const site *st;
+		bool added;
+		size_t r;
+		if (!site_has_samples(s, i))
+			continue;
+		ds_site_resolve(s, i, true);
+		st = &s->sites.v[i];
+		ds_buf_reset(&key);
+		ds_buf_reset(&name);
+		if (st->file) {
+			const char *base = strrchr(st->file, '/');
+			ds_buf_printf(&key, "L%s:%u", st->file, st->line);
+			ds_buf_printf(&name, "%s:%u", base ? base + 1 : st->file, st->line);
+		} else {
+			/* no line table: one row per function, so the time is not lost */
+			fkey k = site_fkey(s, i);
+			ds_buf_printf(&key, "F%u:%u:%" PRIx64, k.dso, k.known, k.start);
+			ds_buf_printf(&name, "%s (no line info)", site_fname(s, i));
+		}
+		r = tb_row(&b, key.p, key.len, name.p, &added);
+		if (added) {
+			cell_str(&b.v.v[r], LN_FUNCTION, site_fname(s, i));
+			cell_str(&b.v.v[r], LN_MODULE, s->dsos.v[st->dso].module);
+			if (st->file) {
+				cell_str(&b.v.v[r], LN_FILE, st->file);
+				cell_u64(&b.v.v[r], LN_LINE, st->line);
+			}
+		}
+		add_metrics(s, &b.v.v[r], i);
+	}
+	ds_buf_free(&key);
+	ds_buf_free(&name);
+	return tb_finish(&b, o, out, err);
+}
+
+/* ---- pcs ---- */
+
+enum { PC_ADDRESS, PC_MODULE, PC_FUNCTION, PC_OFFSET, PC_FILE, PC_LINE, PC_DISASM, PC_NCOLS };
+
+static void disasm_site(ds_session *s, const site *st, char *text, size_t n)
+{
+	const uint8_t *code;
+	size_t avail;
+	dso_ent *d = &s->dsos.v[st->dso];
+
+	text[0] = 0;
+	if (!st->has_vaddr || d->kernel || !d->dso)
+		return;
+	code = ds_dso_code_at(d->dso, st->vaddr, &avail);
+	if (!code)
+		return;
+	if (!s->dec && !(s->dec = ds_decoder_new(ds_arch_host(), NULL)))
+		return;
+	ds_decode_text(s->dec, code, avail, st->vaddr, text, n);
+}
+
+static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[PC_NCOLS] = {
+		{"address", DS_COL_HEX, true}, {"module", DS_COL_STR, true},
+		{"function", DS_COL_STR, false}, {"offset", DS_COL_HEX, false},
+		{"file", DS_COL_STR, false}, {"line", DS_COL_U64, true}, {"disasm", DS_COL_STR, true}};
+	tb b;
+	ds_buf name = {0};
+	char text[160];
+
+	tb_init(&b, s, "pcs", "instruction", cols, PC_NCOLS, false);
+	for (size_t i = 0; i < s->sites.n; i++) {
+		const site *st;
+		size_t r;
+		if (!site_has_samples(s, i))
+			continue;
+		ds_site_resolve(s, i, true);
+		st = &s->sites.v[i];
+		ds_buf_reset(&name);
+		if (st->sym)
+			ds_buf_printf(&name, "%s+0x%" PRIx64, st->sym->name, st->vaddr - st->sym->start);
+		else
+			ds_buf_printf(&name, "%s 0x%" PRIx64, site_fname(s, i),
+				      st->has_vaddr ? st->vaddr : st->off);
+		r = tb_row(&b, &i, sizeof i, name.p, NULL);
+		cell_u64(&b.v.v[r], PC_ADDRESS, st->has_vaddr ? st->vaddr : st->off);
+		cell_str(&b.v.v[r], PC_MODULE, s->dsos.v[st->dso].module);
+		cell_str(&b.v.v[r], PC_FUNCTION, site_fname(s, i));
+		if (st->sym)
+			cell_u64(&b.v.v[r], PC_OFFSET, st->vaddr - st->sym->start);
+		if (st->file) {
+			cell_str(&b.v.v[r], PC_FILE, st->file);
+			cell_u64(&b.v.v[r], PC_LINE, st->line);
+		}
+		disasm_site(s, st, text, sizeof text);
+		if (text[0])
+			cell_str(&b.v.v[r], PC_DISASM, text);
+		add_metrics(s, &b.v.v[r], i);
+	}
+	ds_buf_free(&name);
+	return tb_finish(&b, o, out, err);
+}
+
+/* ---- threads ---- */
+
+enum { TH_PID, TH_TID, TH_NCOLS };
+
+static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[TH_NCOLS] = {{"pid", DS_COL_U64, true}, {"tid", DS_COL_U64, true}};
+	tb b;
+
+	tb_init(&b, s, "threads", "command", cols, TH_NCOLS, false);
+	for (size_t i = 0; i < s->threads.n; i++) {
+		const thread_ent *t = &s->threads.v[i];
+		bool any = false;
+		size_t r;
+		for (size_t e = 0; e < s->nev; e++)
+			any |= s->thread_samples.v[i * s->nev + e] != 0;
+		if (!any)
+			continue;
+		r = tb_row(&b, &i, sizeof i, ds_thread_comm(s, i), NULL);
+		cell_u64(&b.v.v[r], TH_PID, t->pid);
+		cell_u64(&b.v.v[r], TH_TID, t->tid);
+		for (size_t e = 0; e < s->nev; e++) {
+			b.v.v[r].samples[e] = s->thread_samples.v[i * s->nev + e];
+			b.v.v[r].count[e] = s->thread_count.v[i * s->nev + e];
+		}
+	}
+	return tb_finish(&b, o, out, err);
+}
+
+/* ---- summary ---- */
+
+enum { SU_PERIOD, SU_FREQ, SU_PRECISE, SU_NCOLS };
+
+static void prop(ds_table *t, const char *key, bool numeric, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void prop(ds_table *t, const char *key, bool numeric, const char *fmt, ...)
+{
+	ds_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	t->props = ds_xrealloc(t->props, (t->nprops + 1) * sizeof *t->props);
+	t->props[t->nprops].key = ds_xstrdup(key);
+	t->props[t->nprops].value = ds_buf_steal(&b);
+	t->props[t->nprops].numeric = numeric;
+	t->nprops++;
+}
+
+static void join_argv(ds_buf *b, char **v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (i)
+			ds_buf_putc(b, ' ');
+		ds_buf_puts(b, v[i]);
+	}
+}
+
+static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[SU_NCOLS] = {
+		{"period", DS_COL_U64, true}, {"freq", DS_COL_U64, true}, {"precise", DS_COL_STR, true}};
+	const ds_meta *m = &s->meta;
+	ds_view_opts keep = {o ? o->sort : NULL, 0};
+	ds_buf b = {0};
+	tb tbl;
+	ds_table *t;
+
+	tb_init(&tbl, s, "summary", "event", cols, SU_NCOLS, false);
+	t = tbl.t;
+	for (size_t e = 0; e < s->nev; e++) {
+		size_t r = tb_row(&tbl, &e, sizeof e, t->events[e].name, NULL);
+		if (t->events[e].period)
+			cell_u64(&tbl.v.v[r], SU_PERIOD, t->events[e].period);
+		if (t->events[e].freq)
+			cell_u64(&tbl.v.v[r], SU_FREQ, t->events[e].freq);
+		cell_str(&tbl.v.v[r], SU_PRECISE, t->events[e].precise ? "yes" : "no");
+		tbl.v.v[r].samples[e] = s->ev_samples[e];
+		tbl.v.v[r].count[e] = s->ev_count[e];
+	}
+	prop(t, "experiment", false, "%s", s->path);
+	if (m->target) {
+		join_argv(&b, m->target, m->ntarget);
+		prop(t, "command", false, "%s", b.p);
+		ds_buf_reset(&b);
+	} else if (m->attach_pid > 0) {
+		prop(t, "attached to", true, "%lld", (long long)m->attach_pid);
+	} else if (m->argv) {
+		join_argv(&b, m->argv, m->argc);
+		prop(t, "recorded with", false, "%s", b.p);
+		ds_buf_reset(&b);
+	}
+	prop(t, "backend", false, "%s", m->backend ? m->backend : "perf_event");
+	if (m->host)
+		prop(t, "host", false, "%s", m->host);
+	if (m->kernel)
+		prop(t, "kernel", false, "%s", m->kernel);
+	if (m->cpu_model)
+		prop(t, "cpu", false, "%s", m->cpu_model);
+	if (m->ncpus)
+		prop(t, "cpus", true, "%u", m->ncpus);
+	if (m->start_wall > 0) {
+		time_t w = (time_t)m->start_wall;
+		struct tm tmv;
+		char when[64];
+		localtime_r(&w, &tmv);
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tmv);
+		prop(t, "started", false, "%s", when);
+	}
+	if (m->end_ns > m->start_ns)
+		prop(t, "duration_s", true, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
+	else if (s->last_time > s->first_time)
+		prop(t, "duration_s", true, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
+	prop(t, "samples", true, "%llu", (unsigned long long)s->nsamples);
+	prop(t, "lost_records", true, "%llu", (unsigned long long)s->lost);
+	prop(t, "lost_samples", true, "%llu", (unsigned long long)s->lost_samples);
+	prop(t, "throttled", true, "%llu", (unsigned long long)s->throttled);
+	prop(t, "callchains", false, "%s", s->callchains ? "yes" : "no");
+	prop(t, "unique_instructions", true, "%zu", s->sites.n);
+	prop(t, "threads", true, "%zu", s->threads.n);
+	if (m->exit_status >= 0)
+		prop(t, "exit_status", true, "%lld", (long long)m->exit_status);
+	for (size_t i = 0; i < s->notes.n; i++)
+		prop(t, "note", false, "%s", s->notes.v[i]);
+	ds_buf_free(&b);
+	return tb_finish(&tbl, &keep, out, err);
+}
+
+/* ---- samples: one row per sample, like perf script ---- */
+
+enum { SA_TIME, SA_PID, SA_TID, SA_CPU, SA_EVENT, SA_IP, SA_MODULE, SA_ADDR, SA_PHYS, SA_PERIOD, SA_NCOLS };
+
+static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[SA_NCOLS] = {
+		{"time", DS_COL_U64, true}, {"pid", DS_COL_U64, true}, {"tid", DS_COL_U64, true},
+		{"cpu", DS_COL_U64, true}, {"event", DS_COL_STR, true}, {"ip", DS_COL_HEX, true},
+		{"module", DS_COL_STR, true}, {"addr", DS_COL_HEX, true},
+		{"phys_addr", DS_COL_HEX, true}, {"period", DS_COL_U64, true}};
+	ds_view_opts keep = {o && o->sort ? o->sort : "time", o ? o->limit : 0};
+	uint64_t cur = 0, n = 0;
+	ds_record r;
+	tb b;
+	int rc;
+
+	tb_init(&b, s, "samples", "function", cols, SA_NCOLS, false);
+	b.t->has_metrics = false;
+	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
+		const ds_sample *sm = &r.u.sample;
+		uint32_t si;
+		size_t row;
+		ds_row *w;
+		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
+			continue;
+		si = ds_session_site(s, sm->pid, (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX,
+				       sm->ip, ds_ip_is_kernel(r.misc));
+		ds_site_resolve(s, si, false);
+		row = tb_row(&b, &n, sizeof n, site_fname(s, si), NULL);
+		n++;
+		w = &b.v.v[row];
+		if (sm->type & PERF_SAMPLE_TIME)
+			cell_u64(w, SA_TIME, sm->time);
+		cell_u64(w, SA_PID, sm->pid);
+		cell_u64(w, SA_TID, sm->tid);
+		if (sm->type & PERF_SAMPLE_CPU)
+			cell_u64(w, SA_CPU, sm->cpu);
+		cell_str(w, SA_EVENT, b.t->events[r.evidx].name);
+		cell_u64(w, SA_IP, sm->ip);
+		cell_str(w, SA_MODULE, s->dsos.v[s->sites.v[si].dso].module);
+		if (sm->type & PERF_SAMPLE_ADDR)
+			cell_u64(w, SA_ADDR, sm->addr);
+		if (sm->type & PERF_SAMPLE_PHYS_ADDR)
+			cell_u64(w, SA_PHYS, sm->phys_addr);
+		cell_u64(w, SA_PERIOD, sm->period);
+	}
+	if (rc < 0) {
+		ds_hash_free(b.rows);
+		b.t->rows = b.v.v;
+		b.t->nrows = b.v.n;
+		ds_table_free(b.t);
+		return -1;
+	}
+	return tb_finish(&b, &keep, out, err);
+}
+
+int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
+		  ds_err *err)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(ds_session *, const ds_view_opts *, ds_table **, ds_err *);
+	} views[] = {
+		{"functions", view_functions}, {"lines", view_lines}, {"pcs", view_pcs},
+		{"threads", view_threads}, {"summary", view_summary}, {"samples", view_samples},
+	};
+	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+		if (strcmp(views[i].name, view) == 0)
+			return views[i].fn(s, o, out, err);
+	return ds_err_set(err, DS_EINPUT,
+			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples",
+			  view);
+}

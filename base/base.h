@@ -1,0 +1,212 @@
+/*
+ * base/: the small kit every dsprof module may use.
+ *
+ * Errors that reach the user, growable buffers and arrays, a hash table with
+ * byte-string keys, a JSON writer and reader, text sanitizing for terminals,
+ * and progress lines for long work.  Nothing here knows about profiling.
+ *
+ * Ownership: every ..._free or ..._fini releases what the matching ..._new or ..._init
+ * made; pointers returned by lookups stay owned by the container.
+ */
+#ifndef DSPROF_BASE_H
+#define DSPROF_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DSPROF_VERSION "0.1.0"
+
+/* ---- errors ------------------------------------------------------------
+ * A failing function fills a ds_err and returns -1 (or NULL).  The message is
+ * one line naming what failed, where, and what to do; the kind is the exit
+ * status the command line uses for it. */
+enum ds_err_kind {
+	DS_OK = 0,
+	DS_EINPUT = 1, /* usage or input file errors */
+	DS_EENV = 2,   /* the machine or its permissions */
+};
+
+typedef struct ds_err {
+	int kind;
+	char msg[1024];
+} ds_err;
+
+int ds_err_set(ds_err *e, int kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int ds_err_vset(ds_err *e, int kind, const char *fmt, va_list ap);
+/* Prefix an existing message: "cannot open 'x': " + old message. */
+int ds_err_prefix(ds_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- memory ------------------------------------------------------------
+ * Allocation failure is not an error the profiler can do anything useful
+ * about; these abort with a message instead of returning NULL. */
+void *ds_xmalloc(size_t n);
+void *ds_xcalloc(size_t n, size_t size);
+void *ds_xrealloc(void *p, size_t n);
+char *ds_xstrdup(const char *s);
+char *ds_xstrndup(const char *s, size_t n);
+char *ds_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Growable array of any element type: DS_VEC(int) v = {0}; ds_vec_push(&v, 3); */
+#define DS_VEC(T)            \
+	struct {             \
+		T *v;        \
+		size_t n;    \
+		size_t cap;  \
+	}
+#define ds_vec_reserve(vec, want)                                                   \
+	do {                                                                        \
+		if ((want) > (vec)->cap) {                                          \
+			size_t nc_ = (vec)->cap ? (vec)->cap * 2 : 8;               \
+			while (nc_ < (want))                                        \
+				nc_ *= 2;                                           \
+			(vec)->v = ds_xrealloc((vec)->v, nc_ * sizeof(*(vec)->v)); \
+			(vec)->cap = nc_;                                           \
+		}                                                                   \
+	} while (0)
+#define ds_vec_push(vec, item)                      \
+	do {                                        \
+		ds_vec_reserve((vec), (vec)->n + 1); \
+		(vec)->v[(vec)->n++] = (item);      \
+	} while (0)
+#define ds_vec_free(vec)                 \
+	do {                             \
+		free((vec)->v);          \
+		(vec)->v = NULL;         \
+		(vec)->n = (vec)->cap = 0; \
+	} while (0)
+
+typedef DS_VEC(uint32_t) ds_vec_u32;
+typedef DS_VEC(uint64_t) ds_vec_u64;
+
+/* ---- byte buffer / string builder -------------------------------------- */
+typedef struct ds_buf {
+	char *p;    /* always NUL-terminated when len > 0 or after any append */
+	size_t len;
+	size_t cap;
+} ds_buf;
+
+void ds_buf_reserve(ds_buf *b, size_t extra);
+void ds_buf_append(ds_buf *b, const void *data, size_t n);
+void ds_buf_puts(ds_buf *b, const char *s);
+void ds_buf_putc(ds_buf *b, char c);
+void ds_buf_printf(ds_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ds_buf_vprintf(ds_buf *b, const char *fmt, va_list ap);
+void ds_buf_reset(ds_buf *b);
+void ds_buf_free(ds_buf *b);
+/* The contents as a C string ("" when empty); owned by the buffer. */
+const char *ds_buf_str(ds_buf *b);
+/* Hand the contents to the caller (malloc'd, NUL-terminated) and reset. */
+char *ds_buf_steal(ds_buf *b);
+
+/* ---- hash table --------------------------------------------------------
+ * Keys are byte strings (copied into the table's arena); each key maps to a
+ * dense index 0..n-1 in insertion order, so callers keep their values in a
+ * parallel DS_VEC.  Lookups are O(1); the table never deletes. */
+typedef struct ds_hash ds_hash;
+
+ds_hash *ds_hash_new(void);
+void ds_hash_free(ds_hash *h);
+/* Index of key, or -1. */
+int64_t ds_hash_find(const ds_hash *h, const void *key, size_t len);
+/* Index of key, inserting it (with the next index) when absent; *added tells which. */
+size_t ds_hash_intern(ds_hash *h, const void *key, size_t len, bool *added);
+size_t ds_hash_count(const ds_hash *h);
+/* The stored key of index i. */
+const void *ds_hash_key(const ds_hash *h, size_t i, size_t *len);
+uint64_t ds_hash_bytes(const void *p, size_t n);
+
+/* ---- text --------------------------------------------------------------
+ * Untrusted text (symbol names, paths, comm) is made safe for a terminal:
+ * control characters, DEL, C1 controls and invalid UTF-8 become \xNN, so an
+ * escape sequence in a symbol name cannot move the cursor.  Valid UTF-8 is
+ * kept unless ascii_only. */
+void ds_sanitize(ds_buf *out, const char *s, bool ascii_only);
+/* Length (1..4) of the valid UTF-8 sequence starting at s, 0 when invalid. */
+size_t ds_utf8_len(const char *s);
+/* Display width in columns of sanitized text (UTF-8 code points count one). */
+size_t ds_text_width(const char *s);
+bool ds_str_has_prefix(const char *s, const char *prefix);
+/* Parse an unsigned integer (decimal or 0x hex) with an optional k/M/G
+ * suffix when allow_suffix; returns false on garbage or overflow. */
+bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix);
+/* Read a whole small file (procfs, sysfs) into a malloc'd string; NULL on error. */
+char *ds_read_file(const char *path, size_t *len);
+/* First line of a small file without the newline, or NULL. */
+char *ds_read_line(const char *path);
+/* This process's vDSO image (the kernel's, the same for every process on
+ * this boot): its address and size; false when there is none. */
+bool ds_self_vdso(const void **image, size_t *size);
+/* Trim ASCII whitespace in place; returns s. */
+char *ds_trim(char *s);
+
+/* ---- JSON --------------------------------------------------------------- */
+typedef struct ds_jw {
+	ds_buf *out;
+	int depth;
+	bool need_comma[64];
+	bool pretty;
+	bool after_key;
+} ds_jw;
+
+void ds_jw_init(ds_jw *w, ds_buf *out, bool pretty);
+void ds_jw_obj_begin(ds_jw *w);
+void ds_jw_obj_end(ds_jw *w);
+void ds_jw_arr_begin(ds_jw *w);
+void ds_jw_arr_end(ds_jw *w);
+void ds_jw_key(ds_jw *w, const char *key);
+void ds_jw_str(ds_jw *w, const char *s); /* NULL writes null */
+void ds_jw_u64(ds_jw *w, uint64_t v);
+void ds_jw_i64(ds_jw *w, int64_t v);
+void ds_jw_double(ds_jw *w, double v);
+void ds_jw_bool(ds_jw *w, bool v);
+void ds_jw_null(ds_jw *w);
+/* JSON string escaping of arbitrary bytes (invalid UTF-8 becomes U+FFFD). */
+void ds_json_escape(ds_buf *out, const char *s);
+
+enum ds_json_type { DS_JNULL, DS_JBOOL, DS_JNUM, DS_JSTR, DS_JARR, DS_JOBJ };
+typedef struct ds_json ds_json;
+struct ds_json {
+	enum ds_json_type type;
+	bool b;
+	double num;
+	bool is_int;   /* the literal was an integer that fits int64/uint64 */
+	int64_t i64;
+	uint64_t u64;
+	char *str;     /* DS_JSTR: value; object members: key */
+	ds_json **items; /* DS_JARR elements, DS_JOBJ members (each has key in ->key) */
+	size_t n;
+	char *key;
+};
+
+/* Parse a whole document; on error fills err (kind DS_EINPUT) naming the
+ * byte offset, with `what` as the file name in the message. */
+ds_json *ds_json_parse(const char *text, size_t len, const char *what, ds_err *err);
+void ds_json_free(ds_json *j);
+const ds_json *ds_json_get(const ds_json *obj, const char *key);
+const char *ds_json_get_str(const ds_json *obj, const char *key);
+bool ds_json_get_u64(const ds_json *obj, const char *key, uint64_t *out);
+bool ds_json_get_i64(const ds_json *obj, const char *key, int64_t *out);
+bool ds_json_get_double(const ds_json *obj, const char *key, double *out);
+
+/* ---- progress ----------------------------------------------------------
+ * One self-overwriting line on stderr, only when stderr is a terminal and
+ * the work has lasted long enough to be worth showing. */
+typedef struct ds_progress {
+	bool tty;
+	bool shown;
+	double start;
+	double last;
+	const char *what;
+} ds_progress;
+
+void ds_progress_begin(ds_progress *p, const char *what);
+void ds_progress_update(ds_progress *p, uint64_t done, uint64_t total);
+void ds_progress_end(ds_progress *p);
+double ds_now(void); /* monotonic seconds */
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * cli/: the dsprof command.  One file per subcommand; this header is
+ * private to the folder.
+ */
+#ifndef DSPROF_CLI_H
+#define DSPROF_CLI_H
+
+#include "base/base.h"
+
+/* Each subcommand returns the process exit status. */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+
+/* Print "dsprof: MSG" for an error and return its exit status. */
+int cli_fail(const ds_err *err);
+/* Print "dsprof: MSG" and a usage hint; returns 1. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Tables from analyze/ as text, CSV or JSON (docs/report-formats.md). */
+struct ds_table;
+enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
+void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
+		bool ascii);
+
+/* Text safe for a terminal (escape sequences in names neutralized). */
+void cli_puts_safe(FILE *f, const char *s);
+
+#endif

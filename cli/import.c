@@ -1,0 +1,158 @@
+/* dsprof import PERF.DATA [-o DIR]: an experiment out of perf's recording. */
+#include "cli/cli.h"
+
+#include "experiment/experiment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char import_usage[] =
+	"usage: dsprof import PERF.DATA [-o DIR]\n"
+	"\n"
+	"Makes an experiment directory (default dsprof.data) out of a perf.data recorded by\n"
+	"'perf record', 'perf mem record' or 'perf c2c record'.  The file is copied unchanged.\n"
+	"\n"
+	"  -o, --output DIR   experiment directory (default dsprof.data)\n";
+
+static int copy_file(const char *from, const char *to, ds_err *err)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	char buf[1 << 16];
+	ssize_t n;
+
+	if (in < 0)
+		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return ds_err_set(err, DS_EENV, "cannot create '%s': %s", to, strerror(errno));
+	}
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (n < 0 || fsync(out) < 0) {
+		ds_err_set(err, DS_EENV, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
+		close(in);
+		close(out);
+		return -1;
+	}
+	close(in);
+	close(out);
+	return 0;
+}
+
+/* Read every record once: the copy must be readable, and meta.json wants counts. */
+static int scan(ds_perfdata *pd, ds_meta *m, ds_err *err)
+{
+	uint64_t cur = 0;
+	ds_record r;
+	int rc;
+	while ((rc = ds_perfdata_next(pd, &cur, &r, err)) > 0) {
+		switch (r.kind) {
+		case DS_REC_SAMPLE:
+			m->samples++;
+			if (r.time && (!m->start_ns || r.time < m->start_ns))
+				m->start_ns = r.time;
+			if (r.time > m->end_ns)
+				m->end_ns = r.time;
+			break;
+		case DS_REC_LOST: m->lost += r.u.lost.lost; break;
+		case DS_REC_LOST_SAMPLES: m->lost_samples += r.u.lost.lost; break;
+		case DS_REC_THROTTLE: m->throttled++; break;
+		default: break;
+		}
+	}
+	return rc;
+}
+
+static void fill_meta(ds_meta *m, ds_perfdata *pd, const char *src, int argc, char **argv)
+{
+	const ds_perfdata_header_info *in = ds_perfdata_info(pd);
+	char *abs = realpath(src, NULL);
+
+	m->dsprof_version = ds_xstrdup(DSPROF_VERSION);
+	m->argv = ds_xcalloc((size_t)argc + 2, sizeof *m->argv);
+	m->argv[0] = ds_xstrdup("dsprof");
+	for (int i = 0; i < argc; i++)
+		m->argv[i + 1] = ds_xstrdup(argv[i]);
+	m->argc = argc + 1;
+	m->host = in->hostname ? ds_xstrdup(in->hostname) : NULL;
+	m->kernel = in->osrelease ? ds_xstrdup(in->osrelease) : NULL;
+	m->arch = in->arch ? ds_xstrdup(in->arch) : NULL;
+	m->cpu_model = in->cpudesc ? ds_xstrdup(in->cpudesc) : NULL;
+	m->ncpus = in->nr_cpus_online;
+	m->backend = ds_xstrdup("import");
+	m->clock = ds_xstrdup(in->clockid >= 0 ? "monotonic" : "perf");
+	m->source_file = ds_xstrdup(abs ? abs : src);
+	free(abs);
+	m->nevents = ds_perfdata_nevents(pd);
+	m->events = ds_xcalloc(m->nevents, sizeof *m->events);
+	for (size_t i = 0; i < m->nevents; i++) {
+		const ds_event *e = ds_perfdata_event(pd, i);
+		m->events[i].name = ds_xstrdup(e->name);
+		m->events[i].period = e->attr.freq ? 0 : e->attr.sample_period;
+		m->events[i].freq = e->attr.freq ? e->attr.sample_freq : 0;
+		m->events[i].precise = ds_attr_precise(&e->attr);
+		m->events[i].source = ds_xstrdup("perf.data");
+		m->callchains |= (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+		m->inherit |= e->attr.inherit;
+	}
+}
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *outdir = "dsprof.data", *src;
+	ds_perfdata *pd = NULL;
+	ds_meta m;
+	ds_err err = {0};
+	char *dst = NULL, *metapath = NULL;
+	int c, status = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outdir = optarg; break;
+		case 'h': fputs(import_usage, stdout); return 0;
+		default: return cli_usage_error("import", "bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return cli_usage_error("import", "give exactly one perf.data file");
+	src = argv[optind];
+	ds_meta_init(&m);
+	if (ds_perfdata_open(src, &pd, &err) || scan(pd, &m, &err) < 0) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	fill_meta(&m, pd, src, argc, argv);
+	dst = ds_xasprintf("%s/perf.data", outdir);
+	metapath = ds_xasprintf("%s/meta.json", outdir);
+	if (ds_expdir_create(outdir, &err) || copy_file(src, dst, &err) ||
+	    ds_meta_write(&m, metapath, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
+		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
+	cli_puts_safe(stderr, src);
+	fputs("' into '", stderr);
+	cli_puts_safe(stderr, outdir);
+	fputs("' ]\n", stderr);
+out:
+	ds_meta_fini(&m);
+	ds_perfdata_close(pd);
+	free(dst);
+	free(metapath);
+	return status;
+}

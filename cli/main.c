@@ -1,0 +1,80 @@
+/* dsprof: which data structures, fields, cache lines and pages cost a
+ * program its memory time. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *what;
+} commands[] = {
+	{"record", cmd_record, "run a command (or attach to a process) and record samples"},
+	{"report", cmd_report, "print views of an experiment (text, CSV, JSON)"},
+	{"list", cmd_list, "list the events this machine supports"},
+	{"import", cmd_import, "make an experiment out of a perf.data recorded by perf"},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: dsprof [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fprintf(f, "\n'dsprof COMMAND --help' describes a command; 'man dsprof' tells more.\n");
+}
+
+int cli_fail(const ds_err *err)
+{
+	fputs("dsprof: ", stderr);
+	cli_puts_safe(stderr, err->msg);
+	fputc('\n', stderr);
+	return err->kind ? err->kind : 1;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	ds_buf b = {0};
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	fputs("dsprof: ", stderr);
+	cli_puts_safe(stderr, ds_buf_str(&b));
+	fprintf(stderr, " (see 'dsprof %s --help')\n", cmd);
+	ds_buf_free(&b);
+	return 1;
+}
+
+void cli_puts_safe(FILE *f, const char *s)
+{
+	ds_buf b = {0};
+	ds_sanitize(&b, s, false);
+	fputs(ds_buf_str(&b), f);
+	ds_buf_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("dsprof %s\n", DSPROF_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fputs("dsprof: unknown command '", stderr);
+	cli_puts_safe(stderr, argv[1]);
+	fputs("' (see 'dsprof --help')\n", stderr);
+	return 1;
+}

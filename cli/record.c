@@ -1,0 +1,292 @@
+/* dsprof record [options] -- COMMAND [ARGS] | -p PID */
+#include "cli/cli.h"
+
+#include "experiment/experiment.h"
+#include "memobj/memobj.h"
+#include "sampler/sampler.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char record_usage[] =
+	"usage: dsprof record [options] [--] COMMAND [ARGS...]\n"
+	"       dsprof record [options] -p PID\n"
+	"\n"
+	"  -e, --event NAME[/PERIOD]  event to sample (repeatable; default cpu-clock);\n"
+	"                             'dsprof list' shows what this machine has\n"
+	"  -c, --count PERIOD         sample every PERIOD events (ns for cpu-clock)\n"
+	"  -F, --freq HZ              sample HZ times a second (default for hardware events: 4000)\n"
+	"  -g                         same as --call-graph=fp\n"
+	"      --call-graph=MODE      fp (frame pointers, the default) or none\n"
+	"      --no-inherit           do not follow threads and child processes\n"
+	"  -p, --pid PID              attach to a running process until Ctrl-C or --duration\n"
+	"  -d, --duration SECONDS     stop recording after SECONDS\n"
+	"  -o, --output DIR           experiment directory (default dsprof.data)\n"
+	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
+	"  -q, --quiet                no summary line at the end\n";
+
+/* Whether argv0 names something execvp can run; mirrors its PATH search. */
+static int check_command(const char *cmd, ds_err *err)
+{
+	const char *path;
+	if (strchr(cmd, '/')) {
+		if (access(cmd, X_OK) == 0)
+			return 0;
+		return ds_err_set(err, DS_EINPUT, "cannot run '%s': %s", cmd, strerror(errno));
+	}
+	path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		char *full = ds_xasprintf("%.*s/%s", (int)(n ? n : 1), n ? path : ".", cmd);
+		struct stat st;
+		bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
+		free(full);
+		if (ok)
+			return 0;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return ds_err_set(err, DS_EINPUT, "cannot run '%s': command not found in PATH", cmd);
+}
+
+static char **dup_argv(char **v, int n)
+{
+	char **o = ds_xcalloc((size_t)n + 1, sizeof *o);
+	for (int i = 0; i < n; i++)
+		o[i] = ds_xstrdup(v[i]);
+	return o;
+}
+
+static int write_meta(const char *outdir, const ds_record_opts *o, const ds_record_result *res,
+		      int argc, char **argv, int ntarget, ds_err *err)
+{
+	ds_meta m;
+	ds_host h;
+	char *path = ds_xasprintf("%s/meta.json", outdir);
+	int rc;
+
+	ds_host_probe(&h);
+	ds_meta_init(&m);
+	m.dsprof_version = ds_xstrdup(DSPROF_VERSION);
+	m.argv = dup_argv(argv, argc);
+	m.argc = argc;
+	if (o->argv) {
+		m.target = dup_argv(o->argv, ntarget);
+		m.ntarget = ntarget;
+	}
+	m.attach_pid = o->pid ? o->pid : -1;
+	m.host = ds_xstrdup(h.hostname);
+	m.kernel = ds_xstrdup(h.kernel);
+	m.arch = ds_xstrdup(h.arch);
+	m.cpu_model = ds_xstrdup(h.cpu_model);
+	m.ncpus = h.ncpus_online;
+	m.page_size = h.page_size;
+	m.ncaches = ds_geometry_sysfs(NULL, 0, m.caches, 8);
+	m.backend = ds_xstrdup("perf_event");
+	m.clock = ds_xstrdup("monotonic");
+	m.nevents = o->nevents;
+	m.events = ds_xcalloc(o->nevents, sizeof *m.events);
+	for (size_t i = 0; i < o->nevents; i++) {
+		m.events[i].name = ds_xstrdup(o->events[i].name);
+		m.events[i].period = res->event_period[i];
+		m.events[i].freq = res->event_freq[i];
+		m.events[i].precise = ds_attr_precise(&o->events[i].attr);
+		m.events[i].source = ds_xstrdup(ds_ev_source_name(o->events[i].source));
+	}
+	m.callchains = o->callgraph != DS_CG_NONE;
+	m.inherit = o->inherit;
+	m.start_wall = res->start_wall;
+	m.end_wall = res->end_wall;
+	m.start_ns = res->start_ns;
+	m.end_ns = res->end_ns;
+	m.samples = res->samples;
+	m.lost = res->lost;
+	m.lost_samples = res->lost_samples;
+	m.throttled = res->throttled;
+	if (res->target_exited) {
+		int st = res->wait_status;
+		m.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	rc = ds_meta_write(&m, path, err);
+	ds_meta_fini(&m);
+	free(path);
+	return rc;
+}
+
+static void summary(const char *outdir, const ds_record_result *res, bool quiet)
+{
+	if (!quiet) {
+		fprintf(stderr, "[ dsprof record: %llu samples, %.2f MB written to '",
+			(unsigned long long)res->samples, (double)res->bytes / 1e6);
+		cli_puts_safe(stderr, outdir);
+		fprintf(stderr, "' ]\n");
+	}
+	/* lost data is never hidden, even with -q */
+	if (res->lost || res->lost_samples)
+		fprintf(stderr,
+			"dsprof: warning: %llu records and %llu samples were lost (ring buffer full); "
+			"use a larger --mmap-pages or a longer period\n",
+			(unsigned long long)res->lost, (unsigned long long)res->lost_samples);
+	if (res->throttled)
+		fprintf(stderr,
+			"dsprof: warning: the kernel throttled sampling %llu times "
+			"(kernel.perf_event_max_sample_rate); use a longer period\n",
+			(unsigned long long)res->throttled);
+	if (res->phys_addr_dropped)
+		fprintf(stderr, "dsprof: note: physical addresses need CAP_SYS_ADMIN; recorded without them\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"event", required_argument, NULL, 'e'},
+		{"count", required_argument, NULL, 'c'},
+		{"freq", required_argument, NULL, 'F'},
+		{"call-graph", required_argument, NULL, 'G'},
+		{"no-inherit", no_argument, NULL, 'I'},
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
+		{"output", required_argument, NULL, 'o'},
+		{"mmap-pages", required_argument, NULL, 'm'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	ds_record_opts o = {0};
+	ds_record_result res;
+	DS_VEC(char *) names = {0};
+	DS_VEC(ds_evspec) evs = {0};
+	const char *outdir = "dsprof.data";
+	bool quiet = false;
+	ds_err err = {0};
+	int c, status = 0, ntarget;
+	uint64_t u;
+	char **self = NULL;
+
+	o.inherit = true;
+	o.callgraph = DS_CG_FP;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:c:F:gp:d:o:m:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			ds_vec_push(&names, optarg);
+			break;
+		case 'c':
+			if (!ds_parse_u64(optarg, &o.period, true) || !o.period)
+				return cli_usage_error("record", "bad period '%s' for -c", optarg);
+			break;
+		case 'F':
+			if (!ds_parse_u64(optarg, &o.freq, true) || !o.freq)
+				return cli_usage_error("record", "bad frequency '%s' for -F", optarg);
+			break;
+		case 'g':
+			o.callgraph = DS_CG_FP;
+			break;
+		case 'G':
+			if (strcmp(optarg, "fp") == 0)
+				o.callgraph = DS_CG_FP;
+			else if (strcmp(optarg, "none") == 0)
+				o.callgraph = DS_CG_NONE;
+			else
+				return cli_usage_error("record", "unknown call-graph mode '%s' (fp or none)", optarg);
+			break;
+		case 'I':
+			o.inherit = false;
+			break;
+		case 'p':
+			if (!ds_parse_u64(optarg, &u, false) || u == 0 || u > 0x7fffffff)
+				return cli_usage_error("record", "bad process id '%s'", optarg);
+			o.pid = (pid_t)u;
+			break;
+		case 'd': {
+			char *end;
+			o.duration = strtod(optarg, &end);
+			if (*end || end == optarg || !(o.duration > 0))
+				return cli_usage_error("record", "bad duration '%s' (seconds)", optarg);
+			break;
+		}
+		case 'o':
+			outdir = optarg;
+			break;
+		case 'm':
+			if (!ds_parse_u64(optarg, &u, false) || u < 1 || u > (1u << 20) || (u & (u - 1)))
+				return cli_usage_error("record", "--mmap-pages must be a power of two, got '%s'", optarg);
+			o.mmap_pages = (unsigned)u;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			fputs(record_usage, stdout);
+			return 0;
+		default:
+			return cli_usage_error("record", "bad option");
+		}
+	}
+	ntarget = argc - optind;
+	if (o.pid && ntarget > 0)
+		return cli_usage_error("record", "give either -p PID or a command, not both");
+	if (!o.pid && ntarget <= 0)
+		return cli_usage_error("record", "no command to run");
+	if (o.period && o.freq)
+		return cli_usage_error("record", "give either -c or -F, not both");
+	if (!names.n)
+		ds_vec_push(&names, "cpu-clock");
+	for (size_t i = 0; i < names.n; i++) {
+		ds_evspec e;
+		if (ds_event_resolve(names.v[i], &e, &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+		ds_vec_push(&evs, e);
+	}
+	if (!o.pid) {
+		o.argv = argv + optind;
+		if (check_command(o.argv[0], &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+	}
+	o.events = evs.v;
+	o.nevents = evs.n;
+	o.outdir = outdir;
+	/* the header's command line names the program, as perf's does */
+	self = ds_xcalloc((size_t)argc + 2, sizeof *self);
+	self[0] = "dsprof";
+	memcpy(self + 1, argv, (size_t)argc * sizeof *self);
+	o.argc_self = argc + 1;
+	o.argv_self = self;
+	if (ds_expdir_create(outdir, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	if (ds_sampler_record(&o, &res, &err)) {
+		status = cli_fail(&err);
+		rmdir(outdir); /* only succeeds when nothing was written */
+		ds_record_result_fini(&res);
+		goto out;
+	}
+	if (write_meta(outdir, &o, &res, o.argc_self, self, ntarget, &err))
+		status = cli_fail(&err);
+	summary(outdir, &res, quiet);
+	if (!status && res.target_exited) {
+		int st = res.wait_status;
+		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	ds_record_result_fini(&res);
+out:
+	for (size_t i = 0; i < evs.n; i++)
+		ds_evspec_fini(&evs.v[i]);
+	ds_vec_free(&evs);
+	ds_vec_free(&names);
+	free(self);
+	return status;
+}

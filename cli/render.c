@@ -1,0 +1,391 @@
+/*
+ * Rendering analyze/ tables as text, CSV and JSON (docs/report-formats.md).
+ *
+ * Text is for people: percentages of each event's total, counts in the
+ * event's unit, names sanitized for the terminal.  CSV and JSON are for
+ * programs: every column, raw numbers, a stable schema.
+ */
+#include "cli/cli.h"
+
+#include "analyze/analyze.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Clock events count nanoseconds: show them as seconds. */
+static bool is_time_event(const char *name)
+{
+	return strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0;
+}
+
+static void fmt_count(char *out, size_t n, const char *event, uint64_t v)
+{
+	double d = (double)v;
+	if (is_time_event(event))
+		snprintf(out, n, "%.3fs", d / 1e9);
+	else if (d >= 1e9)
+		snprintf(out, n, "%.2fG", d / 1e9);
+	else if (d >= 1e6)
+		snprintf(out, n, "%.2fM", d / 1e6);
+	else if (d >= 1e4)
+		snprintf(out, n, "%.1fk", d / 1e3);
+	else
+		snprintf(out, n, "%" PRIu64, v);
+}
+
+static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v)
+{
+	if (!v->set) {
+		out[0] = 0;
+		return;
+	}
+	switch (c->kind) {
+	case DS_COL_STR: snprintf(out, n, "%s", v->s ? v->s : ""); break;
+	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
+	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
+	case DS_COL_DOUBLE: snprintf(out, n, "%.6g", v->d); break;
+	}
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* ---- text ---- */
+
+static char *safe(const char *s, bool ascii)
+{
+	ds_buf b = {0};
+	ds_sanitize(&b, s, ascii);
+	return ds_buf_steal(&b);
+}
+
+static void text_summary(FILE *f, const ds_table *t, bool ascii)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < t->nprops; i++)
+		if (strlen(t->props[i].key) > w)
+			w = strlen(t->props[i].key);
+	for (size_t i = 0; i < t->nprops; i++) {
+		char *v = safe(t->props[i].value, ascii);
+		fprintf(f, "%-*s  %s\n", (int)w, t->props[i].key, v);
+		free(v);
+	}
+	fprintf(f, "\n%-24s %10s %8s %8s %12s %16s\n", "event", "period", "freq", "precise", "samples",
+		"count");
+	for (size_t r = 0; r < t->nrows; r++) {
+		const ds_row *row = &t->rows[r];
+		char *name = safe(row->name, ascii), cnt[32];
+		size_t e = 0;
+		for (size_t k = 0; k < t->nevents; k++)
+			if (row->samples[k] || strcmp(t->events[k].name, row->name) == 0)
+				e = k;
+		fmt_count(cnt, sizeof cnt, t->events[e].name, row->count[e]);
+		fprintf(f, "%-24s %10" PRIu64 " %8" PRIu64 " %8s %12" PRIu64 " %16s\n", name,
+			row->cells[0].u, row->cells[1].u, row->cells[2].s ? row->cells[2].s : "",
+			row->samples[e], cnt);
+		free(name);
+	}
+}
+
+static void text_table(FILE *f, const ds_table *t, bool ascii)
+{
+	size_t namew = 8, *colw = ds_xcalloc(t->ncols ? t->ncols : 1, sizeof *colw);
+	char buf[512];
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		char *n = safe(t->rows[r].name, ascii);
+		size_t w = ds_text_width(n);
+		if (w > namew)
+			namew = w;
+		free(n);
+		for (size_t c = 0; c < t->ncols; c++) {
+			fmt_cell(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c]);
+			if (strlen(buf) > colw[c])
+				colw[c] = strlen(buf);
+		}
+	}
+	if (namew > 60)
+		namew = 60; /* longer names overflow their own row only */
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strlen(t->cols[c].name) > colw[c])
+			colw[c] = strlen(t->cols[c].name);
+
+	/* header: event names over their metric columns */
+	if (t->has_metrics) {
+		fputs("#", f);
+		for (size_t e = 0; e < t->nevents; e++) {
+			char *n = safe(t->events[e].name, ascii);
+			fprintf(f, " %-25.25s", n);
+			if (t->inclusive)
+				fprintf(f, " %-25.25s", "(inclusive)");
+			free(n);
+		}
+		fputs("\n#", f);
+		for (size_t e = 0; e < t->nevents; e++) {
+			fprintf(f, " %7s %8s %8s", "excl%", "samples", "count");
+			if (t->inclusive)
+				fprintf(f, " %7s %8s %8s", "incl%", "samples", "count");
+		}
+	} else {
+		fputs("#", f);
+	}
+	fprintf(f, "  %-*s", (int)namew, t->name_label);
+	for (size_t c = 0; c < t->ncols; c++)
+		if (t->cols[c].text)
+			fprintf(f, "  %-*s", (int)colw[c], t->cols[c].name);
+	fputc('\n', f);
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		const ds_row *row = &t->rows[r];
+		char *n = safe(row->name, ascii);
+		size_t pad;
+		fputc(' ', f);
+		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+			char cnt[32];
+			fmt_count(cnt, sizeof cnt, t->events[e].name, row->count[e]);
+			fprintf(f, " %6.2f%% %8" PRIu64 " %8s", pct(row->count[e], t->events[e].count),
+				row->samples[e], cnt);
+			if (t->inclusive) {
+				fmt_count(cnt, sizeof cnt, t->events[e].name, row->incl_count[e]);
+				fprintf(f, " %6.2f%% %8" PRIu64 " %8s",
+					pct(row->incl_count[e], t->events[e].count), row->incl_samples[e], cnt);
+			}
+		}
+		pad = ds_text_width(n) < namew ? namew - ds_text_width(n) : 0;
+		fprintf(f, "  %s%*s", n, (int)pad, "");
+		free(n);
+		for (size_t c = 0; c < t->ncols; c++) {
+			char *v;
+			if (!t->cols[c].text)
+				continue;
+			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c]);
+			v = safe(buf, ascii);
+			fprintf(f, "  %-*s", (int)colw[c], v);
+			free(v);
+		}
+		fputc('\n', f);
+	}
+	if (t->nrows < t->total_rows)
+		fprintf(f, "# ... %zu more rows (--limit)\n", t->total_rows - t->nrows);
+	free(colw);
+}
+
+static void render_text(FILE *f, const ds_table *t, const char *source, bool ascii)
+{
+	char *src = safe(source, ascii);
+	fprintf(f, "# dsprof report: %s  (%s)\n", t->view, src);
+	free(src);
+	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+		char *n = safe(t->events[e].name, ascii), cnt[32];
+		fmt_count(cnt, sizeof cnt, t->events[e].name, t->events[e].count);
+		fprintf(f, "# %s: %" PRIu64 " samples, count %s", n, t->events[e].samples, cnt);
+		if (t->events[e].period)
+			fprintf(f, " (period %" PRIu64 ")", t->events[e].period);
+		else if (t->events[e].freq)
+			fprintf(f, " (%" PRIu64 " Hz)", t->events[e].freq);
+		fputc('\n', f);
+		free(n);
+	}
+	fputs("#\n", f);
+	if (strcmp(t->view, "summary") == 0)
+		text_summary(f, t, ascii);
+	else
+		text_table(f, t, ascii);
+}
+
+/* ---- CSV (RFC 4180) ---- */
+
+static void csv_field(FILE *f, const char *s)
+{
+	ds_buf b = {0};
+	bool quote = strpbrk(s, ",\"\r\n") != NULL;
+	/* control characters are escaped like on the terminal: CSV ends up there too */
+	ds_sanitize(&b, s, false);
+	if (!quote) {
+		fputs(ds_buf_str(&b), f);
+	} else {
+		fputc('"', f);
+		for (const char *p = ds_buf_str(&b); *p; p++) {
+			if (*p == '"')
+				fputc('"', f);
+			fputc(*p, f);
+		}
+		fputc('"', f);
+	}
+	ds_buf_free(&b);
+}
+
+static void render_csv(FILE *f, const ds_table *t)
+{
+	char buf[512];
+	fputs("name", f);
+	for (size_t c = 0; c < t->ncols; c++) {
+		fputc(',', f);
+		csv_field(f, t->cols[c].name);
+	}
+	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+		static const char *const m[] = {"samples", "count", "incl_samples", "incl_count"};
+		for (int k = 0; k < (t->inclusive ? 4 : 2); k++) {
+			snprintf(buf, sizeof buf, "%s:%s", m[k], t->events[e].name);
+			fputc(',', f);
+			csv_field(f, buf);
+		}
+	}
+	fputs("\r\n", f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const ds_row *row = &t->rows[r];
+		csv_field(f, row->name);
+		for (size_t c = 0; c < t->ncols; c++) {
+			fputc(',', f);
+			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c]);
+			csv_field(f, buf);
+		}
+		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, row->samples[e], row->count[e]);
+			if (t->inclusive)
+				fprintf(f, ",%" PRIu64 ",%" PRIu64, row->incl_samples[e], row->incl_count[e]);
+		}
+		fputs("\r\n", f);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_per_event(ds_jw *w, const char *key, const ds_table *t, const uint64_t *v)
+{
+	ds_jw_key(w, key);
+	ds_jw_obj_begin(w);
+	for (size_t e = 0; e < t->nevents; e++) {
+		ds_jw_key(w, t->events[e].name);
+		ds_jw_u64(w, v[e]);
+	}
+	ds_jw_obj_end(w);
+}
+
+static void render_json(FILE *f, const ds_table *t, const char *source)
+{
+	ds_buf b = {0};
+	ds_jw w;
+
+	ds_jw_init(&w, &b, false);
+	ds_jw_obj_begin(&w);
+	ds_jw_key(&w, "view");
+	ds_jw_str(&w, t->view);
+	ds_jw_key(&w, "experiment");
+	ds_jw_str(&w, source);
+	ds_jw_key(&w, "events");
+	ds_jw_arr_begin(&w);
+	for (size_t e = 0; e < t->nevents; e++) {
+		ds_jw_obj_begin(&w);
+		ds_jw_key(&w, "name"); ds_jw_str(&w, t->events[e].name);
+		ds_jw_key(&w, "period"); ds_jw_u64(&w, t->events[e].period);
+		ds_jw_key(&w, "freq"); ds_jw_u64(&w, t->events[e].freq);
+		ds_jw_key(&w, "precise"); ds_jw_bool(&w, t->events[e].precise);
+		ds_jw_key(&w, "samples"); ds_jw_u64(&w, t->events[e].samples);
+		ds_jw_key(&w, "count"); ds_jw_u64(&w, t->events[e].count);
+		ds_jw_obj_end(&w);
+	}
+	ds_jw_arr_end(&w);
+	ds_jw_key(&w, "total");
+	ds_jw_obj_begin(&w);
+	for (size_t e = 0; e < t->nevents; e++) {
+		ds_jw_key(&w, t->events[e].name);
+		ds_jw_u64(&w, t->events[e].samples);
+	}
+	ds_jw_obj_end(&w);
+	ds_jw_key(&w, "total_count");
+	ds_jw_obj_begin(&w);
+	for (size_t e = 0; e < t->nevents; e++) {
+		ds_jw_key(&w, t->events[e].name);
+		ds_jw_u64(&w, t->events[e].count);
+	}
+	ds_jw_obj_end(&w);
+	ds_jw_key(&w, "inclusive");
+	ds_jw_bool(&w, t->inclusive);
+	ds_jw_key(&w, "total_rows");
+	ds_jw_u64(&w, t->total_rows);
+	if (t->nprops) {
+		ds_jw_key(&w, "properties");
+		ds_jw_obj_begin(&w);
+		/* repeated keys ("note") become one array */
+		for (size_t i = 0; i < t->nprops; i++) {
+			size_t k = i;
+			bool first = true, many = false;
+			for (size_t j = 0; j < i; j++)
+				if (strcmp(t->props[j].key, t->props[i].key) == 0)
+					first = false;
+			if (!first)
+				continue;
+			for (size_t j = i + 1; j < t->nprops; j++)
+				if (strcmp(t->props[j].key, t->props[i].key) == 0)
+					many = true;
+			ds_jw_key(&w, t->props[i].key);
+			if (many)
+				ds_jw_arr_begin(&w);
+			for (; k < t->nprops; k++) {
+				if (strcmp(t->props[k].key, t->props[i].key) != 0)
+					continue;
+				if (t->props[k].numeric)
+					ds_jw_double(&w, strtod(t->props[k].value, NULL));
+				else
+					ds_jw_str(&w, t->props[k].value);
+				if (!many)
+					break;
+			}
+			if (many)
+				ds_jw_arr_end(&w);
+		}
+		ds_jw_obj_end(&w);
+	}
+	ds_jw_key(&w, "rows");
+	ds_jw_arr_begin(&w);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const ds_row *row = &t->rows[r];
+		ds_jw_obj_begin(&w);
+		ds_jw_key(&w, "name");
+		ds_jw_str(&w, row->name);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const ds_cell *v = &row->cells[c];
+			ds_jw_key(&w, t->cols[c].name);
+			if (!v->set) {
+				ds_jw_null(&w);
+			} else if (t->cols[c].kind == DS_COL_STR) {
+				ds_jw_str(&w, v->s);
+			} else if (t->cols[c].kind == DS_COL_HEX) {
+				char hex[24];
+				snprintf(hex, sizeof hex, "0x%" PRIx64, v->u);
+				ds_jw_str(&w, hex);
+			} else if (t->cols[c].kind == DS_COL_DOUBLE) {
+				ds_jw_double(&w, v->d);
+			} else {
+				ds_jw_u64(&w, v->u);
+			}
+		}
+		if (t->has_metrics) {
+			json_per_event(&w, "samples", t, row->samples);
+			json_per_event(&w, "count", t, row->count);
+			if (t->inclusive) {
+				json_per_event(&w, "incl_samples", t, row->incl_samples);
+				json_per_event(&w, "incl_count", t, row->incl_count);
+			}
+		}
+		ds_jw_obj_end(&w);
+	}
+	ds_jw_arr_end(&w);
+	ds_jw_obj_end(&w);
+	ds_buf_putc(&b, '\n');
+	fwrite(b.p, 1, b.len, f);
+	ds_buf_free(&b);
+}
+
+void cli_render(FILE *f, const ds_table *t, enum cli_format fmt, const char *source, bool ascii)
+{
+	switch (fmt) {
+	case CLI_TEXT: render_text(f, t, source, ascii); break;
+	case CLI_CSV: render_csv(f, t); break;
+	case CLI_JSON: render_json(f, t, source); break;
+	}
+}

@@ -1,0 +1,132 @@
+/* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F] */
+#include "cli/cli.h"
+
+#include "analyze/analyze.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char report_usage[] =
+	"usage: dsprof report [options]\n"
+	"\n"
+	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
+	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples\n"
+	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
+	"                         name, name, or a column of the view\n"
+	"  -n, --limit N          print the first N rows\n"
+	"  -t, --tid T[,T...]     only these threads\n"
+	"  -f, --format FORMAT    text (default), csv or json\n"
+	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
+	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --kallsyms FILE    kernel symbols of the recording machine\n";
+
+static int parse_tids(const char *s, ds_vec_u32 *out)
+{
+	while (*s) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+		if (end == s || v == 0 || v > 0xffffffffu || (*end && *end != ','))
+			return -1;
+		ds_vec_push(out, (uint32_t)v);
+		s = *end ? end + 1 : end;
+	}
+	return out->n ? 0 : -1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"view", required_argument, NULL, 'v'},
+		{"sort", required_argument, NULL, 's'},
+		{"limit", required_argument, NULL, 'n'},
+		{"tid", required_argument, NULL, 't'},
+		{"format", required_argument, NULL, 'f'},
+		{"ascii", no_argument, NULL, 'A'},
+		{"debug-root", required_argument, NULL, 'D'},
+		{"kallsyms", required_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *input = "dsprof.data", *view = "functions";
+	ds_session_opts so = {0};
+	ds_view_opts vo = {0};
+	enum cli_format fmt = CLI_TEXT;
+	ds_vec_u32 tids = {0};
+	bool ascii = false;
+	ds_session *s = NULL;
+	ds_table *t = NULL;
+	ds_err err = {0};
+	uint64_t u;
+	int c, status = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:v:s:n:t:f:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'v': view = optarg; break;
+		case 's': vo.sort = optarg; break;
+		case 'n':
+			if (!ds_parse_u64(optarg, &u, false) || u == 0)
+				return cli_usage_error("report", "bad --limit '%s'", optarg);
+			vo.limit = (size_t)u;
+			break;
+		case 't':
+			if (parse_tids(optarg, &tids)) {
+				ds_vec_free(&tids);
+				return cli_usage_error("report", "bad --tid '%s' (thread ids, comma-separated)", optarg);
+			}
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				fmt = CLI_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				fmt = CLI_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				fmt = CLI_JSON;
+			else
+				return cli_usage_error("report", "unknown format '%s' (text, csv or json)", optarg);
+			break;
+		case 'A': ascii = true; break;
+		case 'D': so.debug_root = optarg; break;
+		case 'K': so.kallsyms = optarg; break;
+		case 'h':
+			fputs(report_usage, stdout);
+			return 0;
+		default:
+			ds_vec_free(&tids);
+			return cli_usage_error("report", "bad option");
+		}
+	}
+	if (optind < argc) {
+		ds_vec_free(&tids);
+		return cli_usage_error("report", "unexpected argument '%s' (the experiment is given with -i)",
+				       argv[optind]);
+	}
+	so.tids = tids.v;
+	so.ntids = tids.n;
+	so.progress = isatty(STDERR_FILENO);
+	if (ds_session_open(input, &so, &s, &err) || ds_view_build(s, view, &vo, &t, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	cli_render(stdout, t, fmt, input, ascii);
+	/* notes go to stderr so that CSV and JSON on stdout stay clean */
+	if (strcmp(view, "summary") != 0)
+		for (size_t i = 0; i < ds_session_nnotes(s); i++) {
+			fputs("dsprof: note: ", stderr);
+			cli_puts_safe(stderr, ds_session_note(s, i));
+			fputc('\n', stderr);
+		}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ds_err_set(&err, DS_EENV, "cannot write the report to standard output");
+		status = cli_fail(&err);
+	}
+out:
+	ds_table_free(t);
+	ds_session_close(s);
+	ds_vec_free(&tids);
+	return status;
+}

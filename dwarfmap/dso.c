@@ -1,0 +1,242 @@
+/*
+ * The ds_dso object: opening, layout (PT_LOAD segments, executable
+ * sections, build-id), address conversion, code bytes and accessors.
+ * Symbols, debug files, line tables and kallsyms live in their own files.
+ */
+#include "dwarfmap/dwarfmap_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ds_dso *dso_new(const char *path)
+{
+	ds_dso *d = ds_xcalloc(1, sizeof *d);
+
+	d->path = ds_xstrdup(path);
+	d->main.fd = d->debug.fd = d->mini.fd = -1;
+	d->root = -1;
+	return d;
+}
+
+void ds_dso_set_note(ds_dso *d, const char *fmt, ...)
+{
+	ds_buf b = {0};
+	va_list ap;
+
+	if (d->note)
+		return;
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	d->note = ds_buf_steal(&b);
+}
+
+static void read_segments(ds_dso *d)
+{
+	size_t nph;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(d->main.elf, &nph) != 0)
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		if (!gelf_getphdr(d->main.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		ds_vec_push(&d->segs, ((ds_seg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz}));
+	}
+}
+
+static void read_exec_sections(ds_dso *d)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(d->main.elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_size == 0)
+			continue;
+		ds_vec_push(&d->xsecs, ((ds_xsec){sh.sh_addr, sh.sh_size, scn}));
+	}
+}
+
+static void hex(ds_buf *b, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ds_buf_printf(b, "%02x", p[i]);
+}
+
+static void check_build_id(ds_dso *d, const ds_dso_opts *opts)
+{
+	ds_buf b = {0};
+
+	if (!opts || !opts->build_id || !opts->build_id_size)
+		return;
+	if (d->build_id_size == opts->build_id_size &&
+	    memcmp(d->build_id, opts->build_id, d->build_id_size) == 0)
+		return;
+	ds_buf_puts(&b, "build-id differs from the recording: file has ");
+	if (d->build_id_size)
+		hex(&b, d->build_id, d->build_id_size);
+	else
+		ds_buf_puts(&b, "none");
+	ds_buf_puts(&b, ", recording has ");
+	hex(&b, opts->build_id, opts->build_id_size);
+	ds_dso_set_note(d, "%s", ds_buf_str(&b));
+	ds_buf_free(&b);
+}
+
+static void read_layout(ds_dso *d)
+{
+	read_segments(d);
+	read_exec_sections(d);
+	d->build_id_size = ds_elf_build_id(&d->main, d->build_id, sizeof d->build_id);
+}
+
+ds_dso *ds_dso_open(const char *path, const ds_dso_opts *opts, ds_err *err)
+{
+	ds_dso *d = dso_new(path);
+
+	if (ds_elf_open_file(&d->main, path, err) < 0) {
+		ds_dso_close(d);
+		return NULL;
+	}
+	read_layout(d);
+	check_build_id(d, opts);
+	ds_dso_find_debug_file(d, opts ? opts->debug_root : NULL);
+	if (ds_elf_is_open(&d->debug) && ds_elf_has_dwarf(&d->debug))
+		d->dwarf = &d->debug;
+	else if (ds_elf_has_dwarf(&d->main))
+		d->dwarf = &d->main;
+	ds_dso_load_symbols(d);
+	return d;
+}
+
+ds_dso *ds_dso_open_mem(const void *image, size_t size, const char *label, ds_err *err)
+{
+	ds_dso *d = dso_new(label ? label : "[memory]");
+	void *copy = ds_xmalloc(size);
+
+	memcpy(copy, image, size);
+	if (ds_elf_open_mem(&d->main, copy, size, d->path, err) < 0) {
+		ds_dso_close(d);
+		return NULL;
+	}
+	read_layout(d);
+	ds_dso_load_symbols(d);
+	return d;
+}
+
+void ds_dso_close(ds_dso *d)
+{
+	if (!d)
+		return;
+	ds_dso_free_lines(d);
+	ds_elf_close(&d->main);
+	ds_elf_close(&d->debug);
+	ds_elf_close(&d->mini);
+	ds_vec_free(&d->segs);
+	ds_vec_free(&d->xsecs);
+	free(d->syms);
+	free(d->nodes);
+	free(d->names);
+	free(d->symsrc);
+	free(d->note);
+	free(d->path);
+	free(d);
+}
+
+const char *ds_dso_path(const ds_dso *d)
+{
+	return d->path;
+}
+
+const char *ds_dso_symbol_source(const ds_dso *d)
+{
+	return d->symsrc ? d->symsrc : "none";
+}
+
+const char *ds_dso_debug_file(const ds_dso *d)
+{
+	return d->dwarf ? d->dwarf->path : NULL;
+}
+
+const char *ds_dso_note(const ds_dso *d)
+{
+	return d->note;
+}
+
+const uint8_t *ds_dso_build_id(const ds_dso *d, size_t *size)
+{
+	if (size)
+		*size = d->build_id_size;
+	return d->build_id_size ? d->build_id : NULL;
+}
+
+bool ds_dso_file_to_vaddr(const ds_dso *d, uint64_t offset, uint64_t *vaddr)
+{
+	if (d->kallsyms) {
+		*vaddr = offset;
+		return true;
+	}
+	for (size_t i = 0; i < d->segs.n; i++) {
+		const ds_seg *s = &d->segs.v[i];
+		if (offset >= s->offset && offset - s->offset < s->filesz) {
+			*vaddr = s->vaddr + (offset - s->offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* perf keeps user-space symbols as file offsets (dso__load_sym_internal
+ * with elf_read_program_header): the first PT_LOAD whose memory image
+ * holds the address decides. */
+bool ds_dso_vaddr_to_offset(const ds_dso *d, uint64_t vaddr, uint64_t *offset)
+{
+	for (size_t i = 0; i < d->segs.n; i++) {
+		const ds_seg *s = &d->segs.v[i];
+		uint64_t sz = s->memsz > s->filesz ? s->memsz : s->filesz;
+		if (sz && vaddr >= s->vaddr && vaddr - s->vaddr < sz) {
+			*offset = vaddr - s->vaddr + s->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+const ds_symbol *ds_dso_symbol_at(ds_dso *d, uint64_t vaddr)
+{
+	uint64_t addr = vaddr;
+
+	if (!d->kallsyms && !ds_dso_vaddr_to_offset(d, vaddr, &addr))
+		addr = vaddr;
+	return ds_symtab_find(d, addr);
+}
+
+size_t ds_dso_nsymbols(const ds_dso *d)
+{
+	return d->nsyms;
+}
+
+const ds_symbol *ds_dso_symbol(const ds_dso *d, size_t i)
+{
+	return i < d->nsyms ? &d->syms[i] : NULL;
+}
+
+const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail)
+{
+	for (size_t i = 0; i < d->xsecs.n; i++) {
+		const ds_xsec *x = &d->xsecs.v[i];
+		const uint8_t *p;
+		size_t size;
+
+		if (vaddr < x->addr || vaddr - x->addr >= x->size)
+			continue;
+		p = ds_elf_section_data(x->scn, &size);
+		if (!p || vaddr - x->addr >= size)
+			return NULL;
+		*avail = size - (vaddr - x->addr);
+		return p + (vaddr - x->addr);
+	}
+	return NULL;
+}

@@ -1,0 +1,137 @@
+/*
+ * dwarfmap/ internals shared by its files: the ds_dso structure, the ELF
+ * helpers, the perf-compatible symbol tree, and the loaders.
+ */
+#ifndef DSPROF_DWARFMAP_INT_H
+#define DSPROF_DWARFMAP_INT_H
+
+#include <gelf.h>
+
+#include "dwarfmap/dwarfmap.h"
+
+/* One ELF image open through libelf.  The image stays mapped (or, for
+ * in-memory images, owned) as long as the ds_elf is open, so pointers into
+ * its sections stay valid. */
+typedef struct ds_elf {
+	char *path;  /* NULL when none is open */
+	int fd;      /* -1 for in-memory images */
+	void *mem;   /* owned bytes of an in-memory image */
+	Elf *elf;
+	GElf_Ehdr ehdr;
+	size_t shstrndx; /* 0 when the section names cannot be read */
+} ds_elf;
+
+int ds_elf_open_file(ds_elf *e, const char *path, ds_err *err);
+/* Takes ownership of mem (malloc'd), also on failure. */
+int ds_elf_open_mem(ds_elf *e, void *mem, size_t size, const char *label, ds_err *err);
+void ds_elf_close(ds_elf *e);
+bool ds_elf_is_open(const ds_elf *e);
+/* The section called name, or NULL; *shdr and *index filled when found. */
+Elf_Scn *ds_elf_section(const ds_elf *e, const char *name, GElf_Shdr *shdr, size_t *index);
+const char *ds_elf_section_name(const ds_elf *e, const GElf_Shdr *shdr);
+/* A section's bytes when it has them in the file (not SHT_NOBITS), or NULL. */
+const void *ds_elf_section_data(Elf_Scn *scn, size_t *size);
+/* NT_GNU_BUILD_ID of the image into out (at most cap bytes); its size or 0. */
+size_t ds_elf_build_id(const ds_elf *e, uint8_t *out, size_t cap);
+/* Whether the image carries a DWARF line table (plain or compressed). */
+bool ds_elf_has_dwarf(const ds_elf *e);
+
+typedef struct ds_seg {
+	uint64_t vaddr, memsz, offset, filesz;
+} ds_seg;
+
+typedef struct ds_xsec {
+	uint64_t addr, size;
+	Elf_Scn *scn;
+} ds_xsec;
+
+/* A symbol as perf keeps it: [start, end) in perf's address space (file
+ * offsets for ELF files, addresses for kallsyms), plus where it sits in the
+ * red-black tree perf would have built, because perf's lookup walks that
+ * tree and, where symbols overlap, the tree's shape decides the answer. */
+typedef struct ds_symnode {
+	uint64_t start, end;
+	int32_t left, right;
+} ds_symnode;
+
+typedef struct ds_line_row {
+	uint64_t addr;
+	uint32_t file; /* DS_LINE_END for the end of a sequence */
+	uint32_t line;
+} ds_line_row;
+#define DS_LINE_END UINT32_MAX
+
+struct ds_dso {
+	char *path;
+	bool kallsyms;
+	ds_elf main;
+	ds_elf debug;    /* separate debug file, when one matched */
+	ds_elf mini;     /* decompressed .gnu_debugdata, when used */
+	ds_elf *dwarf;   /* &debug or &main when it holds a line table */
+	uint8_t build_id[64];
+	size_t build_id_size;
+	DS_VEC(ds_seg) segs;
+	DS_VEC(ds_xsec) xsecs;
+
+	ds_symbol *syms; /* sorted by start (tree in-order) */
+	ds_symnode *nodes;
+	size_t nsyms;
+	int32_t root;
+	char *names; /* string arena the symbols point into */
+	char *symsrc;
+	char *note;
+
+	bool lines_loaded;
+	ds_line_row *rows;
+	size_t nrows;
+	ds_hash *files;
+	const char **file_names;
+};
+
+/* Keep the first problem only: later ones are usually its consequences. */
+void ds_dso_set_note(ds_dso *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* vaddr -> file offset through the PT_LOAD headers as perf does it. */
+bool ds_dso_vaddr_to_offset(const ds_dso *d, uint64_t vaddr, uint64_t *offset);
+
+/* ---- perf's symbol tree (symtree.c) ---- */
+typedef struct ds_psym {
+	uint64_t start, end, vaddr;
+	size_t name, raw; /* offsets in the arena */
+	uint8_t bind, type;
+	bool red;
+	int32_t left, right, parent;
+} ds_psym;
+
+typedef struct ds_symtree {
+	DS_VEC(ds_psym) n;
+	ds_buf arena;
+	int32_t root;
+	size_t live;
+} ds_symtree;
+
+void ds_symtree_init(ds_symtree *t);
+void ds_symtree_free(ds_symtree *t);
+/* Insert as perf's symbol__new + __symbols__insert: a zero len leaves the
+ * end at the start for symbols__fixup_end to extend. */
+void ds_symtree_add(ds_symtree *t, uint64_t start, uint64_t len, uint64_t vaddr,
+		    const char *name, const char *raw, uint8_t bind, uint8_t type);
+void ds_symtree_fixup_end(ds_symtree *t, bool is_kallsyms);
+void ds_symtree_fixup_duplicate(ds_symtree *t);
+/* Remove every symbol called name (perf drops some after loading). */
+void ds_symtree_remove_name(ds_symtree *t, const char *name);
+/* Move the symbols into d (sorted array, tree links, names); resets t. */
+void ds_symtree_finish(ds_symtree *t, ds_dso *d);
+/* perf's symbols__find over the finished tree, at a perf-space address. */
+const ds_symbol *ds_symtab_find(const ds_dso *d, uint64_t addr);
+
+/* ---- loaders ---- */
+void ds_dso_load_symbols(ds_dso *d);
+/* Find and open the separate debug file for d->main into d->debug. */
+void ds_dso_find_debug_file(ds_dso *d, const char *debug_root);
+/* Decompress .gnu_debugdata of d->main into d->mini; false when absent. */
+bool ds_dso_open_minidebug(ds_dso *d);
+void ds_dso_free_lines(ds_dso *d);
+/* The name perf shows for raw (demangled without parameters), or NULL. */
+char *ds_demangle_perf(const char *raw);
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * ELF access through libelf.  Every file dwarfmap reads may be truncated
+ * or hostile, so nothing here trusts a header field without libelf having
+ * checked it against the image: sections come from elf_getdata (which
+ * bounds-checks), strings from elf_strptr (which checks termination), and
+ * notes from gelf_getnote.
+ */
+#include "dwarfmap/dwarfmap_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int finish_open(ds_elf *e, const char *label, ds_err *err)
+{
+	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr)) {
+		ds_err_set(err, DS_EINPUT, "cannot read '%s': not an ELF file", label);
+		ds_elf_close(e);
+		return -1;
+	}
+	if (elf_getshdrstrndx(e->elf, &e->shstrndx) != 0)
+		e->shstrndx = 0;
+	return 0;
+}
+
+int ds_elf_open_file(ds_elf *e, const char *path, ds_err *err)
+{
+	struct stat st;
+
+	memset(e, 0, sizeof *e);
+	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->fd < 0)
+		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(e->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(e->fd);
+		e->fd = -1;
+		return ds_err_set(err, DS_EINPUT, "cannot read '%s': not a regular file", path);
+	}
+	e->path = ds_xstrdup(path);
+	elf_version(EV_CURRENT);
+	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
+	return finish_open(e, path, err);
+}
+
+int ds_elf_open_mem(ds_elf *e, void *mem, size_t size, const char *label, ds_err *err)
+{
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+	e->mem = mem;
+	e->path = ds_xstrdup(label);
+	elf_version(EV_CURRENT);
+	e->elf = elf_memory(mem, size);
+	return finish_open(e, label, err);
+}
+
+void ds_elf_close(ds_elf *e)
+{
+	if (e->elf)
+		elf_end(e->elf);
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->mem);
+	free(e->path);
+	memset(e, 0, sizeof *e);
+	e->fd = -1;
+}
+
+bool ds_elf_is_open(const ds_elf *e)
+{
+	return e->elf != NULL;
+}
+
+const char *ds_elf_section_name(const ds_elf *e, const GElf_Shdr *shdr)
+{
+	if (!e->shstrndx)
+		return NULL;
+	return elf_strptr(e->elf, e->shstrndx, shdr->sh_name);
+}
+
+Elf_Scn *ds_elf_section(const ds_elf *e, const char *name, GElf_Shdr *shdr, size_t *index)
+{
+	Elf_Scn *scn = NULL;
+
+	if (!e->elf)
+		return NULL;
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		const char *s;
+		if (!gelf_getshdr(scn, shdr))
+			continue;
+		s = ds_elf_section_name(e, shdr);
+		if (s && strcmp(s, name) == 0) {
+			if (index)
+				*index = elf_ndxscn(scn);
+			return scn;
+		}
+	}
+	return NULL;
+}
+
+const void *ds_elf_section_data(Elf_Scn *scn, size_t *size)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+		return NULL;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return NULL;
+	*size = data->d_size;
+	return data->d_buf;
+}
+
+/* Scan one block of notes for the GNU build-id. */
+static size_t note_build_id(Elf_Data *data, uint8_t *out, size_t cap)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, next, name_off, desc_off;
+
+	while (off < data->d_size &&
+	       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *name = (const char *)data->d_buf + name_off;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(name, "GNU", 4) == 0 && nh.n_descsz > 0) {
+			size_t n = nh.n_descsz < cap ? nh.n_descsz : cap;
+			memcpy(out, (const uint8_t *)data->d_buf + desc_off, n);
+			return n;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+size_t ds_elf_build_id(const ds_elf *e, uint8_t *out, size_t cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+	GElf_Phdr ph;
+	size_t n, nph;
+
+	while ((scn = elf_nextscn(e->elf, scn)) != NULL) {
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf && (n = note_build_id(data, out, cap)) > 0)
+			return n;
+	}
+	/* Images without section headers still have their PT_NOTE. */
+	if (elf_getphdrnum(e->elf, &nph) != 0)
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		Elf_Data *data;
+		if (!gelf_getphdr(e->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(e->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (data && data->d_buf && (n = note_build_id(data, out, cap)) > 0)
+			return n;
+	}
+	return 0;
+}
+
+bool ds_elf_has_dwarf(const ds_elf *e)
+{
+	static const char *const names[] = {".debug_line", ".zdebug_line"};
+	GElf_Shdr shdr;
+
+	for (size_t i = 0; i < 2; i++)
+		if (ds_elf_section(e, names[i], &shdr, NULL) && shdr.sh_type != SHT_NOBITS &&
+		    shdr.sh_size > 0)
+			return true;
+	return false;
+}

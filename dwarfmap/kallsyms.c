@@ -1,0 +1,110 @@
+/*
+ * The kernel's symbols from a kallsyms file, as perf 6.1 loads them for
+ * the kernel map (tools/lib/symbol/kallsyms.c: kallsyms__parse;
+ * tools/perf/util/symbol.c: map__process_kallsym_symbol,
+ * __dso__load_kallsyms, maps__split_kallsyms):
+ *
+ *  - lines are "address type name[\t[module]]"; malformed lines are skipped;
+ *  - types T, W, D and B in either case are kept (t/w are functions, the
+ *    rest objects; 'W' is weak, other upper case global, lower case local),
+ *    names starting with '$' are not;
+ *  - every symbol starts with size 0; symbols__fixup_end sizes it up to
+ *    the next one (one page at a kernel/module boundary) and
+ *    symbols__fixup_duplicate keeps one per address, comparing names with
+ *    their module suffix as perf does;
+ *  - the x86-64 entry trampoline symbol is dropped.
+ *
+ * Module symbols stay in this one table at their absolute addresses; the
+ * module suffix is cut from the names once the table is built.
+ */
+#include "dwarfmap/dwarfmap_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kparse {
+	ds_symtree t;
+	size_t nonzero; /* symbols with an address: kptr_restrict hides all */
+} kparse;
+
+static bool parse_line(char *s, uint64_t *addr, char *type, char **name)
+{
+	char *end;
+
+	if (!isxdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*addr = strtoull(s, &end, 16);
+	if (errno || *end != ' ')
+		return false;
+	*type = end[1];
+	if (!*type || end[2] != ' ')
+		return false;
+	*name = end + 3;
+	(*name)[strcspn(*name, "\n")] = '\0';
+	return true;
+}
+
+static void add_ksym(kparse *k, uint64_t addr, char type, const char *name)
+{
+	char up = (char)toupper((unsigned char)type);
+	uint8_t bind, stype;
+
+	if ((up != 'T' && up != 'W' && up != 'D' && up != 'B') || name[0] == '$')
+		return;
+	stype = type == 't' || type == 'T' || type == 'w' || type == 'W' ? STT_FUNC : STT_OBJECT;
+	bind = type == 'W' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
+	ds_symtree_add(&k->t, addr, 0, addr, name, name, bind, stype);
+	if (addr)
+		k->nonzero++;
+}
+
+static void cut_module_suffixes(ds_dso *d)
+{
+	for (size_t i = 0; i < d->nsyms; i++) {
+		char *tab = strchr(d->syms[i].name, '\t');
+		if (tab)
+			*tab = '\0';
+	}
+}
+
+ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err)
+{
+	FILE *f = fopen(path, "re");
+	kparse k = {0};
+	char *line = NULL;
+	size_t cap = 0;
+	ds_dso *d;
+
+	if (!f) {
+		ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	d = ds_xcalloc(1, sizeof *d);
+	d->path = ds_xstrdup(path);
+	d->kallsyms = true;
+	d->main.fd = d->debug.fd = d->mini.fd = -1;
+	ds_symtree_init(&k.t);
+	while (getline(&line, &cap, f) > 0) {
+		uint64_t addr;
+		char type, *name;
+		if (parse_line(line, &addr, &type, &name))
+			add_ksym(&k, addr, type, name);
+	}
+	free(line);
+	fclose(f);
+	if (k.t.live && !k.nonzero) {
+		ds_symtree_free(&k.t);
+		d->symsrc = ds_xstrdup("kallsyms (addresses hidden)");
+	} else {
+		ds_symtree_fixup_end(&k.t, true);
+		ds_symtree_fixup_duplicate(&k.t);
+		ds_symtree_remove_name(&k.t, "__entry_SYSCALL_64_trampoline");
+		d->symsrc = ds_xstrdup("kallsyms");
+	}
+	ds_symtree_finish(&k.t, d);
+	cut_module_suffixes(d);
+	return d;
+}

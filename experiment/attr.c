@@ -1,0 +1,87 @@
+/* Names for perf_event_attr values, the way perf prints them. */
+#include "experiment/experiment.h"
+
+#include <string.h>
+
+static const char *const hw_names[PERF_COUNT_HW_MAX] = {
+	[PERF_COUNT_HW_CPU_CYCLES] = "cycles",
+	[PERF_COUNT_HW_INSTRUCTIONS] = "instructions",
+	[PERF_COUNT_HW_CACHE_REFERENCES] = "cache-references",
+	[PERF_COUNT_HW_CACHE_MISSES] = "cache-misses",
+	[PERF_COUNT_HW_BRANCH_INSTRUCTIONS] = "branches",
+	[PERF_COUNT_HW_BRANCH_MISSES] = "branch-misses",
+	[PERF_COUNT_HW_BUS_CYCLES] = "bus-cycles",
+	[PERF_COUNT_HW_STALLED_CYCLES_FRONTEND] = "stalled-cycles-frontend",
+	[PERF_COUNT_HW_STALLED_CYCLES_BACKEND] = "stalled-cycles-backend",
+	[PERF_COUNT_HW_REF_CPU_CYCLES] = "ref-cycles",
+};
+
+static const char *const sw_names[PERF_COUNT_SW_MAX] = {
+	[PERF_COUNT_SW_CPU_CLOCK] = "cpu-clock",
+	[PERF_COUNT_SW_TASK_CLOCK] = "task-clock",
+	[PERF_COUNT_SW_PAGE_FAULTS] = "page-faults",
+	[PERF_COUNT_SW_CONTEXT_SWITCHES] = "context-switches",
+	[PERF_COUNT_SW_CPU_MIGRATIONS] = "cpu-migrations",
+	[PERF_COUNT_SW_PAGE_FAULTS_MIN] = "minor-faults",
+	[PERF_COUNT_SW_PAGE_FAULTS_MAJ] = "major-faults",
+	[PERF_COUNT_SW_ALIGNMENT_FAULTS] = "alignment-faults",
+	[PERF_COUNT_SW_EMULATION_FAULTS] = "emulation-faults",
+	[PERF_COUNT_SW_DUMMY] = "dummy",
+	[PERF_COUNT_SW_BPF_OUTPUT] = "bpf-output",
+	[PERF_COUNT_SW_CGROUP_SWITCHES] = "cgroup-switches",
+};
+
+static const char *const cache_names[PERF_COUNT_HW_CACHE_MAX] = {
+	[PERF_COUNT_HW_CACHE_L1D] = "L1-dcache",
+	[PERF_COUNT_HW_CACHE_L1I] = "L1-icache",
+	[PERF_COUNT_HW_CACHE_LL] = "LLC",
+	[PERF_COUNT_HW_CACHE_DTLB] = "dTLB",
+	[PERF_COUNT_HW_CACHE_ITLB] = "iTLB",
+	[PERF_COUNT_HW_CACHE_BPU] = "branch",
+	[PERF_COUNT_HW_CACHE_NODE] = "node",
+};
+
+/* [op][result]: "loads", "load-misses", ... */
+static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][PERF_COUNT_HW_CACHE_RESULT_MAX] = {
+	[PERF_COUNT_HW_CACHE_OP_READ] = {"loads", "load-misses"},
+	[PERF_COUNT_HW_CACHE_OP_WRITE] = {"stores", "store-misses"},
+	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = {"prefetches", "prefetch-misses"},
+};
+
+char *ds_attr_name(const struct perf_event_attr *a)
+{
+	switch (a->type) {
+	case PERF_TYPE_HARDWARE:
+		if (a->config < PERF_COUNT_HW_MAX && hw_names[a->config])
+			return ds_xstrdup(hw_names[a->config]);
+		break;
+	case PERF_TYPE_SOFTWARE:
+		if (a->config < PERF_COUNT_SW_MAX && sw_names[a->config])
+			return ds_xstrdup(sw_names[a->config]);
+		break;
+	case PERF_TYPE_HW_CACHE: {
+		uint64_t id = a->config & 0xff, op = (a->config >> 8) & 0xff, res = (a->config >> 16) & 0xff;
+		if (id < PERF_COUNT_HW_CACHE_MAX && op < PERF_COUNT_HW_CACHE_OP_MAX &&
+		    res < PERF_COUNT_HW_CACHE_RESULT_MAX && cache_names[id] && !(a->config >> 24))
+			return ds_xasprintf("%s-%s", cache_names[id], cache_ops[op][res]);
+		break;
+	}
+	case PERF_TYPE_RAW:
+		return ds_xasprintf("r%llx", (unsigned long long)a->config);
+	case PERF_TYPE_BREAKPOINT:
+		return ds_xasprintf("mem:0x%llx", (unsigned long long)a->bp_addr);
+	default:
+		break;
+	}
+	return ds_xasprintf("type%u:0x%llx", a->type, (unsigned long long)a->config);
+}
+
+bool ds_attr_precise(const struct perf_event_attr *a)
+{
+	if (a->precise_ip)
+		return true;
+	/* A fault's IP is the faulting instruction itself. */
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ || a->config == PERF_COUNT_SW_ALIGNMENT_FAULTS);
+}

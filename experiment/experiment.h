@@ -1,0 +1,251 @@
+/*
+ * experiment/: the on-disk experiment.
+ *
+ * An experiment is a directory holding a standard perf.data (what the kernel
+ * wrote, readable by `perf report -i`) and meta.json (what dsprof knows about
+ * the run: machine, cache geometry, backend, events, counts).  A bare
+ * perf.data recorded by perf elsewhere is also accepted for reading.
+ *
+ * This module writes perf.data (ds_pdw_*), reads and validates it
+ * (ds_perfdata_*: every record is bounds-checked; bad input gives one
+ * clear error, never a crash), and reads/writes meta.json (ds_meta_*).
+ * See docs/experiment-format.md.
+ */
+#ifndef DSPROF_EXPERIMENT_H
+#define DSPROF_EXPERIMENT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/base.h"
+
+/* ---- events ---- */
+
+typedef struct ds_event {
+	char *name;                  /* "cpu-clock", "page-faults", "cpu/event=0xd1,umask=0x8/" */
+	struct perf_event_attr attr; /* as given to perf_event_open (size normalized) */
+	uint64_t *ids;               /* sample ids of this event's file descriptors */
+	size_t nids;
+} ds_event;
+
+/* A name for an attr that carries no name: perf's names for software,
+ * hardware and hw-cache events, "raw:0x..." otherwise.  Malloc'd. */
+char *ds_attr_name(const struct perf_event_attr *attr);
+/* Whether samples of this attr carry the exact trigger IP (precise_ip, or an
+ * event whose IP is by nature the trigger: page faults). */
+bool ds_attr_precise(const struct perf_event_attr *attr);
+
+/* ---- perf.data writer ----
+ * Layout: file header, attr ids, attrs, data records, feature sections.
+ * The data size in the header is updated after every flush, so a recording
+ * killed hard still leaves a readable file up to its last flush. */
+typedef struct ds_pdw ds_pdw;
+
+typedef struct ds_pdw_info {
+	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
+	unsigned nr_cpus_online, nr_cpus_avail;
+	uint64_t total_mem_kb;
+	int argc;
+	char **argv;      /* the dsprof command line */
+	int clockid;      /* -1 when samples use perf's default clock */
+	uint64_t clock_wall_ns, clock_ref_ns; /* a pair of simultaneous readings */
+	uint64_t first_sample_time, last_sample_time; /* 0 when no samples */
+} ds_pdw_info;
+
+ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, ds_err *err);
+/* Append raw records (perf_event_header framed); buffered. */
+int ds_pdw_write(ds_pdw *w, const void *data, size_t len, ds_err *err);
+/* Flush buffered records and make the header's data size cover them. */
+int ds_pdw_flush(ds_pdw *w, ds_err *err);
+uint64_t ds_pdw_data_size(const ds_pdw *w);
+/* Write feature sections and the final header; closes the file. */
+int ds_pdw_finish(ds_pdw *w, const ds_pdw_info *info, ds_err *err);
+/* Close without finishing (after an error); the file stays as it is. */
+void ds_pdw_abort(ds_pdw *w);
+/* Size of the sample_id trailer that records of event 0 carry, so callers
+ * can synthesize records (MMAP, COMM) that perf parses. */
+size_t ds_sample_id_size(const struct perf_event_attr *attr);
+/* Append a sample_id trailer with the given fields to a synthesized record. */
+void ds_sample_id_append(ds_buf *rec, const struct perf_event_attr *attr, uint32_t pid,
+			 uint32_t tid, uint64_t time, uint64_t id, uint32_t cpu);
+
+/* ---- perf.data reader ---- */
+
+enum ds_rec_kind {
+	DS_REC_SAMPLE,
+	DS_REC_MMAP,  /* MMAP and MMAP2 */
+	DS_REC_COMM,
+	DS_REC_FORK,
+	DS_REC_EXIT,
+	DS_REC_LOST,
+	DS_REC_LOST_SAMPLES,
+	DS_REC_THROTTLE,
+	DS_REC_UNTHROTTLE,
+	DS_REC_OTHER, /* anything else: kept for completeness, not interpreted */
+};
+
+typedef struct ds_sample {
+	uint64_t type;     /* PERF_SAMPLE_* bits present */
+	uint64_t id;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu;
+	uint64_t period;
+	const uint64_t *callchain; /* nr entries, with PERF_CONTEXT_* markers */
+	uint64_t nr_callchain;
+	uint64_t regs_abi;         /* PERF_SAMPLE_REGS_ABI_*; 0 = no user regs */
+	uint64_t regs_mask;
+	const uint64_t *regs;      /* popcount(regs_mask) values in bit order */
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t phys_addr;
+	uint64_t data_page_size, code_page_size;
+} ds_sample;
+
+typedef struct ds_rec_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	const char *filename;
+	bool mmap2;
+	bool has_build_id;
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	bool executable; /* not PERF_RECORD_MISC_MMAP_DATA */
+} ds_rec_mmap;
+
+typedef struct ds_rec_comm {
+	uint32_t pid, tid;
+	const char *comm;
+	bool exec;
+} ds_rec_comm;
+
+typedef struct ds_rec_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+} ds_rec_task;
+
+typedef struct ds_record {
+	enum ds_rec_kind kind;
+	uint32_t type;        /* PERF_RECORD_* */
+	uint16_t misc;
+	int evidx;            /* event the record belongs to; -1 when unknown */
+	uint64_t time;        /* from the sample or sample_id trailer; 0 when absent */
+	uint32_t cpu;         /* from the trailer when present */
+	uint64_t offset;      /* byte offset in the file */
+	const void *raw;
+	uint32_t size;
+	union {
+		ds_sample sample;
+		ds_rec_mmap mmap;
+		ds_rec_comm comm;
+		ds_rec_task task;
+		struct {
+			uint64_t id, lost;
+		} lost;
+		struct {
+			uint64_t time, id, stream_id;
+		} throttle;
+	} u;
+} ds_record;
+
+typedef struct ds_perfdata ds_perfdata;
+
+typedef struct ds_perfdata_header_info {
+	char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid, *cmdline;
+	unsigned nr_cpus_online, nr_cpus_avail;
+	uint64_t total_mem_kb;
+	int clockid;            /* -1 when absent */
+	uint64_t clock_wall_ns, clock_ref_ns; /* 0 when absent */
+	uint64_t first_sample_time, last_sample_time;
+	bool pipe_mode;
+	bool data_size_recovered; /* header said 0 bytes of data: read up to the last whole record */
+} ds_perfdata_header_info;
+
+/* Open and validate the header, attrs and features.  `path` names the file in
+ * messages.  Records are validated as they are read. */
+int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err);
+/* The same over a memory image (fuzzing, tests); the image must outlive the reader. */
+int ds_perfdata_open_mem(const void *data, size_t size, const char *label,
+			 ds_perfdata **out, ds_err *err);
+void ds_perfdata_close(ds_perfdata *pd);
+
+size_t ds_perfdata_nevents(const ds_perfdata *pd);
+const ds_event *ds_perfdata_event(const ds_perfdata *pd, size_t i);
+const ds_perfdata_header_info *ds_perfdata_info(const ds_perfdata *pd);
+uint64_t ds_perfdata_data_size(const ds_perfdata *pd);
+const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size);
+
+/* Iteration: *cursor starts at 0.  Returns 1 with *rec filled, 0 at the
+ * end, -1 on a malformed record (err names the byte offset).  Record
+ * contents point into the file image and stay valid until close. */
+int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err);
+/* Progress helper: bytes of data consumed so far for a cursor. */
+uint64_t ds_perfdata_cursor_pos(const ds_perfdata *pd, uint64_t cursor);
+
+/* ---- meta.json ---- */
+
+typedef struct ds_cache_level {
+	int level;         /* 1, 2, 3 */
+	char type[16];     /* "Data", "Instruction", "Unified" */
+	uint64_t size;     /* bytes */
+	unsigned line;     /* coherency line size, bytes */
+	unsigned ways;
+	unsigned sets;
+	char shared_cpus[64]; /* cpulist as sysfs gives it */
+} ds_cache_level;
+
+typedef struct ds_meta_event {
+	char *name;
+	uint64_t period;   /* 0 when frequency mode */
+	uint64_t freq;     /* Hz, 0 when period mode */
+	bool precise;
+	char *source;      /* "software", "hardware", "libpfm4", "papi", "perf.data" */
+} ds_meta_event;
+
+typedef struct ds_meta {
+	char *dsprof_version;
+	char **argv;       /* the command line that made the experiment */
+	int argc;
+	char **target;     /* the profiled command, or NULL with attach/import */
+	int ntarget;
+	int64_t attach_pid; /* -1 unless -p */
+	char *host, *kernel, *arch, *cpu_model;
+	unsigned ncpus;
+	uint64_t page_size;
+	ds_cache_level caches[8];
+	int ncaches;
+	char *backend;     /* "perf_event", "sim", "import" */
+	char *clock;       /* "monotonic", "perf" */
+	ds_meta_event *events;
+	size_t nevents;
+	bool callchains;
+	bool inherit;
+	double start_wall, end_wall;  /* Unix seconds */
+	uint64_t start_ns, end_ns;    /* in the samples' clock */
+	uint64_t samples, lost, lost_samples, throttled;
+	int64_t exit_status;          /* target's exit status (or 128+signal); -1 unknown */
+	char *source_file;            /* import: the perf.data it came from */
+} ds_meta;
+
+void ds_meta_init(ds_meta *m);
+void ds_meta_fini(ds_meta *m);
+int ds_meta_write(const ds_meta *m, const char *path, ds_err *err);
+int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
+
+/* ---- the experiment directory ---- */
+
+/* Make DIR for a new experiment; an existing one is renamed DIR.old (an
+ * older DIR.old is removed first).  Refuses to touch a DIR that is not an
+ * experiment (a non-empty directory without perf.data or meta.json). */
+int ds_expdir_create(const char *dir, ds_err *err);
+/* Given DIR or DIR/perf.data or any perf.data file, the perf.data path and
+ * the meta.json path (NULL when the experiment has none).  Malloc'd. */
+int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err);
+
+#endif

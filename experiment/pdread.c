@@ -1,0 +1,858 @@
+/*
+ * perf.data reader.
+ *
+ * The file is mapped read-only and every structure is bounds-checked before
+ * it is used: a truncated, corrupt or foreign file gives one error that names
+ * the byte offset, never a crash.  Both the file layout (PERFILE2 with attrs
+ * and feature sections) and the pipe layout (`perf record -o -`, attrs as
+ * HEADER_ATTR records) are accepted.
+ */
+#include "experiment/experiment.h"
+#include "experiment/perf_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Newer than our kernel headers: a u64 per branch entry follows the stack. */
+#define BRANCH_COUNTERS_BIT (1ull << 19)
+
+struct ds_perfdata {
+	char *label;
+	const unsigned char *img;
+	size_t size;
+	bool mapped;
+	uint64_t data_off, data_size;
+	DS_VEC(ds_event) events;
+	ds_hash *id_index; /* sample id -> event index */
+	DS_VEC(int) id_event;
+	int id_pos;        /* u64 index of the id in a sample, -1 when none */
+	int is_pos;        /* u64 index from the end in other records, -1 when none */
+	bool sample_id_all;
+	ds_perfdata_header_info info;
+};
+
+static int corrupt(const ds_perfdata *pd, ds_err *err, uint64_t off, const char *what)
+{
+	return ds_err_set(err, DS_EINPUT,
+			  "cannot read '%s': corrupt perf.data at byte %llu: %s",
+			  pd->label, (unsigned long long)off, what);
+}
+
+static int truncated(const ds_perfdata *pd, ds_err *err, uint64_t have, uint64_t want)
+{
+	return ds_err_set(err, DS_EINPUT,
+			  "cannot read '%s': truncated at byte %llu (expected %llu); "
+			  "the recording was cut short or the copy is incomplete",
+			  pd->label, (unsigned long long)have, (unsigned long long)want);
+}
+
+static bool in_file(const ds_perfdata *pd, uint64_t off, uint64_t len)
+{
+	return off <= pd->size && len <= pd->size - off;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* ---- attrs and ids ---- */
+
+static void add_event(ds_perfdata *pd, const unsigned char *attr_bytes, size_t sz,
+		      const unsigned char *ids, size_t nids)
+{
+	ds_event ev = {0};
+	size_t ours = sizeof ev.attr;
+	memcpy(&ev.attr, attr_bytes, sz < ours ? sz : ours);
+	ev.attr.size = (uint32_t)ours;
+	ev.nids = nids;
+	ev.ids = ds_xcalloc(nids ? nids : 1, 8);
+	memcpy(ev.ids, ids, nids * 8);
+	ds_vec_push(&pd->events, ev);
+}
+
+/* Read a perf_event_attr at off whose own size field says how long it is. */
+static int attr_len(const ds_perfdata *pd, uint64_t off, uint64_t limit, size_t *sz, ds_err *err)
+{
+	uint32_t s;
+	if (limit < PERF_ATTR_SIZE_VER0 || !in_file(pd, off, PERF_ATTR_SIZE_VER0))
+		return corrupt(pd, err, off, "event attribute is too short");
+	s = rd32(pd->img + off + offsetof(struct perf_event_attr, size));
+	if (s == 0)
+		s = PERF_ATTR_SIZE_VER0;
+	if (s < PERF_ATTR_SIZE_VER0 || s > 4096 || s > limit || !in_file(pd, off, s))
+		return corrupt(pd, err, off, "event attribute has an impossible size");
+	*sz = s;
+	return 0;
+}
+
+static int index_ids(ds_perfdata *pd, ds_err *err)
+{
+	if (pd->events.n == 0)
+		return ds_err_set(err, DS_EINPUT, "cannot read '%s': the file describes no events",
+				  pd->label);
+	pd->id_index = ds_hash_new();
+	pd->sample_id_all = pd->events.v[0].attr.sample_id_all;
+	for (size_t i = 0; i < pd->events.n; i++) {
+		const ds_event *e = &pd->events.v[i];
+		for (size_t k = 0; k < e->nids; k++) {
+			bool added;
+			ds_hash_intern(pd->id_index, &e->ids[k], 8, &added);
+			if (added)
+				ds_vec_push(&pd->id_event, (int)i);
+		}
+	}
+	/* perf requires the id at one place in every record; so do we */
+	{
+		uint64_t t = pd->events.v[0].attr.sample_type;
+		if (t & PERF_SAMPLE_IDENTIFIER) {
+			pd->id_pos = 0;
+			pd->is_pos = 1;
+		} else if (t & PERF_SAMPLE_ID) {
+			int pos = 0;
+			if (t & PERF_SAMPLE_IP) pos++;
+			if (t & PERF_SAMPLE_TID) pos++;
+			if (t & PERF_SAMPLE_TIME) pos++;
+			if (t & PERF_SAMPLE_ADDR) pos++;
+			pd->id_pos = pos;
+			pos = 1;
+			if (t & PERF_SAMPLE_CPU) pos++;
+			if (t & PERF_SAMPLE_STREAM_ID) pos++;
+			pd->is_pos = pos;
+		} else {
+			pd->id_pos = pd->is_pos = -1;
+		}
+	}
+	if (pd->events.n > 1 && pd->id_pos < 0)
+		return ds_err_set(err, DS_EINPUT,
+				  "cannot read '%s': %zu events but samples carry no event id "
+				  "(recorded without PERF_SAMPLE_ID)", pd->label, pd->events.n);
+	for (size_t i = 1; i < pd->events.n; i++) {
+		uint64_t a = pd->events.v[0].attr.sample_type, b = pd->events.v[i].attr.sample_type;
+		if ((a & PERF_SAMPLE_IDENTIFIER) != (b & PERF_SAMPLE_IDENTIFIER) ||
+		    (!(a & PERF_SAMPLE_IDENTIFIER) &&
+		     (a & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID)) !=
+			     (b & (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID))))
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot read '%s': events place their sample ids differently",
+					  pd->label);
+	}
+	return 0;
+}
+
+static int event_of_id(const ds_perfdata *pd, uint64_t id)
+{
+	int64_t k;
+	if (pd->events.n == 1)
+		return 0;
+	k = ds_hash_find(pd->id_index, &id, 8);
+	if (k >= 0)
+		return pd->id_event.v[k];
+	return id == 0 ? 0 : -1; /* synthesized records carry id 0 */
+}
+
+/* ---- features ---- */
+
+static char *feat_string(const unsigned char *p, uint64_t len, uint64_t *used)
+{
+	uint32_t n;
+	if (len < 4)
+		return NULL;
+	n = rd32(p);
+	if (n > len - 4)
+		return NULL;
+	*used = 4 + (uint64_t)n;
+	return ds_xstrndup((const char *)p + 4, strnlen((const char *)p + 4, n));
+}
+
+static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint64_t len)
+{
+	ds_perfdata_header_info *in = &pd->info;
+	uint64_t used = 0;
+	char **dst = NULL;
+
+	switch (bit) {
+	case PF_FEAT_HOSTNAME: dst = &in->hostname; break;
+	case PF_FEAT_OSRELEASE: dst = &in->osrelease; break;
+	case PF_FEAT_VERSION: dst = &in->version; break;
+	case PF_FEAT_ARCH: dst = &in->arch; break;
+	case PF_FEAT_CPUDESC: dst = &in->cpudesc; break;
+	case PF_FEAT_CPUID: dst = &in->cpuid; break;
+	case PF_FEAT_NRCPUS:
+		if (len >= 8) {
+			in->nr_cpus_avail = rd32(p);
+			in->nr_cpus_online = rd32(p + 4);
+		}
+		return;
+	case PF_FEAT_TOTAL_MEM:
+		if (len >= 8)
+			in->total_mem_kb = rd64(p);
+		return;
+	case PF_FEAT_SAMPLE_TIME:
+		if (len >= 16) {
+			in->first_sample_time = rd64(p);
+			in->last_sample_time = rd64(p + 8);
+		}
+		return;
+	case PF_FEAT_CLOCK_DATA:
+		if (len >= 24) {
+			in->clockid = (int)rd32(p + 4);
+			in->clock_wall_ns = rd64(p + 8);
+			in->clock_ref_ns = rd64(p + 16);
+		}
+		return;
+	case PF_FEAT_CMDLINE:
+		if (len >= 4) {
+			uint32_t n = rd32(p);
+			uint64_t off = 4;
+			ds_buf b = {0};
+			for (uint32_t i = 0; i < n && off < len; i++) {
+				char *s = feat_string(p + off, len - off, &used);
+				if (!s)
+					break;
+				if (i)
+					ds_buf_putc(&b, ' ');
+				ds_buf_puts(&b, s);
+				free(s);
+				off += used;
+			}
+			free(in->cmdline);
+			in->cmdline = ds_buf_steal(&b);
+		}
+		return;
+	case PF_FEAT_EVENT_DESC:
+		/* names for the attrs, matched by their first id (or by order) */
+		if (len >= 8) {
+			uint32_t n = rd32(p), asz = rd32(p + 4);
+			uint64_t off = 8;
+			if (asz < PERF_ATTR_SIZE_VER0 || asz > 4096)
+				return;
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t nids;
+				char *name;
+				if (len - off < (uint64_t)asz + 4)
+					return;
+				off += asz;
+				nids = rd32(p + off);
+				off += 4;
+				name = feat_string(p + off, len - off, &used);
+				if (!name)
+					return;
+				off += used;
+				if ((uint64_t)nids > (len - off) / 8) {
+					free(name);
+					return;
+				}
+				size_t target = i;
+				if (nids) {
+					uint64_t id0 = rd64(p + off);
+					for (size_t e = 0; e < pd->events.n; e++)
+						if (pd->events.v[e].nids && pd->events.v[e].ids[0] == id0)
+							target = e;
+				}
+				if (target < pd->events.n && !pd->events.v[target].name)
+					pd->events.v[target].name = name;
+				else
+					free(name);
+				off += (uint64_t)nids * 8;
+			}
+		}
+		return;
+	default:
+		return;
+	}
+	if (dst) {
+		char *s = feat_string(p, len, &used);
+		if (s) {
+			free(*dst);
+			*dst = s;
+		}
+	}
+}
+
+static int parse_file_header(ds_perfdata *pd, ds_err *err)
+{
+	struct pf_header h;
+	uint64_t nattrs, off;
+	int nfeat = 0;
+
+	if (pd->size < sizeof h)
+		return truncated(pd, err, pd->size, sizeof h);
+	memcpy(&h, pd->img, sizeof h);
+	if (h.size < sizeof h)
+		return corrupt(pd, err, 8, "header size is smaller than the PERFILE2 header");
+	if (h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct pf_section) || h.attr_size > 4096)
+		return corrupt(pd, err, 16, "impossible attribute size");
+	if (h.attrs.size % h.attr_size)
+		return corrupt(pd, err, 24, "attribute section is not a whole number of attributes");
+	if (!in_file(pd, h.attrs.offset, h.attrs.size))
+		return truncated(pd, err, pd->size, h.attrs.offset + h.attrs.size);
+	nattrs = h.attrs.size / h.attr_size;
+	off = h.attrs.offset;
+	for (uint64_t i = 0; i < nattrs; i++) {
+		size_t sz;
+		struct pf_section ids;
+		if (attr_len(pd, off, h.attrs.offset + h.attrs.size - off, &sz, err))
+			return -1;
+		if (!in_file(pd, off + sz, sizeof ids) || off + sz + sizeof ids > h.attrs.offset + h.attrs.size)
+			return corrupt(pd, err, off, "attribute runs past the attribute section");
+		memcpy(&ids, pd->img + off + sz, sizeof ids);
+		if (ids.size % 8 || !in_file(pd, ids.offset, ids.size))
+			return corrupt(pd, err, off + sz, "attribute ids lie outside the file");
+		add_event(pd, pd->img + off, sz, pd->img + ids.offset, ids.size / 8);
+		off += sz + sizeof ids;
+	}
+	if (h.data.offset < sizeof h || h.data.offset > pd->size)
+		return truncated(pd, err, pd->size, h.data.offset);
+	pd->data_off = h.data.offset;
+	if (h.data.size == 0 && pd->size > h.data.offset) {
+		/* a recording that never finished: read what is there */
+		pd->data_size = pd->size - h.data.offset;
+		pd->info.data_size_recovered = true;
+		return 0;
+	}
+	if (!in_file(pd, h.data.offset, h.data.size))
+		return truncated(pd, err, pd->size, h.data.offset + h.data.size);
+	pd->data_size = h.data.size;
+
+	for (int bit = 0; bit < PF_FEAT_BITS; bit++)
+		if (h.features[bit / 64] & (1ull << (bit % 64)))
+			nfeat++;
+	off = h.data.offset + h.data.size;
+	if (nfeat && !in_file(pd, off, (uint64_t)nfeat * sizeof(struct pf_section)))
+		return truncated(pd, err, pd->size, off + (uint64_t)nfeat * sizeof(struct pf_section));
+	for (int bit = 0; bit < PF_FEAT_BITS; bit++) {
+		struct pf_section s;
+		if (!(h.features[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		memcpy(&s, pd->img + off, sizeof s);
+		off += sizeof s;
+		if (!in_file(pd, s.offset, s.size))
+			return truncated(pd, err, pd->size, s.offset + s.size);
+		if (bit == PF_FEAT_COMPRESSED)
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot read '%s': compressed perf.data (perf record -z) is not "
+					  "supported; decompress it with 'perf inject -i %s -o plain.data'",
+					  pd->label, pd->label);
+		parse_feature(pd, bit, pd->img + s.offset, s.size);
+	}
+	return 0;
+}
+
+/* Pipe mode: attrs, names and features arrive as records before the samples. */
+static int parse_pipe_header(ds_perfdata *pd, ds_err *err)
+{
+	uint64_t off = sizeof(struct pf_pipe_header);
+	pd->info.pipe_mode = true;
+	pd->data_off = off;
+	pd->data_size = pd->size - off;
+	while (off + 8 <= pd->size) {
+		uint32_t type = rd32(pd->img + off);
+		uint16_t size;
+		memcpy(&size, pd->img + off + 6, 2);
+		if (size < 8 || !in_file(pd, off, size))
+			break; /* reported precisely when the records are read */
+		if (type == PF_RECORD_HEADER_ATTR) {
+			size_t sz;
+			if (attr_len(pd, off + 8, size - 8u, &sz, err))
+				return -1;
+			add_event(pd, pd->img + off + 8, sz, pd->img + off + 8 + sz, (size - 8 - sz) / 8);
+		} else if (type == PF_RECORD_EVENT_UPDATE && size >= 24 &&
+			   rd64(pd->img + off + 8) == PF_EVENT_UPDATE_NAME) {
+			uint64_t id = rd64(pd->img + off + 16);
+			for (size_t e = 0; e < pd->events.n; e++) {
+				ds_event *ev = &pd->events.v[e];
+				for (size_t k = 0; k < ev->nids; k++)
+					if (ev->ids[k] == id && !ev->name)
+						ev->name = ds_xstrndup((const char *)pd->img + off + 24,
+								       strnlen((const char *)pd->img + off + 24, size - 24u));
+			}
+		} else if (type == PF_RECORD_HEADER_FEATURE && size >= 16) {
+			parse_feature(pd, (int)rd64(pd->img + off + 8), pd->img + off + 16, size - 16u);
+		} else if (type == PF_RECORD_COMPRESSED) {
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot read '%s': compressed perf.data (perf record -z) is not "
+					  "supported; decompress it with 'perf inject'", pd->label);
+		} else if (type < 64 && type != 0) {
+			break; /* kernel records: the attrs are all known by now */
+		}
+		off += size;
+	}
+	return 0;
+}
+
+static int open_image(ds_perfdata *pd, ds_err *err)
+{
+	uint64_t magic;
+	int rc;
+
+	pd->info.clockid = -1;
+	if (pd->size < 16)
+		return ds_err_set(err, DS_EINPUT,
+				  "cannot read '%s': %zu bytes is too short for a perf.data file",
+				  pd->label, pd->size);
+	magic = rd64(pd->img);
+	if (magic == PF_MAGIC_SWAPPED)
+		return ds_err_set(err, DS_EINPUT,
+				  "cannot read '%s': recorded on a big-endian machine; convert it there "
+				  "with 'perf inject' or analyze it on that machine", pd->label);
+	if (magic != PF_MAGIC)
+		return ds_err_set(err, DS_EINPUT,
+				  "cannot read '%s': not a perf.data file (no PERFILE2 magic)", pd->label);
+	if (rd64(pd->img + 8) == sizeof(struct pf_pipe_header))
+		rc = parse_pipe_header(pd, err);
+	else
+		rc = parse_file_header(pd, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < pd->events.n; i++)
+		if (!pd->events.v[i].name)
+			pd->events.v[i].name = ds_attr_name(&pd->events.v[i].attr);
+	return index_ids(pd, err);
+}
+
+int ds_perfdata_open_mem(const void *data, size_t size, const char *label, ds_perfdata **out,
+			 ds_err *err)
+{
+	ds_perfdata *pd = ds_xcalloc(1, sizeof *pd);
+	pd->label = ds_xstrdup(label);
+	pd->img = data;
+	pd->size = size;
+	if (open_image(pd, err)) {
+		ds_perfdata_close(pd);
+		return -1;
+	}
+	*out = pd;
+	return 0;
+}
+
+int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *img;
+	ds_perfdata *pd;
+
+	if (fd < 0)
+		return ds_err_set(err, errno == EACCES ? DS_EENV : DS_EINPUT, "cannot open '%s': %s",
+				  path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ds_err_set(err, DS_EINPUT, "cannot open '%s': not a regular file", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return ds_err_set(err, DS_EINPUT,
+				  "cannot read '%s': the file is empty (the recording never started?)",
+				  path);
+	}
+	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return ds_err_set(err, DS_EENV, "cannot map '%s': %s", path, strerror(errno));
+	madvise(img, (size_t)st.st_size, MADV_SEQUENTIAL);
+	if (ds_perfdata_open_mem(img, (size_t)st.st_size, path, &pd, err)) {
+		munmap(img, (size_t)st.st_size);
+		return -1;
+	}
+	pd->mapped = true;
+	*out = pd;
+	return 0;
+}
+
+void ds_perfdata_close(ds_perfdata *pd)
+{
+	if (!pd)
+		return;
+	for (size_t i = 0; i < pd->events.n; i++) {
+		free(pd->events.v[i].name);
+		free(pd->events.v[i].ids);
+	}
+	ds_vec_free(&pd->events);
+	ds_hash_free(pd->id_index);
+	ds_vec_free(&pd->id_event);
+	if (pd->mapped)
+		munmap((void *)pd->img, pd->size);
+	free(pd->info.hostname);
+	free(pd->info.osrelease);
+	free(pd->info.version);
+	free(pd->info.arch);
+	free(pd->info.cpudesc);
+	free(pd->info.cpuid);
+	free(pd->info.cmdline);
+	free(pd->label);
+	free(pd);
+}
+
+size_t ds_perfdata_nevents(const ds_perfdata *pd) { return pd->events.n; }
+const ds_event *ds_perfdata_event(const ds_perfdata *pd, size_t i) { return &pd->events.v[i]; }
+const ds_perfdata_header_info *ds_perfdata_info(const ds_perfdata *pd) { return &pd->info; }
+uint64_t ds_perfdata_data_size(const ds_perfdata *pd) { return pd->data_size; }
+uint64_t ds_perfdata_cursor_pos(const ds_perfdata *pd, uint64_t cursor) { (void)pd; return cursor; }
+
+const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size)
+{
+	*size = pd->size;
+	return pd->img;
+}
+
+/* ---- records ---- */
+
+typedef struct rdr {
+	const unsigned char *p, *end;
+	bool bad;
+} rdr;
+
+static uint64_t take64(rdr *r)
+{
+	uint64_t v = 0;
+	if (r->end - r->p < 8) {
+		r->bad = true;
+		r->p = r->end;
+		return 0;
+	}
+	memcpy(&v, r->p, 8);
+	r->p += 8;
+	return v;
+}
+
+static const unsigned char *take(rdr *r, uint64_t n)
+{
+	const unsigned char *p = r->p;
+	if ((uint64_t)(r->end - r->p) < n) {
+		r->bad = true;
+		r->p = r->end;
+		return NULL;
+	}
+	r->p += n;
+	return p;
+}
+
+static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned char *body,
+			size_t len, ds_err *err)
+{
+	rdr r = {body, body + len, false};
+	ds_sample *s = &rec->u.sample;
+	const struct perf_event_attr *a;
+	uint64_t t, id = 0;
+	int ev;
+
+	if (pd->id_pos >= 0) {
+		if ((size_t)(pd->id_pos + 1) * 8 > len)
+			return corrupt(pd, err, rec->offset, "sample too short for its event id");
+		id = rd64(body + pd->id_pos * 8);
+	}
+	ev = event_of_id(pd, id);
+	if (ev < 0)
+		return corrupt(pd, err, rec->offset, "sample of an event the header does not describe");
+	rec->evidx = ev;
+	a = &pd->events.v[ev].attr;
+	t = a->sample_type;
+	memset(s, 0, sizeof *s);
+	s->type = t;
+	s->id = id;
+	if (t & PERF_SAMPLE_IDENTIFIER) take64(&r);
+	if (t & PERF_SAMPLE_IP) s->ip = take64(&r);
+	if (t & PERF_SAMPLE_TID) {
+		uint64_t v = take64(&r);
+		s->pid = (uint32_t)v;
+		s->tid = (uint32_t)(v >> 32);
+	}
+	if (t & PERF_SAMPLE_TIME) s->time = take64(&r);
+	if (t & PERF_SAMPLE_ADDR) s->addr = take64(&r);
+	if (t & PERF_SAMPLE_ID) take64(&r);
+	if (t & PERF_SAMPLE_STREAM_ID) take64(&r);
+	if (t & PERF_SAMPLE_CPU) s->cpu = (uint32_t)take64(&r);
+	if (t & PERF_SAMPLE_PERIOD) s->period = take64(&r);
+	if (t & PERF_SAMPLE_READ) {
+		uint64_t rf = a->read_format, per = 1;
+		if (rf & PERF_FORMAT_ID) per++;
+		if (rf & PERF_FORMAT_LOST) per++;
+		if (rf & PERF_FORMAT_GROUP) {
+			uint64_t nr = take64(&r);
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) take64(&r);
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) take64(&r);
+			if (nr > len / 8 / per)
+				r.bad = true;
+			else
+				take(&r, nr * per * 8);
+		} else {
+			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) take64(&r);
+			if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) take64(&r);
+			take(&r, per * 8);
+		}
+	}
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = take64(&r);
+		if (nr > len / 8)
+			r.bad = true;
+		else {
+			s->callchain = (const uint64_t *)take(&r, nr * 8);
+			s->nr_callchain = s->callchain ? nr : 0;
+		}
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		uint32_t n = 0;
+		const unsigned char *p = take(&r, 4);
+		if (p)
+			n = rd32(p);
+		take(&r, n);
+		/* raw data is padded so that the sample stays u64-aligned */
+		while (!r.bad && ((uintptr_t)(r.p - body) % 8))
+			take(&r, 1);
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		uint64_t nr = take64(&r), per = 3;
+		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX)
+			take64(&r);
+		if (a->branch_sample_type & BRANCH_COUNTERS_BIT)
+			per = 4;
+		if (nr > len / 8 / per)
+			r.bad = true;
+		else
+			take(&r, nr * per * 8);
+	}
+	if (t & PERF_SAMPLE_REGS_USER) {
+		s->regs_abi = take64(&r);
+		if (s->regs_abi) {
+			s->regs_mask = a->sample_regs_user;
+			s->regs = (const uint64_t *)take(&r, (uint64_t)__builtin_popcountll(s->regs_mask) * 8);
+			if (!s->regs)
+				s->regs_abi = 0;
+		}
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		uint64_t n = take64(&r);
+		if (n > len)
+			r.bad = true;
+		else if (n) {
+			take(&r, n);
+			take64(&r); /* dyn_size */
+		}
+	}
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) s->weight = take64(&r);
+	if (t & PERF_SAMPLE_DATA_SRC) s->data_src = take64(&r);
+	if (t & PERF_SAMPLE_TRANSACTION) take64(&r);
+	if (t & PERF_SAMPLE_REGS_INTR) {
+		if (take64(&r))
+			take(&r, (uint64_t)__builtin_popcountll(a->sample_regs_intr) * 8);
+	}
+	if (t & PERF_SAMPLE_PHYS_ADDR) s->phys_addr = take64(&r);
+	if (t & PERF_SAMPLE_CGROUP) take64(&r);
+	if (t & PERF_SAMPLE_DATA_PAGE_SIZE) s->data_page_size = take64(&r);
+	if (t & PERF_SAMPLE_CODE_PAGE_SIZE) s->code_page_size = take64(&r);
+	if (r.bad)
+		return corrupt(pd, err, rec->offset, "sample is shorter than its fields");
+	rec->time = s->time;
+	rec->cpu = s->cpu;
+	return 0;
+}
+
+/* The sample_id trailer of a non-sample record: which event, when, where. */
+static void parse_trailer(const ds_perfdata *pd, ds_record *rec, const unsigned char *body,
+			  size_t len, size_t fixed)
+{
+	const struct perf_event_attr *a;
+	uint64_t id = 0, t;
+	size_t n;
+	rdr r;
+
+	rec->evidx = -1;
+	if (!pd->sample_id_all) {
+		rec->evidx = pd->events.n == 1 ? 0 : -1;
+		return;
+	}
+	if (pd->is_pos > 0 && len >= fixed + (size_t)pd->is_pos * 8)
+		id = rd64(body + len - (size_t)pd->is_pos * 8);
+	rec->evidx = event_of_id(pd, id);
+	if (rec->evidx < 0)
+		return;
+	a = &pd->events.v[rec->evidx].attr;
+	n = ds_sample_id_size(a);
+	if (len < fixed + n)
+		return;
+	r.p = body + len - n;
+	r.end = body + len;
+	r.bad = false;
+	t = a->sample_type;
+	if (t & PERF_SAMPLE_TID) take64(&r);
+	if (t & PERF_SAMPLE_TIME) rec->time = take64(&r);
+	if (t & PERF_SAMPLE_ID) take64(&r);
+	if (t & PERF_SAMPLE_STREAM_ID) take64(&r);
+	if (t & PERF_SAMPLE_CPU) rec->cpu = (uint32_t)take64(&r);
+}
+
+/* A NUL-terminated string starting at p inside [p, end). */
+static const char *record_string(const unsigned char *p, const unsigned char *end)
+{
+	if (p >= end || !memchr(p, 0, (size_t)(end - p)))
+		return NULL;
+	return (const char *)p;
+}
+
+int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
+{
+	uint64_t off = *cursor;
+	const unsigned char *h, *body;
+	uint32_t type;
+	uint16_t size;
+	size_t blen;
+
+	if (off >= pd->data_size)
+		return 0;
+	if (pd->data_size - off < 8) {
+		if (pd->info.data_size_recovered)
+			return 0;
+		return truncated(pd, err, pd->data_off + pd->data_size, pd->data_off + off + 8);
+	}
+	h = pd->img + pd->data_off + off;
+	type = rd32(h);
+	memcpy(&size, h + 6, 2);
+	memset(rec, 0, sizeof *rec);
+	rec->offset = pd->data_off + off;
+	if (size < 8)
+		return corrupt(pd, err, rec->offset, "record size is smaller than its header");
+	if (size > pd->data_size - off) {
+		if (pd->info.data_size_recovered)
+			return 0;
+		return truncated(pd, err, pd->data_off + pd->data_size, rec->offset + size);
+	}
+	*cursor = off + size;
+	rec->type = type;
+	memcpy(&rec->misc, h + 4, 2);
+	rec->raw = h;
+	rec->size = size;
+	rec->evidx = -1;
+	body = h + 8;
+	blen = size - 8u;
+
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+		rec->kind = DS_REC_SAMPLE;
+		if (parse_sample(pd, rec, body, blen, err))
+			return -1;
+		return 1;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		ds_rec_mmap *m = &rec->u.mmap;
+		size_t fixed = type == PERF_RECORD_MMAP ? 32 : 64;
+		if (blen < fixed + 1)
+			return corrupt(pd, err, rec->offset, "mmap record too short");
+		rec->kind = DS_REC_MMAP;
+		m->pid = rd32(body);
+		m->tid = rd32(body + 4);
+		m->start = rd64(body + 8);
+		m->len = rd64(body + 16);
+		m->pgoff = rd64(body + 24);
+		m->mmap2 = type == PERF_RECORD_MMAP2;
+		if (m->mmap2) {
+			if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				m->has_build_id = true;
+				m->build_id_size = body[32] > 20 ? 20 : body[32];
+				memcpy(m->build_id, body + 36, 20);
+			} else {
+				m->maj = rd32(body + 32);
+				m->min = rd32(body + 36);
+				m->ino = rd64(body + 40);
+				m->ino_generation = rd64(body + 48);
+			}
+			m->prot = rd32(body + 56);
+			m->flags = rd32(body + 60);
+		}
+		m->executable = !(rec->misc & PERF_RECORD_MISC_MMAP_DATA);
+		m->filename = record_string(body + fixed, body + blen);
+		if (!m->filename)
+			return corrupt(pd, err, rec->offset, "mmap file name is not terminated");
+		parse_trailer(pd, rec, body, blen, fixed + strlen(m->filename) + 1);
+		return 1;
+	}
+	case PERF_RECORD_COMM:
+		if (blen < 9)
+			return corrupt(pd, err, rec->offset, "comm record too short");
+		rec->kind = DS_REC_COMM;
+		rec->u.comm.pid = rd32(body);
+		rec->u.comm.tid = rd32(body + 4);
+		rec->u.comm.exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
+		rec->u.comm.comm = record_string(body + 8, body + blen);
+		if (!rec->u.comm.comm)
+			return corrupt(pd, err, rec->offset, "comm name is not terminated");
+		parse_trailer(pd, rec, body, blen, 8 + strlen(rec->u.comm.comm) + 1);
+		return 1;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (blen < 24)
+			return corrupt(pd, err, rec->offset, "fork/exit record too short");
+		rec->kind = type == PERF_RECORD_FORK ? DS_REC_FORK : DS_REC_EXIT;
+		rec->u.task.pid = rd32(body);
+		rec->u.task.ppid = rd32(body + 4);
+		rec->u.task.tid = rd32(body + 8);
+		rec->u.task.ptid = rd32(body + 12);
+		rec->u.task.time = rd64(body + 16);
+		parse_trailer(pd, rec, body, blen, 24);
+		if (!rec->time)
+			rec->time = rec->u.task.time;
+		return 1;
+	case PERF_RECORD_LOST:
+		if (blen < 16)
+			return corrupt(pd, err, rec->offset, "lost record too short");
+		rec->kind = DS_REC_LOST;
+		rec->u.lost.id = rd64(body);
+		rec->u.lost.lost = rd64(body + 8);
+		parse_trailer(pd, rec, body, blen, 16);
+		return 1;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (blen < 8)
+			return corrupt(pd, err, rec->offset, "lost-samples record too short");
+		rec->kind = DS_REC_LOST_SAMPLES;
+		rec->u.lost.lost = rd64(body);
+		parse_trailer(pd, rec, body, blen, 8);
+		return 1;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (blen < 24)
+			return corrupt(pd, err, rec->offset, "throttle record too short");
+		rec->kind = type == PERF_RECORD_THROTTLE ? DS_REC_THROTTLE : DS_REC_UNTHROTTLE;
+		rec->u.throttle.time = rd64(body);
+		rec->u.throttle.id = rd64(body + 8);
+		rec->u.throttle.stream_id = rd64(body + 16);
+		parse_trailer(pd, rec, body, blen, 24);
+		if (!rec->time)
+			rec->time = rec->u.throttle.time;
+		return 1;
+	case PF_RECORD_COMPRESSED:
+		return ds_err_set(err, DS_EINPUT,
+				  "cannot read '%s': compressed records (perf record -z) at byte %llu "
+				  "are not supported; decompress with 'perf inject'",
+				  pd->label, (unsigned long long)rec->offset);
+	case PF_RECORD_AUXTRACE:
+		/* the trace payload follows the record, outside its size */
+		if (blen >= 8) {
+			uint64_t extra = rd64(body);
+			if (extra > pd->data_size - *cursor)
+				return truncated(pd, err, pd->data_off + pd->data_size,
+						 pd->data_off + *cursor + extra);
+			*cursor += extra;
+		}
+		rec->kind = DS_REC_OTHER;
+		return 1;
+	default:
+		rec->kind = DS_REC_OTHER;
+		if (type < PF_RECORD_HEADER_ATTR)
+			parse_trailer(pd, rec, body, blen, 0);
+		return 1;
+	}
+}

@@ -1,0 +1,851 @@
+/*
+ * The perf_event backend: run (or attach to) a program and stream the
+ * kernel's records into perf.data.
+ *
+ * One event per (event, CPU[, thread]) with inherit, like `perf record`:
+ * children and threads created later inherit the events and their records
+ * go to the ring buffer of the CPU they ran on, one buffer per CPU.  The
+ * records are copied to the file untouched (that is what makes the file a
+ * standard perf.data); we only peek at their headers to count samples,
+ * lost records and throttling.
+ *
+ * Signals (SIGINT, SIGTERM, SIGHUP, SIGCHLD) are blocked and read from a
+ * signalfd in the drain loop, so no handler and no global flag is needed;
+ * the child gets the original mask back before exec.
+ */
+#include "sampler/sampler.h"
+
+#include "arch/arch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_CLOCK_PERIOD 250000 /* ns: 4 kHz, perf's default rate */
+#define DEFAULT_FREQ 4000
+#define DEFAULT_PAGES 256           /* 1 MiB per CPU with 4 KiB pages */
+#define DRAIN_INTERVAL_MS 250
+#define GRACE_SECONDS 2.0
+
+struct ring {
+	int fd;
+	void *base;
+	size_t len;   /* whole mapping */
+	size_t size;  /* data area, a power of two */
+	struct perf_event_mmap_page *pg;
+};
+
+typedef struct rec {
+	const ds_record_opts *o;
+	ds_record_result *res;
+	size_t page;
+	DS_VEC(int) cpus;
+	DS_VEC(pid_t) tids;          /* targets of the events: the child, or the attached threads */
+	DS_VEC(int) fds;
+	DS_VEC(struct ring) rings;
+	ds_event *events;            /* name, attr, ids: for the perf.data header */
+	ds_pdw *w;
+	int sigfd, pidfd;
+	sigset_t oldmask;
+	pid_t child;
+	int go_fd, exec_err_fd;
+	uint64_t first_time, last_time;
+} rec;
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group, flags);
+}
+
+/* "0-3,8,10-11" from sysfs. */
+static int online_cpus(rec *r, ds_err *err)
+{
+	char *s = ds_read_line("/sys/devices/system/cpu/online");
+	char *p = s;
+	if (!s)
+		return ds_err_set(err, DS_EENV, "cannot read /sys/devices/system/cpu/online: %s",
+				  strerror(errno));
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b && c < 65536; c++)
+			ds_vec_push(&r->cpus, (int)c);
+		p = *end == ',' ? end + 1 : end;
+		if (*p == '\n')
+			break;
+	}
+	free(s);
+	if (!r->cpus.n)
+		return ds_err_set(err, DS_EENV, "cannot parse /sys/devices/system/cpu/online");
+	return 0;
+}
+
+static bool is_fault_event(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
+
+static bool is_clock_event(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* Sampling settings for event i: what every view downstream needs. */
+static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool with_phys)
+{
+	const ds_record_opts *o = r->o;
+	const ds_evspec *e = &o->events[i];
+	uint64_t period = e->period ? e->period : o->period;
+
+	*a = e->attr;
+	a->size = sizeof *a;
+	a->disabled = 1;
+	a->inherit = o->inherit;
+	a->enable_on_exec = o->pid == 0;
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	/* IDENTIFIER first, then IP, TID, TIME: the drain loop reads the time
+	 * at a fixed offset, and perf finds the event of any record. */
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			 PERF_SAMPLE_REGS_USER;
+	a->sample_regs_user = ds_arch_sample_regs(ds_arch_host());
+	if (o->callgraph == DS_CG_FP) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = 1;
+	}
+	if (is_fault_event(a) || (ds_ev_is_hardware(e) && a->precise_ip)) {
+		a->sample_type |= PERF_SAMPLE_ADDR;
+		if (with_phys)
+			a->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+		if (a->precise_ip)
+			a->sample_type |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	}
+	if (!period && !o->freq) {
+		if (is_clock_event(a))
+			period = DEFAULT_CLOCK_PERIOD;
+		else if (!ds_ev_is_hardware(e))
+			period = 1; /* faults and other software events: every one */
+	}
+	if (period) {
+		a->freq = 0;
+		a->sample_period = period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
+	}
+	if (i == 0) {
+		/* side-band records once, on the first event */
+		a->mmap = a->mmap2 = a->mmap_data = 1;
+		a->comm = a->comm_exec = 1;
+		a->task = 1;
+	}
+	/* wake the drain loop when a CPU's buffer is half full */
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * r->page / 2);
+}
+
+static int open_error(const rec *r, size_t i, pid_t tid, int cpu, int e, ds_err *err)
+{
+	const char *name = r->o->events[i].name;
+	switch (e) {
+	case ESRCH:
+		return ds_err_set(err, DS_EINPUT, "cannot sample thread %d: it no longer exists", (int)tid);
+	case EACCES:
+	case EPERM: {
+		char *par = ds_read_line("/proc/sys/kernel/perf_event_paranoid");
+		ds_err_set(err, DS_EENV,
+			   "cannot sample '%s' on thread %d: %s (kernel.perf_event_paranoid is %s); "
+			   "run as root, or as root run 'sysctl kernel.perf_event_paranoid=1'",
+			   name, (int)tid, strerror(e), par ? par : "unknown");
+		free(par);
+		return -1;
+	}
+	case EMFILE:
+	case ENFILE:
+		return ds_err_set(err, DS_EENV,
+				  "cannot open more events (%zu open): %s; raise the limit with "
+				  "'ulimit -n' or follow fewer threads", r->fds.n, strerror(e));
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		return ds_err_set(err, DS_EENV,
+				  "event '%s' is not supported on CPU %d: %s; 'dsprof list' shows "
+				  "what this machine supports", name, cpu, strerror(e));
+	default:
+		return ds_err_set(err, DS_EINPUT,
+				  "the kernel rejected the settings of event '%s' (CPU %d): %s; try "
+				  "another period (-c) or fewer modifiers", name, cpu, strerror(e));
+	}
+}
+
+/* One ring buffer per CPU, on the first event opened there. */
+static int map_ring(rec *r, int fd, ds_err *err)
+{
+	size_t pages = r->o->mmap_pages ? r->o->mmap_pages : DEFAULT_PAGES;
+	for (;;) {
+		struct ring g = {fd, NULL, (pages + 1) * r->page, pages * r->page, NULL};
+		g.base = mmap(NULL, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (g.base != MAP_FAILED) {
+			g.pg = g.base;
+			ds_vec_push(&r->rings, g);
+			return 0;
+		}
+		/* locked-memory limits: fall back to smaller buffers, as perf does */
+		if (errno != EPERM || r->o->mmap_pages || pages <= 8)
+			return ds_err_set(err, DS_EENV,
+					  "cannot map a %zu KiB ring buffer: %s; lower --mmap-pages or "
+					  "raise /proc/sys/kernel/perf_event_mlock_kb",
+					  g.len / 1024, strerror(errno));
+		pages /= 2;
+	}
+}
+
+static int open_events(rec *r, ds_err *err)
+{
+	const ds_record_opts *o = r->o;
+	bool with_phys = true;
+
+	r->events = ds_xcalloc(o->nevents, sizeof *r->events);
+	for (size_t ci = 0; ci < r->cpus.n; ci++) {
+		int cpu = r->cpus.v[ci];
+		int ring_fd = -1;
+		for (size_t i = 0; i < o->nevents; i++) {
+			struct perf_event_attr a;
+			for (size_t t = 0; t < r->tids.n; t++) {
+				int fd;
+				uint64_t id;
+				setup_attr(r, i, &a, with_phys);
+				fd = perf_event_open(&a, r->tids.v[t], cpu, -1, PERF_FLAG_FD_CLOEXEC);
+				if (fd < 0 && errno == EACCES && (a.sample_type & PERF_SAMPLE_PHYS_ADDR)) {
+					/* physical addresses need CAP_SYS_ADMIN: record without */
+					with_phys = false;
+					r->res->phys_addr_dropped = true;
+					setup_attr(r, i, &a, with_phys);
+					fd = perf_event_open(&a, r->tids.v[t], cpu, -1, PERF_FLAG_FD_CLOEXEC);
+				}
+				if (fd < 0)
+					return open_error(r, i, r->tids.v[t], cpu, errno, err);
+				ds_vec_push(&r->fds, fd);
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+					return ds_err_set(err, DS_EENV, "cannot read an event id: %s", strerror(errno));
+				ds_event *ev = &r->events[i];
+				ev->ids = ds_xrealloc(ev->ids, (ev->nids + 1) * sizeof *ev->ids);
+				ev->ids[ev->nids++] = id;
+				if (ring_fd < 0) {
+					ring_fd = fd;
+					if (map_ring(r, fd, err))
+						return -1;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
+					return ds_err_set(err, DS_EENV, "cannot share a ring buffer: %s",
+							  strerror(errno));
+				}
+			}
+			r->events[i].attr = a;
+		}
+	}
+	for (size_t i = 0; i < o->nevents; i++) {
+		r->events[i].name = o->events[i].name;
+		r->res->event_period[i] = r->events[i].attr.freq ? 0 : r->events[i].attr.sample_period;
+		r->res->event_freq[i] = r->events[i].attr.freq ? r->events[i].attr.sample_freq : 0;
+	}
+	return 0;
+}
+
+/* ---- synthesized records ---- */
+
+static void put_rec(rec *r, ds_buf *b, uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid)
+{
+	struct perf_event_header *h;
+	const ds_event *e0 = &r->events[0];
+	ds_sample_id_append(b, &e0->attr, pid, tid, 0, e0->ids[0], 0);
+	while (b->len % 8)
+		ds_buf_putc(b, 0);
+	h = (struct perf_event_header *)b->p;
+	h->type = type;
+	h->misc = misc;
+	h->size = (uint16_t)b->len;
+}
+
+static void put_name(ds_buf *b, const char *s)
+{
+	ds_buf_append(b, s, strlen(s) + 1);
+	while (b->len % 8)
+		ds_buf_putc(b, 0);
+}
+
+/* The kernel's text as perf describes it, so kernel samples resolve. */
+static int synth_kernel_mmap(rec *r, ds_err *err)
+{
+	char *ks = ds_read_file("/proc/kallsyms", NULL);
+	uint64_t text = 0, etext = 0;
+	ds_buf b = {0};
+	int rc;
+
+	if (!ks)
+		return 0;
+	for (char *l = ks; *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long long addr;
+		char type, name[64];
+		if (nl)
+			*nl = 0;
+		if (sscanf(l, "%llx %c %63s", &addr, &type, name) == 3) {
+			if (strcmp(name, "_text") == 0)
+				text = addr;
+			else if (strcmp(name, "_etext") == 0)
+				etext = addr;
+		}
+		if (!nl || (text && etext))
+			break;
+		l = nl + 1;
+	}
+	free(ks);
+	if (!text || etext <= text)
+		return 0; /* addresses hidden (kptr_restrict): kernel samples stay [kernel] */
+	{
+		struct {
+			struct perf_event_header h;
+			uint32_t pid, tid;
+			uint64_t start, len, pgoff;
+		} m = {{0, 0, 0}, (uint32_t)-1, 0, text, etext - text, text};
+		ds_buf_append(&b, &m, sizeof m);
+	}
+	put_name(&b, "[kernel.kallsyms]_text");
+	put_rec(r, &b, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0);
+	rc = ds_pdw_write(r->w, b.p, b.len, err);
+	ds_buf_free(&b);
+	return rc;
+}
+
+/* An attached process's threads and mappings, which the kernel reported
+ * before we were listening. */
+static int synth_process(rec *r, ds_err *err)
+{
+	pid_t pid = r->o->pid;
+	char path[64];
+	char *maps;
+	ds_buf b = {0};
+
+	for (size_t t = 0; t < r->tids.n; t++) {
+		char *comm;
+		snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)r->tids.v[t]);
+		comm = ds_read_line(path);
+		struct { struct perf_event_header h; uint32_t pid, tid; } c = {{0, 0, 0}, (uint32_t)pid, (uint32_t)r->tids.v[t]};
+		ds_buf_reset(&b);
+		ds_buf_append(&b, &c, sizeof c);
+		put_name(&b, comm ? comm : "?");
+		free(comm);
+		put_rec(r, &b, PERF_RECORD_COMM, 0, (uint32_t)pid, (uint32_t)r->tids.v[t]);
+		if (ds_pdw_write(r->w, b.p, b.len, err))
+			goto fail;
+	}
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	maps = ds_read_file(path, NULL);
+	for (char *l = maps; l && *l;) {
+		char *nl = strchr(l, '\n');
+		unsigned long long start, end, off, ino;
+		unsigned maj, mn;
+		char perms[8];
+		int name_at = 0;
+		if (nl)
+			*nl = 0;
+		if (sscanf(l, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &mn,
+			   &ino, &name_at) >= 7) {
+			const char *name = name_at ? l + name_at : "";
+			struct {
+				struct perf_event_header h;
+				uint32_t pid, tid;
+				uint64_t start, len, pgoff;
+				uint32_t maj, min;
+				uint64_t ino, ino_gen;
+				uint32_t prot, flags;
+			} m = {{0, 0, 0}, (uint32_t)pid, (uint32_t)pid, start, end - start, off, maj, mn, ino, 0,
+			       (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+				       (perms[2] == 'x' ? PROT_EXEC : 0),
+			       perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE};
+			ds_buf_reset(&b);
+			ds_buf_append(&b, &m, sizeof m);
+			put_name(&b, *name ? name : "//anon");
+			put_rec(r, &b, PERF_RECORD_MMAP2, perms[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA,
+				(uint32_t)pid, (uint32_t)pid);
+			((struct perf_event_header *)b.p)->misc |= PERF_RECORD_MISC_USER;
+			if (ds_pdw_write(r->w, b.p, b.len, err)) {
+				free(maps);
+				goto fail;
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	free(maps);
+	ds_buf_free(&b);
+	return 0;
+fail:
+	ds_buf_free(&b);
+	return -1;
+}
+
+/* ---- draining ---- */
+
+static void ring_copy(const struct ring *g, uint64_t pos, void *dst, size_t n)
+{
+	const unsigned char *data = (const unsigned char *)g->base + g->pg->data_offset;
+	size_t off = pos & (g->size - 1), first = g->size - off;
+	if (first >= n) {
+		memcpy(dst, data + off, n);
+	} else {
+		memcpy(dst, data + off, first);
+		memcpy((char *)dst + first, data, n - first);
+	}
+}
+
+static int drain_ring(rec *r, struct ring *g, bool *wrote, ds_err *err)
+{
+	uint64_t head = __atomic_load_n(&g->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = g->pg->data_tail, pos;
+	const unsigned char *data = (const unsigned char *)g->base + g->pg->data_offset;
+	size_t off, first;
+
+	if (head == tail)
+		return 0;
+	if (head - tail > g->size)
+		return ds_err_set(err, DS_EENV, "ring buffer overran (head %llu, tail %llu)",
+				  (unsigned long long)head, (unsigned long long)tail);
+	off = tail & (g->size - 1);
+	first = g->size - off;
+	if (first > head - tail)
+		first = head - tail;
+	if (ds_pdw_write(r->w, data + off, first, err))
+		return -1;
+	if (head - tail > first && ds_pdw_write(r->w, data, head - tail - first, err))
+		return -1;
+	for (pos = tail; pos < head;) {
+		struct perf_event_header h;
+		uint64_t v;
+		ring_copy(g, pos, &h, sizeof h);
+		if (h.size < sizeof h)
+			break;
+		switch (h.type) {
+		case PERF_RECORD_SAMPLE:
+			r->res->samples++;
+			ring_copy(g, pos + 32, &v, 8); /* after header, identifier, ip, pid/tid */
+			if (!r->first_time || v < r->first_time)
+				r->first_time = v;
+			if (v > r->last_time)
+				r->last_time = v;
+			break;
+		case PERF_RECORD_LOST:
+			ring_copy(g, pos + 16, &v, 8);
+			r->res->lost += v;
+			break;
+		case PERF_RECORD_LOST_SAMPLES:
+			ring_copy(g, pos + 8, &v, 8);
+			r->res->lost_samples += v;
+			break;
+		case PERF_RECORD_THROTTLE:
+			r->res->throttled++;
+			break;
+		}
+		pos += h.size;
+	}
+	__atomic_store_n(&g->pg->data_tail, head, __ATOMIC_RELEASE);
+	*wrote = true;
+	return 0;
+}
+
+/* One pass over every ring, closed by a FINISHED_ROUND record as perf
+ * writes it: its ordered-events queue flushes at those marks. */
+static int drain_all(rec *r, ds_err *err)
+{
+	bool wrote = false;
+	for (size_t i = 0; i < r->rings.n; i++)
+		if (drain_ring(r, &r->rings.v[i], &wrote, err))
+			return -1;
+	if (wrote) {
+		struct perf_event_header fr = {68 /* PERF_RECORD_FINISHED_ROUND */, 0, sizeof fr};
+		if (ds_pdw_write(r->w, &fr, sizeof fr, err) || ds_pdw_flush(r->w, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the target ---- */
+
+static int start_child(rec *r, ds_err *err)
+{
+	int go[2], ex[2];
+	char **argv = r->o->argv;
+
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
+		return ds_err_set(err, DS_EENV, "cannot create a pipe: %s", strerror(errno));
+	r->child = fork();
+	if (r->child < 0)
+		return ds_err_set(err, DS_EENV, "cannot fork: %s", strerror(errno));
+	if (r->child == 0) {
+		char c;
+		int e;
+		close(go[1]);
+		close(ex[0]);
+		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+		/* wait until the events are open; EOF means dsprof gave up */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(ex[1], &e, sizeof e) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	r->go_fd = go[1];
+	r->exec_err_fd = ex[0];
+	ds_vec_push(&r->tids, r->child);
+	return 0;
+}
+
+/* Let the child exec; returns -1 when exec failed. */
+static int release_child(rec *r, ds_err *err)
+{
+	int e = 0;
+	ssize_t n;
+	if (write(r->go_fd, "g", 1) != 1)
+		return ds_err_set(err, DS_EENV, "cannot start '%s': %s", r->o->argv[0], strerror(errno));
+	close(r->go_fd);
+	r->go_fd = -1;
+	do
+		n = read(r->exec_err_fd, &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(r->exec_err_fd);
+	r->exec_err_fd = -1;
+	if (n == sizeof e) {
+		waitpid(r->child, NULL, 0);
+		r->child = 0;
+		return ds_err_set(err, DS_EINPUT, "cannot run '%s': %s", r->o->argv[0], strerror(e));
+	}
+	r->res->target_started = true;
+	return 0;
+}
+
+static int attach_threads(rec *r, ds_err *err)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof path, "/proc/%d/task", (int)r->o->pid);
+	d = opendir(path);
+	if (!d)
+		return ds_err_set(err, DS_EINPUT, "cannot attach to process %d: %s", (int)r->o->pid,
+				  errno == ENOENT ? "no such process" : strerror(errno));
+	while ((e = readdir(d))) {
+		char *end;
+		long tid = strtol(e->d_name, &end, 10);
+		if (*end == 0 && tid > 0)
+			ds_vec_push(&r->tids, (pid_t)tid);
+		if (!r->o->inherit)
+			break;
+	}
+	closedir(d);
+	if (!r->tids.n)
+		return ds_err_set(err, DS_EINPUT, "cannot attach to process %d: it has no threads",
+				  (int)r->o->pid);
+	r->pidfd = (int)syscall(SYS_pidfd_open, r->o->pid, 0);
+	r->res->target_started = true;
+	return 0;
+}
+
+static void enable_all(rec *r)
+{
+	for (size_t i = 0; i < r->fds.n; i++)
+		ioctl(r->fds.v[i], PERF_EVENT_IOC_ENABLE, 0);
+}
+
+static void disable_all(rec *r)
+{
+	for (size_t i = 0; i < r->fds.n; i++)
+		ioctl(r->fds.v[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* Reap the child if it has ended. */
+static bool reap(rec *r)
+{
+	int st;
+	if (r->child <= 0 || r->res->target_exited)
+		return r->res->target_exited;
+	if (waitpid(r->child, &st, WNOHANG) == r->child && (WIFEXITED(st) || WIFSIGNALED(st))) {
+		r->res->wait_status = st;
+		r->res->target_exited = true;
+	}
+	return r->res->target_exited;
+}
+
+/* Read pending signals; returns how many stop requests arrived. */
+static int read_signals(rec *r)
+{
+	struct signalfd_siginfo si;
+	int stops = 0;
+	while (read(r->sigfd, &si, sizeof si) == sizeof si)
+		if (si.ssi_signo != SIGCHLD)
+			stops++;
+	return stops;
+}
+
+/* The drain loop: until the target ends, a stop signal, or the duration. */
+static int record_loop(rec *r, bool *interrupted, ds_err *err)
+{
+	size_t n = r->rings.n;
+	struct pollfd *pfd = ds_xcalloc(n + 2, sizeof *pfd);
+	double end = r->o->duration > 0 ? ds_now() + r->o->duration : 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		pfd[i] = (struct pollfd){r->rings.v[i].fd, POLLIN, 0};
+	pfd[n] = (struct pollfd){r->sigfd, POLLIN, 0};
+	pfd[n + 1] = (struct pollfd){r->pidfd, POLLIN, 0};
+	for (;;) {
+		int timeout = DRAIN_INTERVAL_MS;
+		if (end) {
+			double left = end - ds_now();
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		if (poll(pfd, n + 2, timeout) < 0 && errno != EINTR) {
+			rc = ds_err_set(err, DS_EENV, "poll: %s", strerror(errno));
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR))
+				pfd[i].fd = -1; /* drained below, and again at the end */
+		if (drain_all(r, err)) {
+			rc = -1;
+			break;
+		}
+		if (read_signals(r)) {
+			*interrupted = true;
+			break;
+		}
+		if (r->child > 0 && reap(r))
+			break;
+		if (r->pidfd >= 0 && (pfd[n + 1].revents & POLLIN))
+			break; /* the attached process ended */
+	}
+	free(pfd);
+	return rc;
+}
+
+/* After recording stopped: wait for the command to end.  After Ctrl-C it
+ * got the signal too; give it GRACE_SECONDS, then SIGTERM, then SIGKILL,
+ * as `perf record` ends its workload. */
+static void wait_child(rec *r, bool interrupted)
+{
+	double deadline = interrupted ? ds_now() + GRACE_SECONDS : 0;
+	int stage = 0;
+	struct pollfd p = {r->sigfd, POLLIN, 0};
+
+	while (r->child > 0 && !reap(r)) {
+		int timeout = -1;
+		if (deadline) {
+			double left = deadline - ds_now();
+			if (left <= 0) {
+				kill(r->child, stage == 0 ? SIGTERM : SIGKILL);
+				stage++;
+				deadline = stage < 2 ? ds_now() + GRACE_SECONDS : 0;
+				continue;
+			}
+			timeout = (int)(left * 1000) + 1;
+		}
+		poll(&p, 1, timeout);
+		if (read_signals(r) && !deadline)
+			deadline = ds_now() + GRACE_SECONDS;
+	}
+}
+
+/* The vdso is not a file; keep its image so that samples in it resolve. */
+static void save_vdso(const char *outdir)
+{
+	const void *img;
+	size_t len;
+	char *path;
+	int fd;
+
+	if (!ds_self_vdso(&img, &len))
+		return;
+	path = ds_xasprintf("%s/vdso.so", outdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		if (write(fd, img, len) != (ssize_t)len)
+			unlink(path);
+		close(fd);
+	}
+	free(path);
+}
+
+static int finish_file(rec *r, ds_err *err)
+{
+	ds_host h;
+	ds_pdw_info info = {0};
+	int rc;
+
+	ds_host_probe(&h);
+	info.hostname = h.hostname;
+	info.osrelease = h.kernel;
+	info.version = "dsprof " DSPROF_VERSION;
+	info.arch = h.arch;
+	info.cpudesc = h.cpu_model;
+	info.cpuid = h.cpuid[0] ? h.cpuid : NULL;
+	info.nr_cpus_online = h.ncpus_online;
+	info.nr_cpus_avail = h.ncpus_avail;
+	info.total_mem_kb = h.mem_kb;
+	info.argc = r->o->argc_self;
+	info.argv = r->o->argv_self;
+	info.clockid = CLOCK_MONOTONIC;
+	info.clock_wall_ns = now_ns(CLOCK_REALTIME);
+	info.clock_ref_ns = now_ns(CLOCK_MONOTONIC);
+	info.first_sample_time = r->first_time;
+	info.last_sample_time = r->last_time;
+	r->res->bytes = ds_pdw_data_size(r->w);
+	rc = ds_pdw_finish(r->w, &info, err);
+	r->w = NULL;
+	return rc;
+}
+
+static void cleanup(rec *r)
+{
+	for (size_t i = 0; i < r->rings.n; i++)
+		munmap(r->rings.v[i].base, r->rings.v[i].len);
+	for (size_t i = 0; i < r->fds.n; i++)
+		close(r->fds.v[i]);
+	ds_vec_free(&r->rings);
+	ds_vec_free(&r->fds);
+	ds_vec_free(&r->cpus);
+	ds_vec_free(&r->tids);
+	if (r->events) {
+		for (size_t i = 0; i < r->o->nevents; i++)
+			free(r->events[i].ids);
+		free(r->events);
+	}
+	if (r->w)
+		ds_pdw_abort(r->w);
+	if (r->go_fd >= 0)
+		close(r->go_fd);
+	if (r->exec_err_fd >= 0)
+		close(r->exec_err_fd);
+	if (r->child > 0 && !r->res->target_exited) {
+		if (r->res->target_started) {
+			/* recording failed while the command ran: let it finish */
+			wait_child(r, false);
+		} else {
+			/* it never ran, and must not run unobserved */
+			kill(r->child, SIGKILL);
+			waitpid(r->child, NULL, 0);
+		}
+	}
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+}
+
+int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err)
+{
+	rec r = {0};
+	sigset_t stop;
+	bool interrupted = false;
+	char *path = NULL;
+	int rc = -1;
+
+	memset(res, 0, sizeof *res);
+	res->event_period = ds_xcalloc(o->nevents, sizeof *res->event_period);
+	res->event_freq = ds_xcalloc(o->nevents, sizeof *res->event_freq);
+	r.o = o;
+	r.res = res;
+	r.page = (size_t)sysconf(_SC_PAGESIZE);
+	r.sigfd = r.pidfd = r.go_fd = r.exec_err_fd = -1;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &stop, &r.oldmask);
+	r.sigfd = signalfd(-1, &stop, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (r.sigfd < 0) {
+		ds_err_set(err, DS_EENV, "cannot create a signalfd: %s", strerror(errno));
+		goto out;
+	}
+	if (online_cpus(&r, err))
+		goto out;
+	if (o->pid ? attach_threads(&r, err) : start_child(&r, err))
+		goto out;
+	if (open_events(&r, err))
+		goto out;
+	path = ds_xasprintf("%s/perf.data", o->outdir);
+	r.w = ds_pdw_create(path, r.events, o->nevents, err);
+	if (!r.w || synth_kernel_mmap(&r, err) || (o->pid && synth_process(&r, err)) ||
+	    ds_pdw_flush(r.w, err))
+		goto out;
+
+	res->start_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
+	res->start_ns = now_ns(CLOCK_MONOTONIC);
+	if (o->pid)
+		enable_all(&r);
+	else if (release_child(&r, err)) {
+		ds_pdw_abort(r.w);
+		r.w = NULL;
+		unlink(path);
+		goto out;
+	}
+	if (record_loop(&r, &interrupted, err))
+		goto out;
+	disable_all(&r);
+	res->end_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
+	res->end_ns = now_ns(CLOCK_MONOTONIC);
+	if (drain_all(&r, err) || finish_file(&r, err))
+		goto out;
+	save_vdso(o->outdir);
+	wait_child(&r, interrupted);
+	rc = 0;
+out:
+	free(path);
+	cleanup(&r);
+	return rc;
+}
+
+void ds_record_result_fini(ds_record_result *r)
+{
+	free(r->event_period);
+	free(r->event_freq);
+	r->event_period = r->event_freq = NULL;
+}

@@ -1,0 +1,116 @@
+/*
+ * sampler/: collection backends.
+ *
+ * Event names become perf_event_attr settings (software events, generic
+ * hardware and hw-cache events, raw rNNN, libpfm4 event strings, PAPI
+ * presets), and ds_sampler_record() runs or attaches to a program and
+ * streams the kernel's records into an experiment's perf.data.
+ *
+ * The sampler uses experiment/ (the perf.data writer) and nothing above it.
+ */
+#ifndef DSPROF_SAMPLER_H
+#define DSPROF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/base.h"
+#include "experiment/experiment.h"
+
+/* ---- events ---- */
+
+enum ds_ev_source {
+	DS_EV_SOFTWARE,  /* cpu-clock, page-faults, ... */
+	DS_EV_HARDWARE,  /* generic: cycles, instructions, cache-misses, ... */
+	DS_EV_HWCACHE,   /* L1-dcache-load-misses, LLC-loads, ... */
+	DS_EV_RAW,       /* rNNNN */
+	DS_EV_PFM,       /* a libpfm4 event string */
+	DS_EV_PAPI,      /* a PAPI preset, through its native event */
+};
+
+typedef struct ds_evspec {
+	char *name;                  /* as given, without the /PERIOD suffix */
+	struct perf_event_attr attr; /* type, config*, precise_ip, exclude_* */
+	enum ds_ev_source source;
+	uint64_t period;             /* from NAME/PERIOD; 0 = the record default */
+	char *detail;                /* PAPI: the native event; libpfm4: the fully qualified name */
+} ds_evspec;
+
+/* Resolve "NAME[/PERIOD]" (perf-style :u :k :p :pp :ppp modifiers on
+ * generic names).  Unknown names are DS_EINPUT with a hint ("see 'dsprof
+ * list'"); hardware events on a machine without a PMU are DS_EENV with
+ * what to use instead.  Checks that the event can be opened here. */
+int ds_event_resolve(const char *spec, ds_evspec *out, ds_err *err);
+void ds_evspec_fini(ds_evspec *e);
+const char *ds_ev_source_name(enum ds_ev_source s);
+/* Whether the event needs a hardware PMU. */
+bool ds_ev_is_hardware(const ds_evspec *e);
+
+/* Whether this machine exposes a hardware PMU to perf_event; when not,
+ * why (one sentence). */
+bool ds_pmu_available(char *why, size_t whylen);
+
+/* `dsprof list`: each event this machine supports, by group.  `avail` is
+ * false for names that are known but cannot be opened here. */
+typedef void (*ds_event_list_cb)(void *ctx, const char *group, const char *name,
+				 const char *desc, bool avail);
+void ds_event_list(ds_event_list_cb cb, void *ctx, bool all);
+
+/* ---- the machine ---- */
+
+typedef struct ds_host {
+	char hostname[256];
+	char kernel[256];  /* uname -r */
+	char arch[80];
+	char cpu_model[256];
+	char cpuid[128];   /* perf's form: vendor,family,model,stepping */
+	unsigned ncpus_online, ncpus_avail;
+	uint64_t mem_kb;
+	uint64_t page_size;
+} ds_host;
+
+void ds_host_probe(ds_host *h);
+
+/* ---- recording ---- */
+
+enum ds_callgraph { DS_CG_NONE, DS_CG_FP };
+
+typedef struct ds_record_opts {
+	ds_evspec *events;
+	size_t nevents;
+	uint64_t period;        /* -c: default period for events without /PERIOD; 0 = none */
+	uint64_t freq;          /* -F: default frequency (Hz); used when period is 0 */
+	enum ds_callgraph callgraph;
+	bool inherit;           /* follow threads and children */
+	pid_t pid;              /* attach to this process (0: run argv) */
+	char **argv;            /* the command to run, NULL-terminated */
+	double duration;        /* seconds; 0 = until the target ends / Ctrl-C */
+	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = default */
+	const char *outdir;     /* experiment directory, already created */
+	int argc_self;          /* dsprof's own command line, for the header */
+	char **argv_self;
+} ds_record_opts;
+
+typedef struct ds_record_result {
+	bool target_started;
+	int wait_status;        /* of the command (waitpid form); valid when exited */
+	bool target_exited;
+	uint64_t samples, lost, lost_samples, throttled;
+	uint64_t bytes;
+	uint64_t start_ns, end_ns;     /* CLOCK_MONOTONIC, the samples' clock */
+	double start_wall, end_wall;
+	uint64_t *event_period;        /* per event: the period used (0 = freq mode) */
+	uint64_t *event_freq;          /* per event: the frequency used (0 = period mode) */
+	bool phys_addr_dropped;        /* PHYS_ADDR was refused and recorded without */
+} ds_record_result;
+
+/* Record per the options into OUTDIR/perf.data (and OUTDIR/vdso.so).
+ * Returns 0 when an experiment was written (whatever the target did), -1
+ * with err when recording could not start or the output failed.  The
+ * target's own output goes where dsprof's goes; its exit status is in
+ * res->wait_status. */
+int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err);
+void ds_record_result_fini(ds_record_result *r);
+
+#endif

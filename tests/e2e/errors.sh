@@ -1,0 +1,102 @@
+# Bad input and bad usage: one clear line on stderr, status 1 (input) or 2
+# (environment), never a crash.
+. "$TOP/tests/lib.sh"
+
+# expect_error NAME STATUS REGEX COMMAND...
+expect_error() {
+	name=$1 want=$2 re=$3
+	shift 3
+	"$@" >out.txt 2>err.txt
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		not_ok "$name: status $rc, want $want: $(head -c 300 err.txt)"
+	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
+		not_ok "$name: $(wc -l <err.txt) lines on stderr, want 1: $(head -c 300 err.txt)"
+	elif ! grep -Eq -- "$re" err.txt; then
+		not_ok "$name: '$(cat err.txt)' does not match '$re'"
+	else
+		ok "$name"
+	fi
+}
+
+"$DSPROF" record -q -o good -- "$PROGS/behave" spin 0.1 >/dev/null
+size=$(wc -c <good/perf.data)
+
+expect_error "missing experiment" 1 "^dsprof: cannot open experiment 'nothere': No such file" \
+	"$DSPROF" report -i nothere
+mkdir empty
+expect_error "directory without perf.data" 1 "^dsprof: cannot open experiment 'empty': it has no perf.data" \
+	"$DSPROF" report -i empty
+
+mkdir trunc
+head -c $((size / 2)) good/perf.data >trunc/perf.data
+expect_error "truncated perf.data" 1 "^dsprof: cannot read 'trunc/perf.data': truncated at byte $((size / 2)) \(expected [0-9]+\)" \
+	"$DSPROF" report -i trunc
+
+mkdir tiny
+head -c 50 good/perf.data >tiny/perf.data
+expect_error "perf.data cut inside its header" 1 "^dsprof: cannot read 'tiny/perf.data': truncated at byte 50" \
+	"$DSPROF" report -i tiny
+
+mkdir corrupt
+cp good/perf.data corrupt/perf.data
+# a record header in the data section set to nonsense
+off=$(od -An -t u8 -j 40 -N 8 good/perf.data | tr -d ' ')
+printf '\001\000\000\000\000\000\003\000' | dd of=corrupt/perf.data bs=1 seek="$off" conv=notrunc 2>/dev/null
+expect_error "corrupt record" 1 "^dsprof: cannot read 'corrupt/perf.data': corrupt perf.data at byte $off: " \
+	"$DSPROF" report -i corrupt
+
+mkdir garbage
+head -c 100000 /dev/urandom >garbage/perf.data
+expect_error "random bytes" 1 "^dsprof: cannot read 'garbage/perf.data': not a perf.data file" \
+	"$DSPROF" report -i garbage
+expect_error "a foreign file (an ELF binary)" 1 "not a perf.data file" "$DSPROF" report -i "$PROGS/behave"
+mkdir zero
+: >zero/perf.data
+expect_error "empty perf.data" 1 "the file is empty" "$DSPROF" report -i zero
+
+mkdir badmeta
+cp good/perf.data badmeta/
+echo '{"format": "dsprof-experiment", "samples": ' >badmeta/meta.json
+expect_error "corrupt meta.json" 1 "^dsprof: cannot parse 'badmeta/meta.json': .* at byte" \
+	"$DSPROF" report -i badmeta
+
+# corrupting every byte position of a small file one at a time never crashes
+"$DSPROF" record -q -o small --call-graph=none -- "$PROGS/behave" spin 0.01 >/dev/null
+n=$(wc -c <small/perf.data)
+crashes=0
+i=0
+while [ "$i" -lt "$n" ] && [ "$i" -lt 3000 ]; do
+	mkdir -p flip
+	cp small/perf.data flip/perf.data
+	printf '\377' | dd of=flip/perf.data bs=1 seek="$i" conv=notrunc 2>/dev/null
+	"$DSPROF" report -i flip -v summary >/dev/null 2>&1
+	rc=$?
+	[ "$rc" -le 2 ] || { crashes=$((crashes + 1)); echo "# crash (status $rc) with byte $i flipped"; }
+	i=$((i + 7))
+done
+check_eq "flipped bytes: no crash" "$crashes" 0
+
+# usage errors
+expect_error "unknown command" 1 "^dsprof: unknown command 'frobnicate'" "$DSPROF" frobnicate
+expect_error "record without a command" 1 "^dsprof: no command to run" "$DSPROF" record
+expect_error "unknown event" 1 "^dsprof: unknown event 'no-such-event'.*dsprof list" \
+	"$DSPROF" record -e no-such-event -- true
+expect_error "bad period" 1 "^dsprof: " "$DSPROF" record -e cpu-clock/0 -- true
+expect_error "unknown view" 1 "^dsprof: unknown view 'nope'" "$DSPROF" report -i good -v nope
+expect_error "unknown format" 1 "^dsprof: unknown format 'xml'" "$DSPROF" report -i good -f xml
+expect_error "unknown sort key" 1 "^dsprof: unknown sort key 'bogus'" "$DSPROF" report -i good -s bogus
+expect_error "import of a non-perf file" 1 "not a perf.data file" "$DSPROF" import "$PROGS/behave" -o imp
+check "a failed import leaves no experiment" test ! -e imp
+
+# a hardware event on a machine without a PMU fails before the target starts
+if "$DSPROF" list | grep -q "no hardware PMU"; then
+	expect_error "hardware event without a PMU" 2 "^dsprof: event 'cycles' needs a hardware PMU.*cpu-clock" \
+		"$DSPROF" record -e cycles -o hw -- "$PROGS/behave" exit 0
+	check_eq "the target did not run" "$(cat out.txt)" ""
+	expect_error "libpfm4 event without a PMU" 2 "needs a hardware PMU" \
+		env LIBPFM_FORCE_PMU=skl "$DSPROF" record -e MEM_LOAD_RETIRED:L1_MISS -o hw -- true
+else
+	"$DSPROF" record -q -e cycles -o hw -- "$PROGS/behave" spin 0.1 >/dev/null
+	check_eq "hardware event on a machine with a PMU" "$?" 0
+fi

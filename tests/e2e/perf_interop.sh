@@ -1,0 +1,82 @@
+# perf.data interoperability: perf reads our files without a warning and
+# counts every symbol as we do; our import of perf's files counts as perf.
+. "$TOP/tests/lib.sh"
+
+if ! command -v perf >/dev/null; then
+	not_ok "perf is not installed (make deps installs linux-perf)"
+	exit 0
+fi
+
+# perf report's per-symbol sample counts as "name count" lines, sorted
+perf_counts() { # perf.data
+	perf report -i "$1" --stdio --no-children -n --sort sym -t '|' 2>"$1.perf-err" |
+		awk -F'|' '!/^#/ && NF >= 3 {
+			gsub(/^ +| +$/, "", $2); s = $3; sub(/^ *\[[.kgu]\] /, "", s); sub(/ +$/, "", s);
+			if (s !~ /^0x[0-9a-f]+$/) print s, $2 }' | sort
+}
+# ours, from the CSV of the functions view, for one event
+our_counts() { # experiment event
+	"$DSPROF" report -i "$1" --format csv |
+		awk -F, -v ev="samples:$2" 'NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == ev) k = i } next }
+			{ v = $k; sub(/\r$/, "", v); if (v > 0 && $1 != "[unknown]") print $1, v }' | sort
+}
+# perf's count for each of its named symbols must be ours exactly
+compare() { # label perf-list our-list
+	missing=$(join -a1 -e MISSING -o 0,1.2,2.2 "$2" "$3" | awk '$2 != $3' | head -5)
+	if [ -z "$missing" ]; then
+		ok "$1: $(wc -l <"$2") symbols, same counts"
+	else
+		not_ok "$1: symbol perf ours: $missing"
+	fi
+}
+
+"$DSPROF" record -q -o exp -- "$PROGS/selftime" 1 >/dev/null
+perf report -i exp/perf.data --stdio >/dev/null 2>report.err
+check_eq "perf report reads our perf.data" "$?" 0
+check_eq "perf report prints no warning" "$(cat report.err)" ""
+perf script -i exp/perf.data >script.out 2>script.err
+check_eq "perf script reads our perf.data" "$?" 0
+check_eq "perf script prints no warning" "$(cat script.err)" ""
+check_eq "perf script sees every sample" "$(grep -c ' cpu-clock: ' script.out)" \
+	"$("$TOOLS/dsjq" .samples exp/meta.json)"
+perf_counts exp/perf.data >perf.txt
+our_counts exp cpu-clock >ours.txt
+check_ge "perf names symbols in our file" "$(wc -l <perf.txt)" 5
+compare "per-symbol counts (our recording)" perf.txt ours.txt
+
+# two events, as perf sees them
+"$DSPROF" record -q -o two -e cpu-clock -e page-faults -- "$PROGS/pagefault" 256 >/dev/null
+perf script -i two/perf.data -F event >ev.txt 2>ev.err
+check_eq "perf script: two events, no warning" "$(cat ev.err)" ""
+"$DSPROF" report -i two -v summary --format csv >sum.csv
+check_eq "page-fault samples: perf and dsprof agree" "$(grep -c page-faults ev.txt)" \
+	"$(csv_lookup sum.csv name page-faults samples:page-faults)"
+check_eq "cpu-clock samples: perf and dsprof agree" "$(grep -c cpu-clock ev.txt)" \
+	"$(csv_lookup sum.csv name cpu-clock samples:cpu-clock)"
+
+# import: a perf record file counts the same in dsprof as in perf
+perf record -q -e cpu-clock -c 250000 -g -o p.data "$PROGS/selftime" 1 >/dev/null 2>&1
+"$DSPROF" import p.data -o imp 2>import.err
+check_eq "import of perf record's file" "$?" 0
+check_eq "import: meta.json backend" "$("$TOOLS/dsjq" .backend imp/meta.json)" import
+perf_counts p.data >perf2.txt
+our_counts imp cpu-clock >ours2.txt
+check_ge "perf names symbols in its file" "$(wc -l <perf2.txt)" 5
+compare "per-symbol counts (perf's recording)" perf2.txt ours2.txt
+
+# import keeps every sample field: perf mem-style fields survive the copy
+perf record -q -e page-faults -c 1 -d --phys-data -o mem.data "$PROGS/pagefault" 128 >/dev/null 2>&1
+"$DSPROF" import mem.data -o memexp 2>/dev/null
+check "import: the copy is byte-identical" cmp -s mem.data memexp/perf.data
+"$DSPROF" report -i memexp -v samples --format csv >mem.csv
+check_ge "import: data addresses kept" "$(csv_col mem.csv addr | grep -c '^0x')" 128
+
+# pipe-mode perf.data (perf record -o -)
+perf record -q -e cpu-clock -c 250000 -o - "$PROGS/selftime" 0.5 2>/dev/null >pipe.data
+"$DSPROF" import pipe.data -o pipeexp 2>/dev/null
+check_eq "import of a pipe-mode perf.data" "$?" 0
+perf report -i pipe.data --stdio --no-children -n --sort sym -t '|' 2>/dev/null |
+	awk -F'|' '!/^#/ && NF >= 3 { s = $3; sub(/^ *\[[.kgu]\] /, "", s); sub(/ +$/, "", s); gsub(/ /, "", $2);
+		if (s !~ /^0x/) print s, $2 }' | sort >perf3.txt
+our_counts pipeexp cpu-clock >ours3.txt
+compare "per-symbol counts (pipe mode)" perf3.txt ours3.txt

@@ -1,0 +1,41 @@
+/* libFuzzer target: the perf.data reader must reject bad input with an
+ * error, never crash, over-read or loop. */
+#include "experiment/experiment.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	uint64_t cur = 0, sum = 0;
+	/* the reader expects an 8-aligned image, as mmap gives it */
+	uint64_t *copy = malloc(size / 8 * 8 + 8);
+
+	memcpy(copy, data, size);
+	if (ds_perfdata_open_mem(copy, size, "fuzz", &pd, &err) == 0) {
+		while (ds_perfdata_next(pd, &cur, &r, &err) > 0) {
+			/* touch what a consumer touches */
+			if (r.kind == DS_REC_SAMPLE) {
+				for (uint64_t i = 0; i < r.u.sample.nr_callchain; i++)
+					sum += r.u.sample.callchain[i];
+				for (int i = 0; r.u.sample.regs && i < __builtin_popcountll(r.u.sample.regs_mask); i++)
+					sum += r.u.sample.regs[i];
+			} else if (r.kind == DS_REC_MMAP) {
+				sum += strlen(r.u.mmap.filename);
+			} else if (r.kind == DS_REC_COMM) {
+				sum += strlen(r.u.comm.comm);
+			}
+		}
+		for (size_t i = 0; i < ds_perfdata_nevents(pd); i++)
+			sum += strlen(ds_perfdata_event(pd, i)->name);
+		ds_perfdata_close(pd);
+	}
+	free(copy);
+	return sum == 42;
+}

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Run each libFuzzer target for a bounded time on a corpus made of real
+# recordings.  Any crash, leak or sanitizer report fails `make check`.
+#
+#   tests/fuzz/run.sh BUILD_DIR SECONDS
+set -u
+BUILD=$(cd "${1:?usage: run.sh BUILD SECONDS}" && pwd)
+SECONDS_EACH=${2:-30}
+FUZZ="$BUILD/fuzz"
+fail=0
+
+seed_perfdata() {
+	c="$FUZZ/corpus/perfdata"
+	mkdir -p "$c"
+	d=$(mktemp -d)
+	"$BUILD/dsprof" record -q -o "$d/a" -e cpu-clock -e page-faults -- "$BUILD/tests/programs/behave" spin 0.05 >/dev/null 2>&1 &&
+		cp "$d/a/perf.data" "$c/dsprof-two-events.data"
+	"$BUILD/dsprof" record -q -o "$d/b" --call-graph=none -- "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+		cp "$d/b/perf.data" "$c/dsprof-nochain.data"
+	perf record -q -o "$d/p.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+		cp "$d/p.data" "$c/perf-record.data"
+	perf record -q -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe.data"
+	rm -rf "$d"
+	ls "$c" | grep -q . || { echo "not ok - fuzz: no seed corpus could be recorded"; exit 1; }
+}
+
+seed_json() {
+	c="$FUZZ/corpus/json"
+	mkdir -p "$c"
+	d=$(mktemp -d)
+	"$BUILD/dsprof" record -q -o "$d/a" -- "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+		cp "$d/a/meta.json" "$c/meta.json"
+	"$BUILD/dsprof" report -i "$d/a" --format json >"$c/report.json" 2>/dev/null
+	rm -rf "$d"
+}
+
+run() { # target corpus
+	mkdir -p "$FUZZ/artifacts"
+	if "$FUZZ/$1" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$FUZZ/artifacts/$1-" -print_final_stats=0 "$FUZZ/corpus/$2" \
+		>"$FUZZ/$1.log" 2>&1; then
+		echo "ok - fuzz $1 for ${SECONDS_EACH}s: $(grep -Eo '#[0-9]+' "$FUZZ/$1.log" | tail -1 | tr -d '#') runs"
+	else
+		echo "not ok - fuzz $1: a crash; see $FUZZ/$1.log and $FUZZ/artifacts/"
+		tail -30 "$FUZZ/$1.log"
+		fail=1
+	fi
+}
+
+seed_perfdata
+seed_json
+run fuzz_perfdata perfdata
+run fuzz_json json
+exit $fail

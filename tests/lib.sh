@@ -1,0 +1,52 @@
+# Shared helpers for end-to-end tests; sourced by each tests/e2e/*.sh.
+# Environment from tests/run.sh: DSPROF, PROGS, TOOLS, WORK, TOP.
+set -u
+T=$(mktemp -d "$WORK/$(basename "$0" .sh).XXXXXX")
+cd "$T" || exit 1
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+skip() { echo "skip - $*"; }
+
+# check NAME COMMAND...: passes when the command succeeds
+check() {
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+
+# check_eq NAME GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: got '$2', want '$3'"; fi
+}
+
+# check_ge NAME GOT MIN (integers)
+check_ge() {
+	if [ "$2" -ge "$3" ] 2>/dev/null; then ok "$1 ($2 >= $3)"; else not_ok "$1: got '$2', want >= $3"; fi
+}
+
+# check_contains NAME FILE REGEX
+check_contains() {
+	if grep -Eq -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' not in $2: $(head -c 400 "$2")"; fi
+}
+
+# check_within NAME GOT WANT TOLERANCE (decimal numbers)
+check_within() {
+	if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }'; then
+		ok "$1 ($2 vs $3, +-$4)"
+	else
+		not_ok "$1: got $2, want $3 +- $4"
+	fi
+}
+
+# csv_col FILE COLUMN_NAME: print that column of a CSV (no quoted commas expected)
+csv_col() {
+	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == c) k = i } next }
+		k { v = $k; sub(/\r$/, "", v); print v }' "$1"
+}
+
+# csv_lookup FILE KEYCOL KEY VALCOL: the VALCOL of the first row whose KEYCOL is KEY ("" if none)
+csv_lookup() {
+	awk -F, -v kc="$2" -v key="$3" -v vc="$4" '
+		NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == kc) a = i; if ($i == vc) b = i } next }
+		{ x = $a; y = $b; sub(/\r$/, "", x); sub(/\r$/, "", y); if (x == key) { print y; exit } }' "$1"
+}

@@ -1,0 +1,176 @@
+/* Unit tests for base/: hash table, buffers, JSON, sanitizing, parsing. */
+#include "base/base.h"
+#include "tests/unit/unit.h"
+
+#include <stdlib.h>
+
+TEST(hash_interns_in_order)
+{
+	ds_hash *h = ds_hash_new();
+	bool added;
+	char key[32];
+	size_t bad = 0;
+
+	for (int i = 0; i < 100000; i++) {
+		snprintf(key, sizeof key, "key-%d", i);
+		if (ds_hash_intern(h, key, strlen(key), &added) != (size_t)i || !added)
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(ds_hash_count(h), 100000);
+	CHECK_EQ_U64(ds_hash_intern(h, "key-777", 7, &added), 777);
+	CHECK(!added);
+	CHECK(ds_hash_find(h, "key-99999", 9) == 99999);
+	CHECK(ds_hash_find(h, "key-100000", 10) == -1);
+	{
+		size_t len;
+		const char *k = ds_hash_key(h, 42, &len);
+		CHECK(len == 6 && memcmp(k, "key-42", 6) == 0);
+	}
+	ds_hash_free(h);
+}
+
+TEST(hash_binary_keys)
+{
+	ds_hash *h = ds_hash_new();
+	uint64_t a[2] = {1, 2}, b[2] = {1, 3};
+	CHECK_EQ_U64(ds_hash_intern(h, a, sizeof a, NULL), 0);
+	CHECK_EQ_U64(ds_hash_intern(h, b, sizeof b, NULL), 1);
+	CHECK_EQ_U64(ds_hash_intern(h, "", 0, NULL), 2);
+	CHECK(ds_hash_find(h, a, sizeof a) == 0);
+	CHECK(ds_hash_find(h, a, 8) == -1); /* a prefix is another key */
+	ds_hash_free(h);
+}
+
+TEST(buf_printf_grows)
+{
+	ds_buf b = {0};
+	for (int i = 0; i < 1000; i++)
+		ds_buf_printf(&b, "%d,", i);
+	CHECK(b.len > 3000);
+	CHECK(strncmp(b.p, "0,1,2,", 6) == 0);
+	CHECK(strcmp(b.p + b.len - 4, "999,") == 0);
+	ds_buf_free(&b);
+}
+
+TEST(sanitize_neutralizes_escapes)
+{
+	ds_buf b = {0};
+	ds_sanitize(&b, "a\033[2Jb\x7f\xc2\x9b", false);
+	CHECK_STR(ds_buf_str(&b), "a\\x1b[2Jb\\x7f\\xc2\\x9b");
+	ds_buf_reset(&b);
+	ds_sanitize(&b, "caf\xc3\xa9 \xff", false);
+	CHECK_STR(ds_buf_str(&b), "caf\xc3\xa9 \\xff");
+	ds_buf_reset(&b);
+	ds_sanitize(&b, "caf\xc3\xa9", true);
+	CHECK_STR(ds_buf_str(&b), "caf\\xc3\\xa9");
+	ds_buf_reset(&b);
+	ds_sanitize(&b, "\xed\xa0\x80", false); /* a UTF-16 surrogate is not UTF-8 */
+	CHECK_STR(ds_buf_str(&b), "\\xed\\xa0\\x80");
+	ds_buf_free(&b);
+	CHECK_EQ_U64(ds_text_width("caf\xc3\xa9"), 4);
+}
+
+TEST(parse_u64)
+{
+	uint64_t v;
+	CHECK(ds_parse_u64("250000", &v, false) && v == 250000);
+	CHECK(ds_parse_u64("0x10", &v, false) && v == 16);
+	CHECK(ds_parse_u64("4k", &v, true) && v == 4000);
+	CHECK(ds_parse_u64("2M", &v, true) && v == 2000000);
+	CHECK(!ds_parse_u64("4k", &v, false));
+	CHECK(!ds_parse_u64("-1", &v, false));
+	CHECK(!ds_parse_u64("", &v, false));
+	CHECK(!ds_parse_u64("12x", &v, true));
+	CHECK(!ds_parse_u64("99999999999999999999", &v, false));
+	CHECK(!ds_parse_u64("18446744073709551615G", &v, true));
+}
+
+TEST(json_roundtrip)
+{
+	ds_buf b = {0};
+	ds_jw w;
+	ds_err err = {0};
+	ds_json *j;
+
+	ds_jw_init(&w, &b, true);
+	ds_jw_obj_begin(&w);
+	ds_jw_key(&w, "name");
+	ds_jw_str(&w, "a\"b\\c\n\x01\xff");
+	ds_jw_key(&w, "big");
+	ds_jw_u64(&w, UINT64_MAX);
+	ds_jw_key(&w, "neg");
+	ds_jw_i64(&w, -5);
+	ds_jw_key(&w, "list");
+	ds_jw_arr_begin(&w);
+	ds_jw_double(&w, 1.5);
+	ds_jw_bool(&w, true);
+	ds_jw_null(&w);
+	ds_jw_arr_end(&w);
+	ds_jw_key(&w, "empty");
+	ds_jw_obj_begin(&w);
+	ds_jw_obj_end(&w);
+	ds_jw_obj_end(&w);
+
+	j = ds_json_parse(b.p, b.len, "test", &err);
+	CHECK(j != NULL);
+	if (j) {
+		uint64_t u;
+		int64_t i;
+		const ds_json *l = ds_json_get(j, "list");
+		CHECK_STR(ds_json_get_str(j, "name"), "a\"b\\c\n\x01\xef\xbf\xbd");
+		CHECK(ds_json_get_u64(j, "big", &u) && u == UINT64_MAX);
+		CHECK(ds_json_get_i64(j, "neg", &i) && i == -5);
+		CHECK(l && l->type == DS_JARR && l->n == 3 && l->items[0]->num == 1.5);
+		CHECK(l && l->items[1]->type == DS_JBOOL && l->items[2]->type == DS_JNULL);
+		CHECK(ds_json_get(j, "empty") && ds_json_get(j, "empty")->n == 0);
+		ds_json_free(j);
+	}
+	ds_buf_free(&b);
+}
+
+TEST(json_errors_name_the_offset)
+{
+	static const char *const bad[] = {"{", "{\"a\":}", "[1,]", "\"abc", "{\"a\" 1}", "[1] x",
+					  "tru", "\"\\x\"", "-", "[\"\\ud800\"]x"};
+	ds_err err = {0};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ds_json *j = ds_json_parse(bad[i], strlen(bad[i]), "bad.json", &err);
+		CHECK(j == NULL);
+		CHECK(strstr(err.msg, "bad.json") && strstr(err.msg, "at byte"));
+		ds_json_free(j);
+	}
+	{
+		/* deep nesting is refused, not a stack overflow */
+		char deep[5000];
+		memset(deep, '[', sizeof deep);
+		CHECK(ds_json_parse(deep, sizeof deep, "deep", &err) == NULL);
+	}
+	{
+		ds_json *j = ds_json_parse("\"\\ud83d\\ude00\"", 14, "emoji", &err);
+		CHECK(j && strcmp(j->str, "\xf0\x9f\x98\x80") == 0);
+		ds_json_free(j);
+	}
+}
+
+TEST(err_prefix)
+{
+	ds_err e = {0};
+	CHECK(ds_err_set(&e, DS_EENV, "disk %s", "full") == -1);
+	ds_err_prefix(&e, "cannot write '%s': ", "x");
+	CHECK_STR(e.msg, "cannot write 'x': disk full");
+	CHECK(e.kind == DS_EENV);
+}
+
+int main(void)
+{
+	RUN(hash_interns_in_order);
+	RUN(hash_binary_keys);
+	RUN(buf_printf_grows);
+	RUN(sanitize_neutralizes_escapes);
+	RUN(parse_u64);
+	RUN(json_roundtrip);
+	RUN(json_errors_name_the_offset);
+	RUN(err_prefix);
+	return unit_done();
+}
