@@ -242,15 +242,19 @@ static void load_dso(ds_session *s, dso_ent *d)
 		return;
 	d->tried = true;
 	if (d->kernel) {
-		if (s->same_machine || s->opts.kallsyms) {
-			const char *ks = s->opts.kallsyms ? s->opts.kallsyms : "/proc/kallsyms";
-			d->dso = ds_dso_open_kallsyms(ks, &err);
-			if (!d->dso)
-				ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
-		} else {
+		/* --kallsyms, the symbols kept at record time, or this kernel's own */
+		char *dir = experiment_dir(s);
+		char *kept = ds_xasprintf("%s/kallsyms", dir);
+		const char *ks = s->opts.kallsyms ? s->opts.kallsyms
+			       : access(kept, R_OK) == 0 ? kept
+			       : s->same_machine ? "/proc/kallsyms" : NULL;
+		if (ks && !(d->dso = ds_dso_open_kallsyms(ks, &err)))
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
+		else if (!ks)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment was "
 					       "recorded on another kernel (give its kallsyms with --kallsyms)");
-		}
+		free(kept);
+		free(dir);
 		return;
 	}
 	if (strcmp(d->path, "[vdso]") == 0) {

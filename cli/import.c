@@ -1,6 +1,7 @@
 /* dsprof import PERF.DATA [-o DIR]: an experiment out of perf's recording. */
 #include "cli/cli.h"
 
+#include "dwarfmap/dwarfmap.h"
 #include "experiment/experiment.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static const char import_usage[] =
@@ -47,8 +49,34 @@ static int copy_file(const char *from, const char *to, ds_err *err)
 	return 0;
 }
 
+/* Kernel addresses of a sample: its IP in kernel mode, and the kernel part
+ * of its call chain (return addresses, looked up at address - 1). */
+static void kernel_ips(const ds_record *r, ds_hash *ips)
+{
+	const ds_sample *s = &r->u.sample;
+	uint16_t mode = r->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	bool kernel = false, first = true;
+
+	if (mode == PERF_RECORD_MISC_KERNEL)
+		ds_hash_intern(ips, &s->ip, 8, NULL);
+	for (uint64_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL;
+			first = true;
+			continue;
+		}
+		if (kernel) {
+			if (!first)
+				ip--;
+			ds_hash_intern(ips, &ip, 8, NULL);
+		}
+		first = false;
+	}
+}
+
 /* Read every record once: the copy must be readable, and meta.json wants counts. */
-static int scan(ds_perfdata *pd, ds_meta *m, ds_err *err)
+static int scan(ds_perfdata *pd, ds_meta *m, ds_hash *kips, ds_err *err)
 {
 	uint64_t cur = 0;
 	ds_record r;
@@ -56,6 +84,7 @@ static int scan(ds_perfdata *pd, ds_meta *m, ds_err *err)
 	while ((rc = ds_perfdata_next(pd, &cur, &r, err)) > 0) {
 		switch (r.kind) {
 		case DS_REC_SAMPLE:
+			kernel_ips(&r, kips);
 			m->samples++;
 			if (r.time && (!m->start_ns || r.time < m->start_ns))
 				m->start_ns = r.time;
@@ -105,6 +134,41 @@ static void fill_meta(ds_meta *m, ds_perfdata *pd, const char *src, int argc, ch
 	}
 }
 
+/* Recorded on this host and kernel: keep what resolves it later anywhere,
+ * the vDSO image and the kernel symbols its samples need. */
+static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash *kips)
+{
+	const ds_perfdata_header_info *in = ds_perfdata_info(pd);
+	struct utsname u;
+	size_t n = ds_hash_count(kips);
+	uint64_t *ips;
+	char *path;
+	ds_err err = {0};
+
+	if (uname(&u) != 0 || !in->hostname || !in->osrelease || strcmp(u.nodename, in->hostname) ||
+	    strcmp(u.release, in->osrelease))
+		return;
+	if (ds_expdir_save_vdso(outdir, &err)) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, err.msg);
+		fputc('\n', stderr);
+	}
+	if (!n)
+		return;
+	ips = ds_xcalloc(n, sizeof *ips);
+	for (size_t i = 0; i < n; i++)
+		memcpy(&ips[i], ds_hash_key(kips, i, NULL), 8);
+	path = ds_xasprintf("%s/kallsyms", outdir);
+	if (ds_kallsyms_subset("/proc/kallsyms", ips, n, path, &err)) {
+		fputs("dsprof: note: kernel samples will show as [kernel]: ", stderr);
+		cli_puts_safe(stderr, err.msg);
+		fputc('\n', stderr);
+		unlink(path);
+	}
+	free(path);
+	free(ips);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -114,6 +178,7 @@ int cmd_import(int argc, char **argv)
 	};
 	const char *outdir = "dsprof.data", *src;
 	ds_perfdata *pd = NULL;
+	ds_hash *kips = ds_hash_new();
 	ds_meta m;
 	ds_err err = {0};
 	char *dst = NULL, *metapath = NULL;
@@ -131,7 +196,7 @@ int cmd_import(int argc, char **argv)
 		return cli_usage_error("import", "give exactly one perf.data file");
 	src = argv[optind];
 	ds_meta_init(&m);
-	if (ds_perfdata_open(src, &pd, &err) || scan(pd, &m, &err) < 0) {
+	if (ds_perfdata_open(src, &pd, &err) || scan(pd, &m, kips, &err) < 0) {
 		status = cli_fail(&err);
 		goto out;
 	}
@@ -143,6 +208,7 @@ int cmd_import(int argc, char **argv)
 		status = cli_fail(&err);
 		goto out;
 	}
+	keep_machine_bits(pd, outdir, kips);
 	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
 		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
 	cli_puts_safe(stderr, src);
@@ -150,6 +216,7 @@ int cmd_import(int argc, char **argv)
 	cli_puts_safe(stderr, outdir);
 	fputs("' ]\n", stderr);
 out:
+	ds_hash_free(kips);
 	ds_meta_fini(&m);
 	ds_perfdata_close(pd);
 	free(dst);

@@ -1,6 +1,7 @@
 /* dsprof record [options] -- COMMAND [ARGS] | -p PID */
 #include "cli/cli.h"
 
+#include "dwarfmap/dwarfmap.h"
 #include "experiment/experiment.h"
 #include "memobj/memobj.h"
 #include "sampler/sampler.h"
@@ -119,6 +120,26 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	ds_meta_fini(&m);
 	free(path);
 	return rc;
+}
+
+/* The kernel symbols the samples need, while this kernel still runs: the
+ * experiment then reads the same anywhere, and reports need not parse
+ * /proc/kallsyms.  Without them kernel samples are [kernel]: say why. */
+static void keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
+{
+	char *path;
+	ds_err err = {0};
+
+	if (!n)
+		return;
+	path = ds_xasprintf("%s/kallsyms", outdir);
+	if (ds_kallsyms_subset("/proc/kallsyms", ips, n, path, &err)) {
+		fputs("dsprof: note: kernel samples will show as [kernel]: ", stderr);
+		cli_puts_safe(stderr, err.msg);
+		fputc('\n', stderr);
+		unlink(path);
+	}
+	free(path);
 }
 
 static void summary(const char *outdir, const ds_record_result *res, bool quiet)
@@ -276,6 +297,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (write_meta(outdir, &o, &res, o.argc_self, self, ntarget, &err))
 		status = cli_fail(&err);
+	keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	summary(outdir, &res, quiet);
 	if (!status && res.target_exited) {
 		int st = res.wait_status;

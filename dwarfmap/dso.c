@@ -208,8 +208,10 @@ const ds_symbol *ds_dso_symbol_at(ds_dso *d, uint64_t vaddr)
 {
 	uint64_t addr = vaddr;
 
-	if (!d->kallsyms && !ds_dso_vaddr_to_offset(d, vaddr, &addr))
-		addr = vaddr;
+	/* Files without program headers (relocatable objects) keep symbols
+	 * at their section-relative values, as perf does. */
+	if (!d->kallsyms && d->segs.n && !ds_dso_vaddr_to_offset(d, vaddr, &addr))
+		return NULL;
 	return ds_symtab_find(d, addr);
 }
 

@@ -52,6 +52,12 @@ ds_dso *ds_dso_open_mem(const void *image, size_t size, const char *label, ds_er
 /* The running kernel's symbols from a kallsyms file (vaddr = address). */
 ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err);
 void ds_dso_close(ds_dso *d);
+/* Write to `out` the lines of the kallsyms file `path` that resolve each
+ * of addrs[0..n) exactly as the whole file would: a few lines instead of
+ * the kernel's hundred thousand, so that an experiment carries its kernel
+ * symbols and a report need not read /proc/kallsyms. */
+int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, const char *out,
+		       ds_err *err);
 
 const char *ds_dso_path(const ds_dso *d);
 /* Where the symbols came from: "symtab", "dynsym", "symtab+gnu_debugdata",

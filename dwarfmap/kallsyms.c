@@ -47,12 +47,18 @@ static bool parse_line(char *s, uint64_t *addr, char *type, char **name)
 	return true;
 }
 
-static void add_ksym(kparse *k, uint64_t addr, char type, const char *name)
+/* The lines perf keeps for the kernel map. */
+static bool kept(char type, const char *name)
 {
 	char up = (char)toupper((unsigned char)type);
+	return (up == 'T' || up == 'W' || up == 'D' || up == 'B') && name[0] != '$';
+}
+
+static void add_ksym(kparse *k, uint64_t addr, char type, const char *name)
+{
 	uint8_t bind, stype;
 
-	if ((up != 'T' && up != 'W' && up != 'D' && up != 'B') || name[0] == '$')
+	if (!kept(type, name))
 		return;
 	stype = type == 't' || type == 'T' || type == 'w' || type == 'W' ? STT_FUNC : STT_OBJECT;
 	bind = type == 'W' ? STB_WEAK : isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
@@ -107,4 +113,92 @@ ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err)
 	ds_symtree_finish(&k.t, d);
 	cut_module_suffixes(d);
 	return d;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the last element <= x in sorted v[0..n), or -1. */
+static int64_t floor_index(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+/*
+ * Every rule above is local to an address and its neighbours: a symbol's
+ * end is the next kept address, duplicates are settled among the lines of
+ * one address.  So the lines at the kept address at or below each sampled
+ * address, and at the next kept address, resolve it exactly as the whole
+ * file does.
+ */
+int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, const char *out,
+		       ds_err *err)
+{
+	char *text = ds_read_file(path, NULL), *line, *next;
+	ds_vec_u64 all = {0}, want = {0};
+	ds_buf o = {0};
+	FILE *f;
+	int rc = -1;
+
+	if (!text)
+		return ds_err_set(err, DS_EENV, "cannot read '%s': %s", path, strerror(errno));
+	for (line = text; *line; line = next) {
+		uint64_t addr;
+		char type, *name, *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = 0;
+		if (parse_line(line, &addr, &type, &name) && kept(type, name))
+			ds_vec_push(&all, addr);
+		if (nl)
+			*nl = '\n';
+	}
+	qsort(all.v, all.n, sizeof *all.v, cmp_u64);
+	for (size_t i = 0; i < naddrs; i++) {
+		int64_t k = floor_index(all.v, all.n, addrs[i]);
+		if (k >= 0)
+			ds_vec_push(&want, all.v[k]);
+		while (++k < (int64_t)all.n && all.v[k] <= addrs[i])
+			;
+		if (k < (int64_t)all.n)
+			ds_vec_push(&want, all.v[k]);
+	}
+	qsort(want.v, want.n, sizeof *want.v, cmp_u64);
+	for (line = text; *line; line = next) {
+		uint64_t addr;
+		char type, *name, *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = 0;
+		if (parse_line(line, &addr, &type, &name) && kept(type, name) && want.n) {
+			int64_t k = floor_index(want.v, want.n, addr);
+			if (k >= 0 && want.v[k] == addr)
+				ds_buf_printf(&o, "%016llx %c %s\n", (unsigned long long)addr, type, name);
+		}
+	}
+	f = fopen(out, "we");
+	if (!f) {
+		ds_err_set(err, DS_EENV, "cannot create '%s': %s", out, strerror(errno));
+		goto done;
+	}
+	rc = fwrite(o.p ? o.p : "", 1, o.len, f) == o.len ? 0 : -1;
+	if (fclose(f) != 0 || rc)
+		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", out, strerror(errno));
+done:
+	free(text);
+	ds_vec_free(&all);
+	ds_vec_free(&want);
+	ds_buf_free(&o);
+	return rc;
 }

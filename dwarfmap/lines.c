@@ -150,13 +150,11 @@ static void load_cu(loader *l, Dwarf_Die cu)
 		dwarf_problem(l, &e, "cannot read a line table");
 		n = 0;
 	}
-	for (Dwarf_Signed i = 0; i < n; i++) {
-		if (!add_line(l, lines[i])) {
-			l->rows.n = l->seq_start;
+	for (Dwarf_Signed i = 0; i < n; i++)
+		if (!add_line(l, lines[i]))
 			break;
-		}
-	}
-	/* A sequence without its end row covers nothing we can bound. */
+	/* A sequence cut short, or without its end row, covers nothing we
+	 * can bound. */
 	l->rows.n = l->seq_start;
 	dwarf_srclines_dealloc_b(ctx);
 }

@@ -16,18 +16,16 @@
  *  - Addresses become file offsets through the program header holding
  *    them, as perf keeps user symbols; the tree is built in that space.
  *  - After each table: symbols__fixup_end then symbols__fixup_duplicate.
- *  - Then name@plt entries for .rela.plt/.rel.plt, laid out over .plt
- *    from its header (perf 6.1 knows nothing of .plt.sec: on IBT-enabled
- *    binaries its PLT names are off, and we are off the same way).
+ *  - Then, if the tables gave any symbol at all, name@plt entries for
+ *    .rela.plt/.rel.plt, laid out over .plt after its header.  perf 6.1
+ *    knows nothing of .plt.sec: on IBT-enabled binaries its PLT names are
+ *    off (the calls go through .plt.sec), and we are off the same way.
+ *  - Names are compared and shown in perf's demangled form.
  */
 #include "dwarfmap/dwarfmap_int.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef STT_GNU_IFUNC
-#define STT_GNU_IFUNC 10
-#endif
 
 /* elf_sym__is_function, elf_sym__is_object and elf_sym__is_label. */
 static bool wanted(const GElf_Sym *s, bool *is_label)

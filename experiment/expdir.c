@@ -2,6 +2,7 @@
 #include "experiment/experiment.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdlib.h>
@@ -120,4 +121,25 @@ int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *er
 		}
 	}
 	return 0;
+}
+
+int ds_expdir_save_vdso(const char *dir, ds_err *err)
+{
+	const void *img;
+	size_t len;
+	char *path;
+	int fd, rc = 0;
+
+	if (!ds_self_vdso(&img, &len))
+		return 0; /* no vDSO on this system: nothing can be sampled in it */
+	path = ds_xasprintf("%s/vdso.so", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, img, len) != (ssize_t)len) {
+		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", path, strerror(errno));
+		unlink(path);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	return rc;
 }

@@ -244,6 +244,9 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
  * older DIR.old is removed first).  Refuses to touch a DIR that is not an
  * experiment (a non-empty directory without perf.data or meta.json). */
 int ds_expdir_create(const char *dir, ds_err *err);
+/* Save this boot's vDSO image as DIR/vdso.so: samples in the vDSO (a code
+ * page the kernel maps, with no file behind it) resolve from it. */
+int ds_expdir_save_vdso(const char *dir, ds_err *err);
 /* Given DIR or DIR/perf.data or any perf.data file, the perf.data path and
  * the meta.json path (NULL when the experiment has none).  Malloc'd. */
 int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err);

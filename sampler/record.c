@@ -61,6 +61,7 @@ typedef struct rec {
 	pid_t child;
 	int go_fd, exec_err_fd;
 	uint64_t first_time, last_time;
+	ds_hash *kernel_ips;         /* so that the kernel symbols they need can be kept */
 } rec;
 
 static uint64_t now_ns(clockid_t c)
@@ -456,6 +457,10 @@ static int drain_ring(rec *r, struct ring *g, bool *wrote, ds_err *err)
 		switch (h.type) {
 		case PERF_RECORD_SAMPLE:
 			r->res->samples++;
+			if ((h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+				ring_copy(g, pos + 16, &v, 8); /* after header and identifier */
+				ds_hash_intern(r->kernel_ips, &v, sizeof v, NULL);
+			}
 			ring_copy(g, pos + 32, &v, 8); /* after header, identifier, ip, pid/tid */
 			if (!r->first_time || v < r->first_time)
 				r->first_time = v;
@@ -691,26 +696,6 @@ static void wait_child(rec *r, bool interrupted)
 	}
 }
 
-/* The vdso is not a file; keep its image so that samples in it resolve. */
-static void save_vdso(const char *outdir)
-{
-	const void *img;
-	size_t len;
-	char *path;
-	int fd;
-
-	if (!ds_self_vdso(&img, &len))
-		return;
-	path = ds_xasprintf("%s/vdso.so", outdir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0) {
-		if (write(fd, img, len) != (ssize_t)len)
-			unlink(path);
-		close(fd);
-	}
-	free(path);
-}
-
 static int finish_file(rec *r, ds_err *err)
 {
 	ds_host h;
@@ -775,7 +760,24 @@ static void cleanup(rec *r)
 		close(r->sigfd);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
+	ds_hash_free(r->kernel_ips);
 	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void export_kernel_ips(rec *r)
+{
+	size_t n = ds_hash_count(r->kernel_ips);
+	r->res->kernel_ips = ds_xcalloc(n ? n : 1, sizeof *r->res->kernel_ips);
+	for (size_t i = 0; i < n; i++)
+		memcpy(&r->res->kernel_ips[i], ds_hash_key(r->kernel_ips, i, NULL), 8);
+	qsort(r->res->kernel_ips, n, sizeof *r->res->kernel_ips, cmp_u64);
+	r->res->nkernel_ips = n;
 }
 
 int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err)
@@ -793,6 +795,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	r.res = res;
 	r.page = (size_t)sysconf(_SC_PAGESIZE);
 	r.sigfd = r.pidfd = r.go_fd = r.exec_err_fd = -1;
+	r.kernel_ips = ds_hash_new();
 
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -832,9 +835,9 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	disable_all(&r);
 	res->end_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
 	res->end_ns = now_ns(CLOCK_MONOTONIC);
-	if (drain_all(&r, err) || finish_file(&r, err))
+	if (drain_all(&r, err) || finish_file(&r, err) || ds_expdir_save_vdso(o->outdir, err))
 		goto out;
-	save_vdso(o->outdir);
+	export_kernel_ips(&r);
 	wait_child(&r, interrupted);
 	rc = 0;
 out:
@@ -847,5 +850,6 @@ void ds_record_result_fini(ds_record_result *r)
 {
 	free(r->event_period);
 	free(r->event_freq);
-	r->event_period = r->event_freq = NULL;
+	free(r->kernel_ips);
+	r->event_period = r->event_freq = r->kernel_ips = NULL;
 }

@@ -103,6 +103,8 @@ typedef struct ds_record_result {
 	uint64_t *event_period;        /* per event: the period used (0 = freq mode) */
 	uint64_t *event_freq;          /* per event: the frequency used (0 = period mode) */
 	bool phys_addr_dropped;        /* PHYS_ADDR was refused and recorded without */
+	uint64_t *kernel_ips;          /* sorted, unique IPs of kernel-mode samples */
+	size_t nkernel_ips;
 } ds_record_result;
 
 /* Record per the options into OUTDIR/perf.data (and OUTDIR/vdso.so).

@@ -1,0 +1,79 @@
+#!/bin/sh
+# dsprof benchmarks against perf, measured in the same run, printed as ratios.
+#
+#   bench/run.sh BUILD_DIR
+#
+# 1. Recording dilation: a memory-bound program run plain, under
+#    `perf record` and under `dsprof record`, same event (cpu-clock) and
+#    period (250000 ns, the default rate) and both with call chains.
+#    Each configuration runs RUNS times, interleaved; the minimum is kept.
+#    Target: dsprof's dilation <= perf's + 1 percentage point.
+# 2. Report speed: `dsprof report` (functions) against
+#    `perf report --stdio --sort sym` on the same perf.data.  Target: >= 5x.
+# 3. Report cost against the number of samples: the same program recorded
+#    for 1x and 8x as long (same unique instructions, 8x the samples).
+set -eu
+BUILD=$(cd "${1:?usage: bench/run.sh BUILD_DIR}" && pwd)
+DSPROF="$BUILD/dsprof"
+MEMBOUND="$BUILD/bench/membound"
+RUNS=${RUNS:-5}
+W=$(mktemp -d /tmp/dsprof-bench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+now() { date +%s.%N; }
+# time_of CMD...: wall seconds of one run
+time_of() {
+	t0=$(now)
+	"$@" >/dev/null 2>&1
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+min() { sort -g | head -1; }
+
+echo "== recording dilation (memory-bound program, cpu-clock every 250000 ns, call chains)"
+: >"$W/plain" ; : >"$W/perf" ; : >"$W/dsprof"
+time_of "$MEMBOUND" 2 >/dev/null # warm-up: page cache, CPU frequency
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+	time_of "$MEMBOUND" >>"$W/plain"
+	time_of perf record -q -e cpu-clock -c 250000 -g -o "$W/p.data" "$MEMBOUND" >>"$W/perf"
+	time_of "$DSPROF" record -q -e cpu-clock -c 250000 -o "$W/d.data" -- "$MEMBOUND" >>"$W/dsprof"
+	i=$((i + 1))
+done
+plain=$(min <"$W/plain"); perf=$(min <"$W/perf"); ds=$(min <"$W/dsprof")
+awk -v p="$plain" -v f="$perf" -v d="$ds" 'BEGIN {
+	pf = (f / p - 1) * 100; pd = (d / p - 1) * 100;
+	printf "plain %.3f s   perf record %.3f s (%+.2f%%)   dsprof record %.3f s (%+.2f%%)\n", p, f, pf, d, pd;
+	printf "dilation: dsprof - perf = %+.2f percentage points (target <= +1.00): %s\n", pd - pf, (pd - pf <= 1.0) ? "PASS" : "FAIL" }'
+
+echo
+echo "== report speed (same perf.data; functions view vs perf report --stdio --sort sym)"
+"$DSPROF" record -q -e cpu-clock -c 100000 -o "$W/big" -- "$BUILD/tests/programs/example" 300 >/dev/null
+samples=$("$DSPROF" report -i "$W/big" -v summary -f csv | awk -F, 'NR == 2 { print $(NF-1) }')
+: >"$W/rperf" ; : >"$W/rds"
+i=0
+while [ "$i" -lt "$RUNS" ]; do
+	time_of perf report -i "$W/big/perf.data" --stdio --sort sym >>"$W/rperf"
+	time_of "$DSPROF" report -i "$W/big" >>"$W/rds"
+	i=$((i + 1))
+done
+rp=$(min <"$W/rperf"); rd=$(min <"$W/rds")
+awk -v p="$rp" -v d="$rd" -v n="$samples" 'BEGIN {
+	printf "%d samples: perf report %.3f s   dsprof report %.3f s   ratio %.1fx (target >= 5x): %s\n",
+		n, p, d, p / d, (p / d >= 5) ? "PASS" : "FAIL" }'
+
+echo
+echo "== report cost against samples (same program: 1x and 8x the samples)"
+"$DSPROF" record -q -e cpu-clock -c 100000 -o "$W/s1" -- "$BUILD/tests/programs/example" 40 >/dev/null
+"$DSPROF" record -q -e cpu-clock -c 100000 -o "$W/s8" -- "$BUILD/tests/programs/example" 320 >/dev/null
+for e in s1 s8; do
+	: >"$W/t$e"
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do time_of "$DSPROF" report -i "$W/$e" -v pcs >>"$W/t$e"; i=$((i + 1)); done
+	n=$("$DSPROF" report -i "$W/$e" -v summary -f json | "$BUILD/tests/tools/dsjq" .properties.samples)
+	u=$("$DSPROF" report -i "$W/$e" -v summary -f json | "$BUILD/tests/tools/dsjq" .properties.unique_instructions)
+	printf '%s %s %s %s\n' "$e" "$n" "$u" "$(min <"$W/t$e")" >>"$W/scale"
+done
+awk '{ n[NR] = $2; u[NR] = $3; t[NR] = $4;
+	printf "%s: %d samples, %d unique instructions, report (pcs view) %.3f s, %.2f us/sample\n", $1, $2, $3, $4, $4 / $2 * 1e6 }
+	END { printf "8x the samples cost %.1fx the time (%.1fx the unique instructions)\n", t[2] / t[1], u[2] / u[1] }' "$W/scale"
