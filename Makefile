@@ -17,7 +17,7 @@ FUZZ_SECONDS ?= 30
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev valgrind linux-perf \
-        clang libclang-rt-14-dev
+        clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux
 
 PKG_MODULES := libelf capstone papi liblzma zlib
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)

@@ -259,7 +259,8 @@ static int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
 		ds_table_free(t);
 		return -1;
 	}
-	qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
+	if (t->nrows)
+		qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
 	if (o && o->limit && o->limit < t->nrows) {
 		for (size_t i = o->limit; i < t->nrows; i++)
 			row_free(&t->rows[i], t->ncols);

@@ -30,12 +30,12 @@
 typedef struct ds_dso ds_dso;
 
 typedef struct ds_symbol {
-	const char *name;  /* for display: demangled when the raw name is mangled */
+	const char *name;  /* for display, as perf shows it: demangled, without parameters */
 	const char *raw;   /* as in the symbol table */
 	uint64_t start;    /* vaddr */
 	uint64_t size;     /* bytes; zero sizes are extended as perf does */
 	uint8_t bind;      /* STB_* */
-	uint8_t type;      /* STT_* */
+	uint8_t type;      /* STT_*: perf keeps data symbols too, so STT_OBJECT happens */
 } ds_symbol;
 
 typedef struct ds_dso_opts {
@@ -60,7 +60,7 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, const 
 		       ds_err *err);
 
 const char *ds_dso_path(const ds_dso *d);
-/* Where the symbols came from: "symtab", "dynsym", "symtab+gnu_debugdata",
+/* Where the symbols came from: "symtab", "dynsym", "dynsym+gnu_debugdata",
  * "debug file /usr/lib/debug/...", "kallsyms", "none". */
 const char *ds_dso_symbol_source(const ds_dso *d);
 /* The file that holds the DWARF, or NULL when there is none. */
@@ -75,14 +75,16 @@ const uint8_t *ds_dso_build_id(const ds_dso *d, size_t *size);
  * kallsyms the offset is the address itself. */
 bool ds_dso_file_to_vaddr(const ds_dso *d, uint64_t offset, uint64_t *vaddr);
 
-/* The function containing vaddr, or NULL. */
+/* The symbol containing vaddr by perf's lookup (a walk of perf's own
+ * red-black tree, whose shape decides between overlapping symbols), or NULL. */
 const ds_symbol *ds_dso_symbol_at(ds_dso *d, uint64_t vaddr);
 size_t ds_dso_nsymbols(const ds_dso *d);
 const ds_symbol *ds_dso_symbol(const ds_dso *d, size_t i); /* sorted by start */
 
 /* Source file and line of the instruction at vaddr from the DWARF line
- * table; false when there is no line information for it.  The file name
- * stays owned by the dso. */
+ * table; false when there is no line information for it.  The first call
+ * loads the whole table (not thread-safe).  The file name stays owned by
+ * the dso. */
 bool ds_dso_line_at(ds_dso *d, uint64_t vaddr, const char **file, unsigned *line);
 
 /* Code bytes from vaddr to the end of its executable section; NULL when

@@ -164,7 +164,8 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (nl)
 			*nl = '\n';
 	}
-	qsort(all.v, all.n, sizeof *all.v, cmp_u64);
+	if (all.n)
+		qsort(all.v, all.n, sizeof *all.v, cmp_u64);
 	for (size_t i = 0; i < naddrs; i++) {
 		int64_t k = floor_index(all.v, all.n, addrs[i]);
 		if (k >= 0)
@@ -174,7 +175,8 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (k < (int64_t)all.n)
 			ds_vec_push(&want, all.v[k]);
 	}
-	qsort(want.v, want.n, sizeof *want.v, cmp_u64);
+	if (want.n)
+		qsort(want.v, want.n, sizeof *want.v, cmp_u64);
 	for (line = text; *line; line = next) {
 		uint64_t addr;
 		char type, *name, *nl = strchr(line, '\n');
