@@ -424,6 +424,8 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 			first = true;
 			continue;
 		}
+		if (ip == 0)
+			continue; /* where a frame-pointer walk ran off the stack: no caller */
 		if (first) {
 			first = false;
 			if (ip == sm->ip)

@@ -385,14 +385,18 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 					      {"file", DS_COL_STR, false}, {"line", DS_COL_U64, false}};
 	tb b;
 	ds_buf key = {0}, name = {0};
+	ds_progress pr;
 
 	tb_init(&b, s, "lines", "line", cols, LN_NCOLS, false);
+	ds_progress_begin(&pr, "reading line tables");
 	for (size_t i = 0; i < s->sites.n; i++) {
 		const site *st;
 		bool added;
 		size_t r;
 		if (!site_has_samples(s, i))
 			continue;
+		if (s->opts.progress)
+			ds_progress_update(&pr, i, s->sites.n);
 		ds_site_resolve(s, i, true);
 		st = &s->sites.v[i];
 		ds_buf_reset(&key);
@@ -418,6 +422,7 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		}
 		add_metrics(s, &b.v.v[r], i);
 	}
+	ds_progress_end(&pr);
 	ds_buf_free(&key);
 	ds_buf_free(&name);
 	return tb_finish(&b, o, out, err);
@@ -453,13 +458,17 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	tb b;
 	ds_buf name = {0};
 	char text[160];
+	ds_progress pr;
 
 	tb_init(&b, s, "pcs", "instruction", cols, PC_NCOLS, false);
+	ds_progress_begin(&pr, "reading line tables");
 	for (size_t i = 0; i < s->sites.n; i++) {
 		const site *st;
 		size_t r;
 		if (!site_has_samples(s, i))
 			continue;
+		if (s->opts.progress)
+			ds_progress_update(&pr, i, s->sites.n);
 		ds_site_resolve(s, i, true);
 		st = &s->sites.v[i];
 		ds_buf_reset(&name);
@@ -483,6 +492,7 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 			cell_str(&b.v.v[r], PC_DISASM, text);
 		add_metrics(s, &b.v.v[r], i);
 	}
+	ds_progress_end(&pr);
 	ds_buf_free(&name);
 	return tb_finish(&b, o, out, err);
 }

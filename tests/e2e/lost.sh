@@ -1,0 +1,43 @@
+# Ring buffers keep up at high rates; when data is lost anyway, or the
+# kernel throttles sampling, it is counted and said, never hidden.
+. "$TOP/tests/lib.sh"
+
+# 20 kHz over three busy threads and two children: nothing lost
+"$DSPROF" record -q -o fast -c 50000 -- "$PROGS/threads" "$PROGS/behave" >/dev/null 2>err.txt
+check_eq "20 kHz: recording succeeds" "$?" 0
+check_eq "20 kHz: no record lost" "$("$TOOLS/dsjq" .lost fast/meta.json)" 0
+check_ge "20 kHz: samples from all threads" "$("$TOOLS/dsjq" .samples fast/meta.json)" 15000
+check_eq "20 kHz: no warning" "$(cat err.txt)" ""
+
+# a stopped recorder cannot drain its one-page buffers: records are lost
+"$DSPROF" record -q -o lossy -m 1 -c 100000 -- "$PROGS/behave" spin 2 >/dev/null 2>lossy.err &
+pid=$!
+sleep 0.5
+kill -STOP "$pid"
+sleep 1
+kill -CONT "$pid"
+wait "$pid"
+check_eq "stalled recorder: target still ends normally" "$?" 0
+lost=$("$TOOLS/dsjq" .lost lossy/meta.json)
+check_ge "stalled recorder: lost records counted in meta.json" "$lost" 1
+check_contains "stalled recorder: warned at the end, even with -q" lossy.err '^dsprof: warning: [0-9]+ records and [0-9]+ samples were lost'
+"$DSPROF" report -i lossy -v summary >sum.txt 2>sum.err
+check_contains "stalled recorder: summary shows them" sum.txt "^lost_records +$lost\$"
+"$DSPROF" report -i lossy >/dev/null 2>rep.err
+check_contains "stalled recorder: every report notes them" rep.err '^dsprof: note: [0-9]+ records and [0-9]+ samples were lost'
+
+# throttling: lower the kernel's sample-rate ceiling for a moment
+rate=/proc/sys/kernel/perf_event_max_sample_rate
+if [ -w "$rate" ]; then
+	old=$(cat "$rate")
+	trap 'echo "$old" >"$rate"' EXIT
+	echo 1000 >"$rate"
+	"$DSPROF" record -q -o thr -c 10000 -- "$PROGS/behave" spin 0.5 >/dev/null 2>thr.err
+	echo "$old" >"$rate"
+	check_ge "throttling counted in meta.json" "$("$TOOLS/dsjq" .throttled thr/meta.json)" 1
+	check_contains "throttling warned" thr.err '^dsprof: warning: the kernel throttled sampling [0-9]+ times'
+	"$DSPROF" report -i thr -v summary >thr.txt
+	check_contains "throttling in the summary" thr.txt '^throttled +[1-9][0-9]*$'
+else
+	skip "throttling: $rate is not writable (not root)"
+fi
