@@ -74,6 +74,7 @@ typedef struct ds_table_event {
 	uint64_t period;      /* 0 in frequency mode */
 	uint64_t freq;
 	bool precise;
+	bool time_ns;         /* counts nanoseconds (cpu-clock, task-clock) */
 	uint64_t samples;     /* totals over the whole view (all rows, before --limit) */
 	uint64_t count;
 } ds_table_event;

@@ -504,40 +504,6 @@ static int read_side_band(ds_session *s, ds_err *err)
 	return 0;
 }
 
-/* Meta data for a perf.data without meta.json (imported, or bare). */
-static void meta_from_perfdata(ds_session *s)
-{
-	const ds_perfdata_header_info *in = ds_perfdata_info(s->pd);
-	ds_meta *m = &s->meta;
-	ds_meta_init(m);
-	m->host = in->hostname ? ds_xstrdup(in->hostname) : NULL;
-	m->kernel = in->osrelease ? ds_xstrdup(in->osrelease) : NULL;
-	m->arch = in->arch ? ds_xstrdup(in->arch) : NULL;
-	m->cpu_model = in->cpudesc ? ds_xstrdup(in->cpudesc) : NULL;
-	m->ncpus = in->nr_cpus_online;
-	m->backend = ds_xstrdup("perf_event");
-	m->clock = ds_xstrdup(in->clockid >= 0 ? "monotonic" : "perf");
-	if (in->cmdline) {
-		m->argv = ds_xcalloc(2, sizeof *m->argv);
-		m->argv[0] = ds_xstrdup(in->cmdline);
-		m->argc = 1;
-	}
-	m->nevents = ds_perfdata_nevents(s->pd);
-	m->events = ds_xcalloc(m->nevents, sizeof *m->events);
-	for (size_t i = 0; i < m->nevents; i++) {
-		const ds_event *e = ds_perfdata_event(s->pd, i);
-		m->events[i].name = ds_xstrdup(e->name);
-		m->events[i].period = e->attr.freq ? 0 : e->attr.sample_period;
-		m->events[i].freq = e->attr.freq ? e->attr.sample_freq : 0;
-		m->events[i].precise = ds_attr_precise(&e->attr);
-		m->events[i].source = ds_xstrdup("perf.data");
-		if (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
-			m->callchains = true;
-	}
-	m->start_ns = in->first_sample_time;
-	m->end_ns = in->last_sample_time;
-}
-
 /* This machine's kallsyms and vdso only fit an experiment recorded on this
  * very host and kernel. */
 static void decide_same_machine(ds_session *s)
@@ -571,7 +537,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 		if (ds_meta_read(&s->meta, metapath, err))
 			goto fail;
 	} else {
-		meta_from_perfdata(s);
+		ds_meta_from_perfdata(&s->meta, s->pd, "perf_event");
 	}
 	s->nev = ds_perfdata_nevents(s->pd);
 	s->ev_samples = ds_xcalloc(s->nev, sizeof *s->ev_samples);

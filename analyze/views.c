@@ -46,6 +46,7 @@ static void tb_init(tb *b, ds_session *s, const char *view, const char *name_lab
 		t->events[e].period = ev->attr.freq ? 0 : ev->attr.sample_period;
 		t->events[e].freq = ev->attr.freq ? ev->attr.sample_freq : 0;
 		t->events[e].precise = ds_attr_precise(&ev->attr);
+		t->events[e].time_ns = ds_attr_counts_time(&ev->attr);
 		t->events[e].samples = s->ev_samples[e];
 		t->events[e].count = s->ev_count[e];
 	}
@@ -377,6 +378,22 @@ static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, 
 
 /* ---- lines ---- */
 
+/* Function and line of every sampled instruction; the first query of an
+ * object loads its whole line table, which takes a while for big ones. */
+static void resolve_lines(ds_session *s)
+{
+	ds_progress pr;
+	ds_progress_begin(&pr, "reading line tables");
+	for (size_t i = 0; i < s->sites.n; i++) {
+		if (!site_has_samples(s, i))
+			continue;
+		if (s->opts.progress)
+			ds_progress_update(&pr, i, s->sites.n);
+		ds_site_resolve(s, i, true);
+	}
+	ds_progress_end(&pr);
+}
+
 enum { LN_FUNCTION, LN_MODULE, LN_FILE, LN_LINE, LN_NCOLS };
 
 static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
@@ -385,20 +402,15 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 					      {"file", DS_COL_STR, false}, {"line", DS_COL_U64, false}};
 	tb b;
 	ds_buf key = {0}, name = {0};
-	ds_progress pr;
 
 	tb_init(&b, s, "lines", "line", cols, LN_NCOLS, false);
-	ds_progress_begin(&pr, "reading line tables");
+	resolve_lines(s);
 	for (size_t i = 0; i < s->sites.n; i++) {
-		const site *st;
+		const site *st = &s->sites.v[i];
 		bool added;
 		size_t r;
 		if (!site_has_samples(s, i))
 			continue;
-		if (s->opts.progress)
-			ds_progress_update(&pr, i, s->sites.n);
-		ds_site_resolve(s, i, true);
-		st = &s->sites.v[i];
 		ds_buf_reset(&key);
 		ds_buf_reset(&name);
 		if (st->file) {
@@ -422,7 +434,6 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		}
 		add_metrics(s, &b.v.v[r], i);
 	}
-	ds_progress_end(&pr);
 	ds_buf_free(&key);
 	ds_buf_free(&name);
 	return tb_finish(&b, o, out, err);
@@ -458,19 +469,14 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	tb b;
 	ds_buf name = {0};
 	char text[160];
-	ds_progress pr;
 
 	tb_init(&b, s, "pcs", "instruction", cols, PC_NCOLS, false);
-	ds_progress_begin(&pr, "reading line tables");
+	resolve_lines(s);
 	for (size_t i = 0; i < s->sites.n; i++) {
-		const site *st;
+		const site *st = &s->sites.v[i];
 		size_t r;
 		if (!site_has_samples(s, i))
 			continue;
-		if (s->opts.progress)
-			ds_progress_update(&pr, i, s->sites.n);
-		ds_site_resolve(s, i, true);
-		st = &s->sites.v[i];
 		ds_buf_reset(&name);
 		if (st->sym)
 			ds_buf_printf(&name, "%s+0x%" PRIx64, st->sym->name, st->vaddr - st->sym->start);
@@ -492,7 +498,6 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 			cell_str(&b.v.v[r], PC_DISASM, text);
 		add_metrics(s, &b.v.v[r], i);
 	}
-	ds_progress_end(&pr);
 	ds_buf_free(&name);
 	return tb_finish(&b, o, out, err);
 }
@@ -585,11 +590,9 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		ds_buf_reset(&b);
 	} else if (m->attach_pid > 0) {
 		prop(t, "attached to", true, "%lld", (long long)m->attach_pid);
-	} else if (m->argv) {
-		join_argv(&b, m->argv, m->argc);
-		prop(t, "recorded with", false, "%s", b.p);
-		ds_buf_reset(&b);
 	}
+	if (!m->target && ds_perfdata_info(s->pd)->cmdline)
+		prop(t, "recorded with", false, "%s", ds_perfdata_info(s->pd)->cmdline);
 	prop(t, "backend", false, "%s", m->backend ? m->backend : "perf_event");
 	if (m->host)
 		prop(t, "host", false, "%s", m->host);

@@ -24,6 +24,12 @@ enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
 void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
 		bool ascii);
 
+/* Keep in OUTDIR/kallsyms the kernel symbols that samples at ips[0..n)
+ * need, while this kernel still runs: the experiment then reads the same
+ * anywhere, and reports need not parse /proc/kallsyms.  On failure, a note
+ * says why kernel samples will show as [kernel]. */
+void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n);
+
 /* Text safe for a terminal (escape sequences in names neutralized). */
 void cli_puts_safe(FILE *f, const char *s);
 

@@ -1,7 +1,6 @@
 /* dsprof import PERF.DATA [-o DIR]: an experiment out of perf's recording. */
 #include "cli/cli.h"
 
-#include "dwarfmap/dwarfmap.h"
 #include "experiment/experiment.h"
 
 #include <errno.h>
@@ -100,38 +99,20 @@ static int scan(ds_perfdata *pd, ds_meta *m, ds_hash *kips, ds_err *err)
 	return rc;
 }
 
+/* The header's facts, and how this experiment came to be. */
 static void fill_meta(ds_meta *m, ds_perfdata *pd, const char *src, int argc, char **argv)
 {
-	const ds_perfdata_header_info *in = ds_perfdata_info(pd);
 	char *abs = realpath(src, NULL);
 
+	ds_meta_from_perfdata(m, pd, "import");
 	m->dsprof_version = ds_xstrdup(DSPROF_VERSION);
 	m->argv = ds_xcalloc((size_t)argc + 2, sizeof *m->argv);
 	m->argv[0] = ds_xstrdup("dsprof");
 	for (int i = 0; i < argc; i++)
 		m->argv[i + 1] = ds_xstrdup(argv[i]);
 	m->argc = argc + 1;
-	m->host = in->hostname ? ds_xstrdup(in->hostname) : NULL;
-	m->kernel = in->osrelease ? ds_xstrdup(in->osrelease) : NULL;
-	m->arch = in->arch ? ds_xstrdup(in->arch) : NULL;
-	m->cpu_model = in->cpudesc ? ds_xstrdup(in->cpudesc) : NULL;
-	m->ncpus = in->nr_cpus_online;
-	m->backend = ds_xstrdup("import");
-	m->clock = ds_xstrdup(in->clockid >= 0 ? "monotonic" : "perf");
 	m->source_file = ds_xstrdup(abs ? abs : src);
 	free(abs);
-	m->nevents = ds_perfdata_nevents(pd);
-	m->events = ds_xcalloc(m->nevents, sizeof *m->events);
-	for (size_t i = 0; i < m->nevents; i++) {
-		const ds_event *e = ds_perfdata_event(pd, i);
-		m->events[i].name = ds_xstrdup(e->name);
-		m->events[i].period = e->attr.freq ? 0 : e->attr.sample_period;
-		m->events[i].freq = e->attr.freq ? e->attr.sample_freq : 0;
-		m->events[i].precise = ds_attr_precise(&e->attr);
-		m->events[i].source = ds_xstrdup("perf.data");
-		m->callchains |= (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
-		m->inherit |= e->attr.inherit;
-	}
 }
 
 /* Recorded on this host and kernel: keep what resolves it later anywhere,
@@ -142,7 +123,6 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 	struct utsname u;
 	size_t n = ds_hash_count(kips);
 	uint64_t *ips;
-	char *path;
 	ds_err err = {0};
 
 	if (uname(&u) != 0 || !in->hostname || !in->osrelease || strcmp(u.nodename, in->hostname) ||
@@ -153,19 +133,10 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 		cli_puts_safe(stderr, err.msg);
 		fputc('\n', stderr);
 	}
-	if (!n)
-		return;
-	ips = ds_xcalloc(n, sizeof *ips);
+	ips = ds_xcalloc(n ? n : 1, sizeof *ips);
 	for (size_t i = 0; i < n; i++)
 		memcpy(&ips[i], ds_hash_key(kips, i, NULL), 8);
-	path = ds_xasprintf("%s/kallsyms", outdir);
-	if (ds_kallsyms_subset("/proc/kallsyms", ips, n, path, &err)) {
-		fputs("dsprof: note: kernel samples will show as [kernel]: ", stderr);
-		cli_puts_safe(stderr, err.msg);
-		fputc('\n', stderr);
-		unlink(path);
-	}
-	free(path);
+	cli_keep_kernel_symbols(outdir, ips, n);
 	free(ips);
 }
 
@@ -196,11 +167,15 @@ int cmd_import(int argc, char **argv)
 		return cli_usage_error("import", "give exactly one perf.data file");
 	src = argv[optind];
 	ds_meta_init(&m);
-	if (ds_perfdata_open(src, &pd, &err) || scan(pd, &m, kips, &err) < 0) {
+	if (ds_perfdata_open(src, &pd, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
 	fill_meta(&m, pd, src, argc, argv);
+	if (scan(pd, &m, kips, &err) < 0) {
+		status = cli_fail(&err);
+		goto out;
+	}
 	dst = ds_xasprintf("%s/perf.data", outdir);
 	metapath = ds_xasprintf("%s/meta.json", outdir);
 	if (ds_expdir_create(outdir, &err) || copy_file(src, dst, &err) ||

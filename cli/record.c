@@ -122,10 +122,7 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	return rc;
 }
 
-/* The kernel symbols the samples need, while this kernel still runs: the
- * experiment then reads the same anywhere, and reports need not parse
- * /proc/kallsyms.  Without them kernel samples are [kernel]: say why. */
-static void keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
+void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
 {
 	char *path;
 	ds_err err = {0};
@@ -297,7 +294,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (write_meta(outdir, &o, &res, o.argc_self, self, ntarget, &err))
 		status = cli_fail(&err);
-	keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
+	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	summary(outdir, &res, quiet);
 	if (!status && res.target_exited) {
 		int st = res.wait_status;

@@ -14,15 +14,10 @@
 #include <string.h>
 
 /* Clock events count nanoseconds: show them as seconds. */
-static bool is_time_event(const char *name)
-{
-	return strcmp(name, "cpu-clock") == 0 || strcmp(name, "task-clock") == 0;
-}
-
-static void fmt_count(char *out, size_t n, const char *event, uint64_t v)
+static void fmt_count(char *out, size_t n, const ds_table_event *ev, uint64_t v)
 {
 	double d = (double)v;
-	if (is_time_event(event))
+	if (ev->time_ns)
 		snprintf(out, n, "%.3fs", d / 1e9);
 	else if (d >= 1e9)
 		snprintf(out, n, "%.2fG", d / 1e9);
@@ -82,7 +77,7 @@ static void text_summary(FILE *f, const ds_table *t, bool ascii)
 		for (size_t k = 0; k < t->nevents; k++)
 			if (row->samples[k] || strcmp(t->events[k].name, row->name) == 0)
 				e = k;
-		fmt_count(cnt, sizeof cnt, t->events[e].name, row->count[e]);
+		fmt_count(cnt, sizeof cnt, &t->events[e], row->count[e]);
 		fprintf(f, "%-24s %10" PRIu64 " %8" PRIu64 " %8s %12" PRIu64 " %16s\n", name,
 			row->cells[0].u, row->cells[1].u, row->cells[2].s ? row->cells[2].s : "",
 			row->samples[e], cnt);
@@ -145,11 +140,11 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 		fputc(' ', f);
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
 			char cnt[32];
-			fmt_count(cnt, sizeof cnt, t->events[e].name, row->count[e]);
+			fmt_count(cnt, sizeof cnt, &t->events[e], row->count[e]);
 			fprintf(f, " %6.2f%% %8" PRIu64 " %8s", pct(row->count[e], t->events[e].count),
 				row->samples[e], cnt);
 			if (t->inclusive) {
-				fmt_count(cnt, sizeof cnt, t->events[e].name, row->incl_count[e]);
+				fmt_count(cnt, sizeof cnt, &t->events[e], row->incl_count[e]);
 				fprintf(f, " %6.2f%% %8" PRIu64 " %8s",
 					pct(row->incl_count[e], t->events[e].count), row->incl_samples[e], cnt);
 			}
@@ -180,7 +175,7 @@ static void render_text(FILE *f, const ds_table *t, const char *source, bool asc
 	free(src);
 	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
 		char *n = safe(t->events[e].name, ascii), cnt[32];
-		fmt_count(cnt, sizeof cnt, t->events[e].name, t->events[e].count);
+		fmt_count(cnt, sizeof cnt, &t->events[e], t->events[e].count);
 		fprintf(f, "# %s: %" PRIu64 " samples, count %s", n, t->events[e].samples, cnt);
 		if (t->events[e].period)
 			fprintf(f, " (period %" PRIu64 ")", t->events[e].period);

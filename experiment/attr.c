@@ -78,10 +78,16 @@ char *ds_attr_name(const struct perf_event_attr *a)
 
 bool ds_attr_precise(const struct perf_event_attr *a)
 {
-	if (a->precise_ip)
-		return true;
-	/* A fault's IP is the faulting instruction itself. */
+	if (a->type == PERF_TYPE_SOFTWARE)
+		/* A fault's IP is the faulting instruction itself; the other
+		 * software events ignore precise_ip (perf sets it on cpu-clock). */
+		return a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		       a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ || a->config == PERF_COUNT_SW_ALIGNMENT_FAULTS;
+	return a->precise_ip && a->type != PERF_TYPE_TRACEPOINT && a->type != PERF_TYPE_BREAKPOINT;
+}
+
+bool ds_attr_counts_time(const struct perf_event_attr *a)
+{
 	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ || a->config == PERF_COUNT_SW_ALIGNMENT_FAULTS);
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }

@@ -35,6 +35,8 @@ char *ds_attr_name(const struct perf_event_attr *attr);
 /* Whether samples of this attr carry the exact trigger IP (precise_ip, or an
  * event whose IP is by nature the trigger: page faults). */
 bool ds_attr_precise(const struct perf_event_attr *attr);
+/* Whether the event counts nanoseconds (cpu-clock, task-clock). */
+bool ds_attr_counts_time(const struct perf_event_attr *attr);
 
 /* ---- perf.data writer ----
  * Layout: file header, attr ids, attrs, data records, feature sections.
@@ -234,6 +236,9 @@ typedef struct ds_meta {
 } ds_meta;
 
 void ds_meta_init(ds_meta *m);
+/* What a perf.data header says about its run (machine, command, events),
+ * for a perf.data that has no meta.json; backend names where it came from. */
+void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backend);
 void ds_meta_fini(ds_meta *m);
 int ds_meta_write(const ds_meta *m, const char *path, ds_err *err);
 int ds_meta_read(ds_meta *m, const char *path, ds_err *err);

@@ -17,6 +17,39 @@ void ds_meta_init(ds_meta *m)
 	m->exit_status = -1;
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? ds_xstrdup(s) : NULL;
+}
+
+void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backend)
+{
+	const ds_perfdata_header_info *in = ds_perfdata_info(pd);
+
+	ds_meta_init(m);
+	m->host = dup_or_null(in->hostname);
+	m->kernel = dup_or_null(in->osrelease);
+	m->arch = dup_or_null(in->arch);
+	m->cpu_model = dup_or_null(in->cpudesc);
+	m->ncpus = in->nr_cpus_online;
+	m->backend = ds_xstrdup(backend);
+	m->clock = ds_xstrdup(in->clockid >= 0 ? "monotonic" : "perf");
+	m->nevents = ds_perfdata_nevents(pd);
+	m->events = ds_xcalloc(m->nevents ? m->nevents : 1, sizeof *m->events);
+	for (size_t i = 0; i < m->nevents; i++) {
+		const ds_event *e = ds_perfdata_event(pd, i);
+		m->events[i].name = ds_xstrdup(e->name);
+		m->events[i].period = e->attr.freq ? 0 : e->attr.sample_period;
+		m->events[i].freq = e->attr.freq ? e->attr.sample_freq : 0;
+		m->events[i].precise = ds_attr_precise(&e->attr);
+		m->events[i].source = ds_xstrdup("perf.data");
+		m->callchains |= (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+		m->inherit |= e->attr.inherit;
+	}
+	m->start_ns = in->first_sample_time;
+	m->end_ns = in->last_sample_time;
+}
+
 static void free_strv(char **v, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -156,11 +189,6 @@ out:
 	free(tmp);
 	ds_buf_free(&b);
 	return rc;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? ds_xstrdup(s) : NULL;
 }
 
 static char **get_strv(const ds_json *o, const char *key, int *n)
