@@ -264,6 +264,11 @@ int cmd_record(int argc, char **argv)
 			status = cli_fail(&err);
 			goto out;
 		}
+		if (e.kernel_dropped) {
+			fputs("dsprof: note: kernel.perf_event_paranoid forbids kernel samples here: '", stderr);
+			cli_puts_safe(stderr, e.name);
+			fputs("' samples user space only\n", stderr);
+		}
 		ds_vec_push(&evs, e);
 	}
 	if (!o.pid) {

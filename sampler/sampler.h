@@ -35,12 +35,15 @@ typedef struct ds_evspec {
 	enum ds_ev_source source;
 	uint64_t period;             /* from NAME/PERIOD; 0 = the record default */
 	char *detail;                /* PAPI: the native event; libpfm4: the fully qualified name */
+	bool kernel_dropped;         /* perf_event_paranoid refused kernel samples: user space only */
 } ds_evspec;
 
 /* Resolve "NAME[/PERIOD]" (perf-style :u :k :p :pp :ppp modifiers on
  * generic names).  Unknown names are DS_EINPUT with a hint ("see 'dsprof
  * list'"); hardware events on a machine without a PMU are DS_EENV with
- * what to use instead.  Checks that the event can be opened here. */
+ * what to use instead.  Checks that the event can be opened here; when
+ * perf_event_paranoid refuses kernel samples, falls back to user space
+ * as perf does (and sets kernel_dropped). */
 int ds_event_resolve(const char *spec, ds_evspec *out, ds_err *err);
 void ds_evspec_fini(ds_evspec *e);
 const char *ds_ev_source_name(enum ds_ev_source s);
