@@ -35,10 +35,20 @@ typedef struct proc {
 	uint64_t fork_time;
 } proc;
 
+/* How a sample in a site finds its caller (see leaf_caller in session.c). */
+enum site_frame {
+	FRAME_UNKNOWN,  /* not looked up yet */
+	FRAME_CHAINED,  /* the frame pointer chain holds the caller */
+	FRAME_STACK,    /* no frame (yet, or any more): the return address is on the stack */
+	FRAME_NONE,     /* no call-frame information */
+};
+
 /* A unique instruction: (object, file offset), or (unknown, ip). */
 typedef struct site {
 	uint32_t dso;
 	uint64_t off;                 /* file offset; the address itself for kernel/unknown */
+	uint8_t frame;                /* enum site_frame */
+	int32_t ra_sp;                /* FRAME_STACK: return address at SP + ra_sp */
 	bool resolved;
 	bool has_vaddr;
 	uint64_t vaddr;

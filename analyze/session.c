@@ -405,20 +405,66 @@ static void side_band(ds_session *s, const ds_record *r)
 	}
 }
 
+/* How the caller of code at a site is found.  A function without a frame
+ * of its own (a leaf compiled without one, or any function in its prologue
+ * or epilogue) leaves the frame pointer at its caller's frame, so the
+ * frame-pointer walk skips the caller: its return address is still on the
+ * stack, where the call-frame information says. */
+static void site_frame(ds_session *s, uint32_t i)
+{
+	site *st = &s->sites.v[i];
+	const ds_arch *arch = ds_arch_host();
+	ds_cfa cfa;
+
+	ds_site_resolve(s, i, false);
+	st->frame = FRAME_NONE;
+	if (!st->has_vaddr || s->dsos.v[st->dso].kernel ||
+	    !ds_dso_cfa_at(s->dsos.v[st->dso].dso, st->vaddr, &cfa) || !cfa.ra_saved)
+		return;
+	if (cfa.cfa_reg == ds_arch_dwarf_fp(arch)) {
+		st->frame = FRAME_CHAINED;
+	} else if (cfa.cfa_reg == ds_arch_dwarf_sp(arch) && cfa.cfa_offset + cfa.ra_offset >= 0 &&
+		   cfa.cfa_offset + cfa.ra_offset < INT32_MAX) {
+		st->frame = FRAME_STACK;
+		st->ra_sp = (int32_t)(cfa.cfa_offset + cfa.ra_offset);
+	}
+}
+
+/* The return address of the user-space leaf at site i from the sample's
+ * stack copy, or 0 when the frame-pointer chain already has the caller or
+ * the copy does not reach it. */
+static uint64_t leaf_caller(ds_session *s, const ds_sample *sm, uint32_t i)
+{
+	const site *st = &s->sites.v[i];
+	uint64_t ra;
+
+	if (!sm->stack_size || st->dso == DSO_UNKNOWN)
+		return 0;
+	if (st->frame == FRAME_UNKNOWN)
+		site_frame(s, i);
+	st = &s->sites.v[i];
+	if (st->frame != FRAME_STACK || (uint64_t)st->ra_sp + 8 > sm->stack_size)
+		return 0;
+	memcpy(&ra, sm->stack + st->ra_sp, 8);
+	return ra;
+}
+
 /* Chain of unique instructions for one sample: the leaf, then each caller.
  * Return addresses point after the call, so callers are looked up at
  * address - 1, which lies in the calling instruction (and line). */
 static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint32_t leaf, int ev)
 {
-	uint32_t key[130];
+	uint32_t key[131];
+	const size_t max = sizeof key / sizeof key[0];
 	size_t n = 0;
 	bool kernel = ds_ip_is_kernel(misc), first = true;
 	bool added;
 	size_t ci;
 
 	key[n++] = leaf;
-	for (uint64_t i = 0; i < sm->nr_callchain && n < sizeof key / sizeof key[0]; i++) {
-		uint64_t ip = sm->callchain[i];
+	for (uint64_t i = 0; i < sm->nr_callchain && n < max; i++) {
+		uint64_t ip = sm->callchain[i], ra;
+		uint32_t user_leaf;
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
 			first = true;
@@ -426,14 +472,23 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 		}
 		if (ip == 0)
 			continue; /* where a frame-pointer walk ran off the stack: no caller */
-		if (first) {
-			first = false;
-			if (ip == sm->ip)
-				continue; /* the leaf itself */
-			key[n++] = ds_session_site(s, sm->pid, sm->time, ip, kernel);
+		if (!first) {
+			key[n++] = ds_session_site(s, sm->pid, sm->time, ip - 1, kernel);
 			continue;
 		}
-		key[n++] = ds_session_site(s, sm->pid, sm->time, ip - 1, kernel);
+		first = false;
+		if (ip == sm->ip) {
+			user_leaf = leaf; /* the leaf itself */
+		} else {
+			user_leaf = ds_session_site(s, sm->pid, sm->time, ip, kernel);
+			key[n++] = user_leaf;
+		}
+		/* the user stack copy belongs to the first user-space frame */
+		if (kernel || n >= max || !(ra = leaf_caller(s, sm, user_leaf)))
+			continue;
+		if (i + 1 < sm->nr_callchain && sm->callchain[i + 1] == ra)
+			continue; /* the chain has it after all */
+		key[n++] = ds_session_site(s, sm->pid, sm->time, ra - 1, false);
 	}
 	ci = ds_hash_intern(s->chain_index, key, n * sizeof key[0], &added);
 	if (added)

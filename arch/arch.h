@@ -29,6 +29,11 @@ uint64_t ds_arch_sample_regs(const ds_arch *a);
 /* Name of perf register number `reg` ("ax", "r8", "ip"), or NULL. */
 const char *ds_arch_perf_reg_name(const ds_arch *a, unsigned reg);
 
+/* DWARF register numbers of the stack pointer and the frame pointer (as
+ * call-frame information names them). */
+int ds_arch_dwarf_sp(const ds_arch *a);
+int ds_arch_dwarf_fp(const ds_arch *a);
+
 /* ---- decoding ---- */
 typedef struct ds_decoder ds_decoder;
 

@@ -13,6 +13,7 @@ struct ds_arch {
 	unsigned nreg_names;
 	cs_arch cs_arch;
 	cs_mode cs_mode;
+	int dwarf_sp, dwarf_fp;
 };
 
 static const char *const x86_64_regs[PERF_REG_X86_64_MAX] = {
@@ -32,7 +33,8 @@ static const char *const x86_64_regs[PERF_REG_X86_64_MAX] = {
 	   (1ull << PERF_REG_X86_GS)))
 
 static const ds_arch arches[] = {
-	{"x86_64", X86_64_SAMPLE_REGS, x86_64_regs, PERF_REG_X86_64_MAX, CS_ARCH_X86, CS_MODE_64},
+	/* DWARF numbers rsp 7 and rbp 6 (System V x86-64 psABI, figure 3.36) */
+	{"x86_64", X86_64_SAMPLE_REGS, x86_64_regs, PERF_REG_X86_64_MAX, CS_ARCH_X86, CS_MODE_64, 7, 6},
 };
 
 const ds_arch *ds_arch_host(void)
@@ -56,6 +58,16 @@ const char *ds_arch_name(const ds_arch *a)
 uint64_t ds_arch_sample_regs(const ds_arch *a)
 {
 	return a->sample_regs;
+}
+
+int ds_arch_dwarf_sp(const ds_arch *a)
+{
+	return a->dwarf_sp;
+}
+
+int ds_arch_dwarf_fp(const ds_arch *a)
+{
+	return a->dwarf_fp;
 }
 
 const char *ds_arch_perf_reg_name(const ds_arch *a, unsigned reg)

@@ -131,6 +131,7 @@ void ds_dso_close(ds_dso *d)
 	if (!d)
 		return;
 	ds_dso_free_lines(d);
+	ds_dso_free_cfi(d);
 	ds_elf_close(&d->main);
 	ds_elf_close(&d->debug);
 	ds_elf_close(&d->mini);

@@ -91,6 +91,27 @@ bool ds_dso_line_at(ds_dso *d, uint64_t vaddr, const char **file, unsigned *line
  * vaddr is in none (or for kallsyms). */
 const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail);
 
+/* How to find the caller's frame at an instruction, from the object's
+ * call-frame information (.eh_frame, else .debug_frame of the object or its
+ * debug file): CFA = value of DWARF register `cfa_reg` + cfa_offset, and the
+ * return address is stored at CFA + ra_offset (ra_saved) or not on the stack
+ * (ra_saved false: still in a register, e.g. AArch64 leaf code, or undefined
+ * in the outermost frame).  DWARF numbering (x86-64: 6 = rbp, 7 = rsp,
+ * 16 = return address column). */
+typedef struct ds_cfa {
+	int cfa_reg;
+	int64_t cfa_offset;
+	bool ra_saved;
+	int64_t ra_offset;
+} ds_cfa;
+
+/* The CFA rule at vaddr; false when no FDE covers it, or the CFA is a DWARF
+ * expression (DW_CFA_def_cfa_expression), or the CFI is malformed.  The
+ * first call parses the FDE index (sorted table of [start, end) -> FDE); each
+ * lookup then interprets one FDE's instructions up to vaddr.  Not
+ * thread-safe, like the line queries; false for kallsyms. */
+bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out);
+
 /* A C++/Rust-mangled name demangled (malloc'd), or NULL when not mangled. */
 char *ds_demangle(const char *raw);
 

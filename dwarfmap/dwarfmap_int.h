@@ -86,6 +86,8 @@ struct ds_dso {
 	size_t nrows;
 	ds_hash *files;
 	const char **file_names;
+
+	struct ds_cfi *cfi; /* FDE index (cfi.c), built by the first CFA query */
 };
 
 /* Keep the first problem only: later ones are usually its consequences. */
@@ -131,6 +133,7 @@ void ds_dso_find_debug_file(ds_dso *d, const char *debug_root);
 /* Decompress .gnu_debugdata of d->main into d->mini; false when absent. */
 bool ds_dso_open_minidebug(ds_dso *d);
 void ds_dso_free_lines(ds_dso *d);
+void ds_dso_free_cfi(ds_dso *d);
 /* The name perf shows for raw (demangled without parameters), or NULL. */
 char *ds_demangle_perf(const char *raw);
 

@@ -101,6 +101,8 @@ typedef struct ds_sample {
 	uint64_t regs_abi;         /* PERF_SAMPLE_REGS_ABI_*; 0 = no user regs */
 	uint64_t regs_mask;
 	const uint64_t *regs;      /* popcount(regs_mask) values in bit order */
+	const uint8_t *stack;      /* user stack from the sampled SP up (PERF_SAMPLE_STACK_USER) */
+	uint64_t stack_size;       /* bytes of it that are valid (the kernel's dyn_size) */
 	uint64_t weight;
 	uint64_t data_src;
 	uint64_t phys_addr;

@@ -637,11 +637,15 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
 		uint64_t n = take64(&r);
-		if (n > len)
+		if (n > len) {
 			r.bad = true;
-		else if (n) {
-			take(&r, n);
-			take64(&r); /* dyn_size */
+		} else if (n) {
+			s->stack = take(&r, n);
+			s->stack_size = take64(&r);
+			if (s->stack_size > n)
+				s->stack_size = n; /* never more than was copied */
+			if (!s->stack)
+				s->stack_size = 0;
 		}
 	}
 	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) s->weight = take64(&r);

@@ -898,8 +898,9 @@ int ds_event_resolve(const char *spec, ds_evspec *out, ds_err *err)
 		out->attr.precise_ip--;
 		er = try_open(&out->attr, out->period, true);
 	}
-	/* perf_event_paranoid 2 allows user space only: take that, as perf does */
-	if ((er == EACCES || er == EPERM) && !out->attr.exclude_kernel) {
+	/* perf_event_paranoid 2 allows user space only: take that, as perf does,
+	 * unless user space is what was left out (:k) */
+	if ((er == EACCES || er == EPERM) && !out->attr.exclude_kernel && !out->attr.exclude_user) {
 		struct perf_event_attr user = out->attr;
 		user.exclude_kernel = user.exclude_hv = 1;
 		if (try_open(&user, out->period, true) == 0) {

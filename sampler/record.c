@@ -36,6 +36,10 @@
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256           /* 1 MiB per CPU with 4 KiB pages */
 #define DRAIN_INTERVAL_MS 250
+/* User stack kept with each call chain: enough to find the return address
+ * of a leaf function that has no frame of its own, which frame pointers
+ * cannot (see analyze/session.c). */
+#define LEAF_STACK_BYTES 256
 #define GRACE_SECONDS 2.0
 
 struct ring {
@@ -138,8 +142,9 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 			 PERF_SAMPLE_REGS_USER;
 	a->sample_regs_user = ds_arch_sample_regs(ds_arch_host());
 	if (o->callgraph == DS_CG_FP) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
 		a->exclude_callchain_kernel = 1;
+		a->sample_stack_user = LEAF_STACK_BYTES;
 	}
 	if (is_fault_event(a) || (ds_ev_is_hardware(e) && a->precise_ip)) {
 		a->sample_type |= PERF_SAMPLE_ADDR;

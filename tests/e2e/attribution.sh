@@ -33,3 +33,16 @@ excl=$(csv_lookup f.csv name work_four samples:cpu-clock)
 incl=$(csv_lookup f.csv name work_four incl_samples:cpu-clock)
 check_ge "work_four: inclusive >= exclusive" "$incl" "$excl"
 check_within "work_four: inclusive close to exclusive" "$incl" "$excl" "$((excl / 50))"
+
+# callers of leaf functions without a frame: example's loops get none even
+# with -fno-omit-frame-pointer, and main calls them all
+for f in walk_cells count_hits update_particles; do
+	objdump -d --no-show-raw-insn "$PROGS/example" | awk -v f="$f" '$2 ~ "^<" f "[.>]" { on = 1; next } on { print; exit }' |
+		grep -q 'push *%rbp' && echo "# $f has a frame after all"
+done
+"$DSPROF" record -q -o ex -- "$PROGS/example" 40 >/dev/null
+"$DSPROF" report -i ex --format csv >ex.csv
+all=$(awk -F, 'NR > 1 { s += $4 } END { print s }' ex.csv)
+incl=$(csv_lookup ex.csv name main incl_samples:cpu-clock)
+check_within "frameless leaves: main's inclusive share" \
+	"$(awk -v a="${incl:-0}" -v b="$all" 'BEGIN { printf "%.3f", a / b }')" 1.0 0.05

@@ -282,8 +282,9 @@ TEST(pmu)
 }
 
 /* Unprivileged, with perf_event_paranoid >= 2, the kernel refuses samples
- * that include the kernel: the message must name the knob.  Runs in a child
- * that drops root. */
+ * that include the kernel: a plain name falls back to user space (as perf
+ * does), a kernel-only name cannot and the message names the knob.  Runs in
+ * a child that drops root. */
 static void paranoid_child(int level)
 {
 	ds_evspec e;
@@ -295,21 +296,30 @@ static void paranoid_child(int level)
 		_exit(99);
 	r = ds_event_resolve("cpu-clock", &e, &err);
 	if (level < 2) {
-		unit_current = "paranoid[paranoid < 2: cpu-clock opens]";
+		unit_current = "paranoid[paranoid < 2: cpu-clock opens with the kernel]";
 		CHECK(r == 0);
+		CHECK(r == 0 && !e.kernel_dropped && !e.attr.exclude_kernel);
+		if (r == 0)
+			ds_evspec_fini(&e);
 		_exit(unit_failures);
 	}
-	unit_current = "paranoid[unprivileged, paranoid >= 2: cpu-clock refused]";
+	if (level == 2) {
+		unit_current = "paranoid[unprivileged, paranoid 2: cpu-clock falls back to user space]";
+		CHECK(r == 0);
+		CHECK(r == 0 && e.kernel_dropped && e.attr.exclude_kernel && !e.attr.exclude_user);
+		if (r == 0)
+			ds_evspec_fini(&e);
+		CHECK(ds_event_resolve("cpu-clock:u", &e, &err) == 0);
+		CHECK(!e.kernel_dropped);
+		ds_evspec_fini(&e);
+		r = ds_event_resolve("cpu-clock:k", &e, &err);
+	}
+	unit_current = "paranoid[unprivileged: kernel samples refused with advice]";
 	snprintf(want, sizeof want, "/proc/sys/kernel/perf_event_paranoid is %d", level);
 	CHECK(r == -1);
 	CHECK_EQ_U64(err.kind, DS_EENV);
 	CHECK(strstr(err.msg, want) != NULL);
 	CHECK(strstr(err.msg, "sysctl kernel.perf_event_paranoid=1") != NULL);
-	CHECK(strstr(err.msg, "add :u") != NULL);
-	if (level == 2) {
-		CHECK(ds_event_resolve("cpu-clock:u", &e, &err) == 0);
-		ds_evspec_fini(&e);
-	}
 	_exit(unit_failures);
 }
 
