@@ -54,6 +54,7 @@ typedef struct rec {
 	const ds_record_opts *o;
 	ds_record_result *res;
 	size_t page;
+	size_t pages;                /* data pages per ring buffer */
 	DS_VEC(int) cpus;
 	DS_VEC(pid_t) tids;          /* targets of the events: the child, or the attached threads */
 	DS_VEC(int) fds;
@@ -174,7 +175,7 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 	}
 	/* wake the drain loop when a CPU's buffer is half full */
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)((o->mmap_pages ? o->mmap_pages : DEFAULT_PAGES) * r->page / 2);
+	a->wakeup_watermark = (uint32_t)(r->pages * r->page / 2);
 }
 
 static int open_error(const rec *r, size_t i, pid_t tid, int cpu, int e, ds_err *err)
@@ -214,23 +215,46 @@ static int open_error(const rec *r, size_t i, pid_t tid, int cpu, int e, ds_err 
 /* One ring buffer per CPU, on the first event opened there. */
 static int map_ring(rec *r, int fd, ds_err *err)
 {
-	size_t pages = r->o->mmap_pages ? r->o->mmap_pages : DEFAULT_PAGES;
-	for (;;) {
-		struct ring g = {fd, NULL, (pages + 1) * r->page, pages * r->page, NULL};
-		g.base = mmap(NULL, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (g.base != MAP_FAILED) {
-			g.pg = g.base;
-			ds_vec_push(&r->rings, g);
-			return 0;
+	struct ring g = {fd, NULL, (r->pages + 1) * r->page, r->pages * r->page, NULL};
+	g.base = mmap(NULL, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (g.base == MAP_FAILED)
+		return ds_err_set(err, DS_EENV,
+				  "cannot map a %zu KiB ring buffer: %s; lower --mmap-pages or raise "
+				  "/proc/sys/kernel/perf_event_mlock_kb", g.len / 1024, strerror(errno));
+	g.pg = g.base;
+	ds_vec_push(&r->rings, g);
+	return 0;
+}
+
+/* The ring buffer size, decided before the events are opened because their
+ * wake-up mark depends on it: the default, halved while the locked-memory
+ * limit refuses it (an unprivileged user's perf_event_mlock_kb), as perf does. */
+static void choose_pages(rec *r)
+{
+	struct perf_event_attr a = {0};
+	int fd;
+
+	r->pages = r->o->mmap_pages ? r->o->mmap_pages : DEFAULT_PAGES;
+	if (r->o->mmap_pages)
+		return;
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.disabled = 1;
+	fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (; r->pages > 8; r->pages /= 2) {
+		size_t len = (r->pages + 1) * r->page;
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED) {
+			munmap(p, len);
+			break;
 		}
-		/* locked-memory limits: fall back to smaller buffers, as perf does */
-		if (errno != EPERM || r->o->mmap_pages || pages <= 8)
-			return ds_err_set(err, DS_EENV,
-					  "cannot map a %zu KiB ring buffer: %s; lower --mmap-pages or "
-					  "raise /proc/sys/kernel/perf_event_mlock_kb",
-					  g.len / 1024, strerror(errno));
-		pages /= 2;
+		if (errno != EPERM)
+			break;
 	}
+	close(fd);
 }
 
 static int open_events(rec *r, ds_err *err)
@@ -815,6 +839,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	}
 	if (online_cpus(&r, err))
 		goto out;
+	choose_pages(&r);
 	if (o->pid ? attach_threads(&r, err) : start_child(&r, err))
 		goto out;
 	if (open_events(&r, err))

@@ -29,3 +29,8 @@ if [ "$paranoid" -ge 2 ]; then
 fi
 as_nobody "$DSPROF" report -i "$OUT/exp" -f csv >f.csv 2>/dev/null
 check_ge "user nobody: samples attributed" "$(csv_lookup f.csv name spin_work samples:cpu-clock)" 800
+
+# the locked-memory limit shrinks the ring buffers; they must still keep up
+as_nobody "$DSPROF" record -q -o "$OUT/fast" -c 50000 -- "$PROGS/threads" "$PROGS/behave" >/dev/null 2>&1
+check_eq "user nobody at 20 kHz: nothing lost" "$("$TOOLS/dsjq" .lost "$OUT/fast/meta.json")" 0
+check_ge "user nobody at 20 kHz: samples" "$("$TOOLS/dsjq" .samples "$OUT/fast/meta.json")" 15000
