@@ -318,6 +318,95 @@ TEST(pipe_mode)
 	ds_buf_free(&b);
 }
 
+/* Every sample field perf mem / perf c2c / perf record -d can write, in
+ * the ABI's order, parsed back at the right offsets. */
+TEST(all_sample_fields)
+{
+	struct perf_event_attr a;
+	ds_event ev = {0};
+	uint64_t id = 7;
+	ds_buf b = {0};
+	ds_pdw *w;
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	uint64_t cur = 0;
+	char *path = tmp_path("fields.data");
+	ds_pdw_info info = {.clockid = -1};
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x1cd;
+	a.precise_ip = 2;
+	a.sample_period = 1000;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+			PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+			PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+			PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
+	a.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+	a.sample_regs_user = 0x3;  /* two registers */
+	a.sample_regs_intr = 0x1;  /* one */
+	a.sample_stack_user = 16;
+	a.sample_id_all = 1;
+	ev.name = "mem-loads";
+	ev.attr = a;
+	ev.ids = &id;
+	ev.nids = 1;
+
+	{
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0};
+		uint64_t v[] = {
+			7, 0x401000, 0x0000000800000008ull /* pid 8 tid 8 */, 123, 0xdead0, 7, 7, 1,
+			1000,
+			55, 66, 7,                     /* read: value, time_enabled, id */
+			2, (uint64_t)PERF_CONTEXT_USER, 0x401000,
+		};
+		uint32_t raw_size = 4;
+		uint64_t after_raw[] = {
+			1, 3 /* hw_idx */, 0x10, 0x20, 0 /* one branch */,
+			2 /* abi 64 */, 0xaaaa, 0xbbbb,
+			16, 0x1111, 0x2222, 12 /* stack: size, data, dyn_size */,
+			77 /* weight */, 0x12345 /* data_src */, 0 /* transaction */,
+			2, 0xcccc /* regs_intr */,
+			0x7000 /* phys */, 1 /* cgroup */, 4096, 2097152,
+		};
+		ds_buf_append(&b, &h, sizeof h);
+		ds_buf_append(&b, v, sizeof v);
+		ds_buf_append(&b, &raw_size, 4);
+		ds_buf_append(&b, "rawd", 4); /* 4 + 4 bytes: the sample stays aligned */
+		ds_buf_append(&b, after_raw, sizeof after_raw);
+		((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
+	}
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, b.p, b.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
+	if (pd && ds_perfdata_next(pd, &cur, &r, &err) == 1 && r.kind == DS_REC_SAMPLE) {
+		const ds_sample *sm = &r.u.sample;
+		CHECK_EQ_U64(sm->ip, 0x401000);
+		CHECK_EQ_U64(sm->addr, 0xdead0);
+		CHECK_EQ_U64(sm->period, 1000);
+		CHECK_EQ_U64(sm->nr_callchain, 2);
+		CHECK(sm->regs_abi == 2 && sm->regs && sm->regs[1] == 0xbbbb);
+		CHECK(sm->stack && sm->stack_size == 12);
+		CHECK_EQ_U64(sm->weight, 77);
+		CHECK_EQ_U64(sm->data_src, 0x12345);
+		CHECK_EQ_U64(sm->phys_addr, 0x7000);
+		CHECK_EQ_U64(sm->data_page_size, 4096);
+		CHECK_EQ_U64(sm->code_page_size, 2097152);
+	} else {
+		CHECK(!"the sample parses");
+		printf("# %s\n", err.msg);
+	}
+	ds_perfdata_close(pd);
+	ds_buf_free(&b);
+	free(path);
+}
+
 TEST(attr_names)
 {
 	struct perf_event_attr a = {0};
@@ -432,6 +521,7 @@ int main(void)
 	RUN(truncated_and_corrupt);
 	RUN(unfinished_recording_is_readable);
 	RUN(pipe_mode);
+	RUN(all_sample_fields);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
 	RUN(expdir);
