@@ -79,10 +79,12 @@ typedef struct ds_table_event {
 	uint64_t count;
 } ds_table_event;
 
+enum ds_prop_kind { DS_PROP_TEXT, DS_PROP_NUMBER, DS_PROP_BOOL };
+
 typedef struct ds_prop {
 	char *key;
-	char *value;          /* as text */
-	bool numeric;         /* JSON: emit value unquoted */
+	char *value;          /* as text; DS_PROP_BOOL: "yes" or "no" */
+	enum ds_prop_kind kind; /* how JSON writes it */
 } ds_prop;
 
 typedef struct ds_table {

@@ -535,10 +535,10 @@ static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 
 enum { SU_PERIOD, SU_FREQ, SU_PRECISE, SU_NCOLS };
 
-static void prop(ds_table *t, const char *key, bool numeric, const char *fmt, ...)
+static void prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static void prop(ds_table *t, const char *key, bool numeric, const char *fmt, ...)
+static void prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
 {
 	ds_buf b = {0};
 	va_list ap;
@@ -548,7 +548,7 @@ static void prop(ds_table *t, const char *key, bool numeric, const char *fmt, ..
 	t->props = ds_xrealloc(t->props, (t->nprops + 1) * sizeof *t->props);
 	t->props[t->nprops].key = ds_xstrdup(key);
 	t->props[t->nprops].value = ds_buf_steal(&b);
-	t->props[t->nprops].numeric = numeric;
+	t->props[t->nprops].kind = kind;
 	t->nprops++;
 }
 
@@ -583,48 +583,48 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		tbl.v.v[r].samples[e] = s->ev_samples[e];
 		tbl.v.v[r].count[e] = s->ev_count[e];
 	}
-	prop(t, "experiment", false, "%s", s->path);
+	prop(t, "experiment", DS_PROP_TEXT, "%s", s->path);
 	if (m->target) {
 		join_argv(&b, m->target, m->ntarget);
-		prop(t, "command", false, "%s", b.p);
+		prop(t, "command", DS_PROP_TEXT, "%s", b.p);
 		ds_buf_reset(&b);
 	} else if (m->attach_pid > 0) {
-		prop(t, "attached to", true, "%lld", (long long)m->attach_pid);
+		prop(t, "attached_pid", DS_PROP_NUMBER, "%lld", (long long)m->attach_pid);
 	}
 	if (!m->target && ds_perfdata_info(s->pd)->cmdline)
-		prop(t, "recorded with", false, "%s", ds_perfdata_info(s->pd)->cmdline);
-	prop(t, "backend", false, "%s", m->backend ? m->backend : "perf_event");
+		prop(t, "recorded_with", DS_PROP_TEXT, "%s", ds_perfdata_info(s->pd)->cmdline);
+	prop(t, "backend", DS_PROP_TEXT, "%s", m->backend ? m->backend : "perf_event");
 	if (m->host)
-		prop(t, "host", false, "%s", m->host);
+		prop(t, "host", DS_PROP_TEXT, "%s", m->host);
 	if (m->kernel)
-		prop(t, "kernel", false, "%s", m->kernel);
+		prop(t, "kernel", DS_PROP_TEXT, "%s", m->kernel);
 	if (m->cpu_model)
-		prop(t, "cpu", false, "%s", m->cpu_model);
+		prop(t, "cpu", DS_PROP_TEXT, "%s", m->cpu_model);
 	if (m->ncpus)
-		prop(t, "cpus", true, "%u", m->ncpus);
+		prop(t, "cpus", DS_PROP_NUMBER, "%u", m->ncpus);
 	if (m->start_wall > 0) {
 		time_t w = (time_t)m->start_wall;
 		struct tm tmv;
 		char when[64];
 		localtime_r(&w, &tmv);
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tmv);
-		prop(t, "started", false, "%s", when);
+		prop(t, "started", DS_PROP_TEXT, "%s", when);
 	}
 	if (m->end_ns > m->start_ns)
-		prop(t, "duration_s", true, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
+		prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
 	else if (s->last_time > s->first_time)
-		prop(t, "duration_s", true, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
-	prop(t, "samples", true, "%llu", (unsigned long long)s->nsamples);
-	prop(t, "lost_records", true, "%llu", (unsigned long long)s->lost);
-	prop(t, "lost_samples", true, "%llu", (unsigned long long)s->lost_samples);
-	prop(t, "throttled", true, "%llu", (unsigned long long)s->throttled);
-	prop(t, "callchains", false, "%s", s->callchains ? "yes" : "no");
-	prop(t, "unique_instructions", true, "%zu", s->sites.n);
-	prop(t, "threads", true, "%zu", s->threads.n);
+		prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
+	prop(t, "samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->nsamples);
+	prop(t, "lost_records", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost);
+	prop(t, "lost_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost_samples);
+	prop(t, "throttled", DS_PROP_NUMBER, "%llu", (unsigned long long)s->throttled);
+	prop(t, "callchains", DS_PROP_BOOL, "%s", s->callchains ? "yes" : "no");
+	prop(t, "unique_instructions", DS_PROP_NUMBER, "%zu", s->sites.n);
+	prop(t, "threads", DS_PROP_NUMBER, "%zu", s->threads.n);
 	if (m->exit_status >= 0)
-		prop(t, "exit_status", true, "%lld", (long long)m->exit_status);
+		prop(t, "exit_status", DS_PROP_NUMBER, "%lld", (long long)m->exit_status);
 	for (size_t i = 0; i < s->notes.n; i++)
-		prop(t, "note", false, "%s", s->notes.v[i]);
+		prop(t, "note", DS_PROP_TEXT, "%s", s->notes.v[i]);
 	ds_buf_free(&b);
 	return tb_finish(&tbl, &keep, out, err);
 }

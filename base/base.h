@@ -165,6 +165,8 @@ void ds_jw_i64(ds_jw *w, int64_t v);
 void ds_jw_double(ds_jw *w, double v);
 void ds_jw_bool(ds_jw *w, bool v);
 void ds_jw_null(ds_jw *w);
+/* A number already formatted by the caller ("12", "0.003"): written as is. */
+void ds_jw_number_text(ds_jw *w, const char *text);
 /* JSON string escaping of arbitrary bytes (invalid UTF-8 becomes U+FFFD). */
 void ds_json_escape(ds_buf *out, const char *s);
 

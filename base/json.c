@@ -114,6 +114,12 @@ void ds_jw_null(ds_jw *w)
 	ds_buf_puts(w->out, "null");
 }
 
+void ds_jw_number_text(ds_jw *w, const char *text)
+{
+	pre_value(w);
+	ds_buf_puts(w->out, text);
+}
+
 void ds_json_escape(ds_buf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -305,34 +305,23 @@ static void render_json(FILE *f, const ds_table *t, const char *source)
 	if (t->nprops) {
 		ds_jw_key(&w, "properties");
 		ds_jw_obj_begin(&w);
-		/* repeated keys ("note") become one array */
 		for (size_t i = 0; i < t->nprops; i++) {
-			size_t k = i;
-			bool first = true, many = false;
-			for (size_t j = 0; j < i; j++)
-				if (strcmp(t->props[j].key, t->props[i].key) == 0)
-					first = false;
-			if (!first)
+			if (strcmp(t->props[i].key, "note") == 0)
 				continue;
-			for (size_t j = i + 1; j < t->nprops; j++)
-				if (strcmp(t->props[j].key, t->props[i].key) == 0)
-					many = true;
 			ds_jw_key(&w, t->props[i].key);
-			if (many)
-				ds_jw_arr_begin(&w);
-			for (; k < t->nprops; k++) {
-				if (strcmp(t->props[k].key, t->props[i].key) != 0)
-					continue;
-				if (t->props[k].numeric)
-					ds_jw_double(&w, strtod(t->props[k].value, NULL));
-				else
-					ds_jw_str(&w, t->props[k].value);
-				if (!many)
-					break;
+			switch (t->props[i].kind) {
+			case DS_PROP_NUMBER: ds_jw_number_text(&w, t->props[i].value); break;
+			case DS_PROP_BOOL: ds_jw_bool(&w, strcmp(t->props[i].value, "yes") == 0); break;
+			case DS_PROP_TEXT: ds_jw_str(&w, t->props[i].value); break;
 			}
-			if (many)
-				ds_jw_arr_end(&w);
 		}
+		/* notes: always an array, however many there are */
+		ds_jw_key(&w, "notes");
+		ds_jw_arr_begin(&w);
+		for (size_t i = 0; i < t->nprops; i++)
+			if (strcmp(t->props[i].key, "note") == 0)
+				ds_jw_str(&w, t->props[i].value);
+		ds_jw_arr_end(&w);
 		ds_jw_obj_end(&w);
 	}
 	ds_jw_key(&w, "rows");
