@@ -154,6 +154,7 @@ int cmd_import(int argc, char **argv)
 	ds_err err = {0};
 	char *dst = NULL, *metapath = NULL;
 	int c, status = 0;
+	bool moved_old;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
@@ -178,9 +179,13 @@ int cmd_import(int argc, char **argv)
 	}
 	dst = ds_xasprintf("%s/perf.data", outdir);
 	metapath = ds_xasprintf("%s/meta.json", outdir);
-	if (ds_expdir_create(outdir, &err) || copy_file(src, dst, &err) ||
-	    ds_meta_write(&m, metapath, &err)) {
+	if (ds_expdir_create(outdir, &moved_old, &err)) {
 		status = cli_fail(&err);
+		goto out;
+	}
+	if (copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
+		status = cli_fail(&err);
+		ds_expdir_discard(outdir, moved_old);
 		goto out;
 	}
 	keep_machine_bits(pd, outdir, kips);

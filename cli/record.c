@@ -188,6 +188,7 @@ int cmd_record(int argc, char **argv)
 	int c, status = 0, ntarget;
 	uint64_t u;
 	char **self = NULL;
+	bool moved_old;
 
 	o.inherit = true;
 	o.callgraph = DS_CG_FP;
@@ -287,13 +288,15 @@ int cmd_record(int argc, char **argv)
 	memcpy(self + 1, argv, (size_t)argc * sizeof *self);
 	o.argc_self = argc + 1;
 	o.argv_self = self;
-	if (ds_expdir_create(outdir, &err)) {
+	if (ds_expdir_create(outdir, &moved_old, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
 	if (ds_sampler_record(&o, &res, &err)) {
 		status = cli_fail(&err);
-		rmdir(outdir); /* only succeeds when nothing was written */
+		/* nothing was recorded: leave the directory as it was */
+		if (!res.target_started)
+			ds_expdir_discard(outdir, moved_old);
 		ds_record_result_fini(&res);
 		goto out;
 	}

@@ -47,10 +47,11 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path);
 }
 
-int ds_expdir_create(const char *dir, ds_err *err)
+int ds_expdir_create(const char *dir, bool *moved_old, ds_err *err)
 {
 	struct stat st;
 
+	*moved_old = false;
 	if (stat(dir, &st) == 0) {
 		char *old;
 		if (!S_ISDIR(st.st_mode))
@@ -73,11 +74,20 @@ int ds_expdir_create(const char *dir, ds_err *err)
 			return -1;
 		}
 		free(old);
+		*moved_old = true;
 	}
 	if (mkdir(dir, 0755) < 0)
 		return ds_err_set(err, errno == ENOENT ? DS_EINPUT : DS_EENV,
 				  "cannot create experiment directory '%s': %s", dir, strerror(errno));
 	return 0;
+}
+
+void ds_expdir_discard(const char *dir, bool moved_old)
+{
+	char *old = ds_xasprintf("%s.old", dir);
+	if (nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 && moved_old)
+		rename(old, dir);
+	free(old);
 }
 
 int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err)

@@ -248,9 +248,13 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
 /* ---- the experiment directory ---- */
 
 /* Make DIR for a new experiment; an existing one is renamed DIR.old (an
- * older DIR.old is removed first).  Refuses to touch a DIR that is not an
- * experiment (a non-empty directory without perf.data or meta.json). */
-int ds_expdir_create(const char *dir, ds_err *err);
+ * older DIR.old is removed first) and *moved_old says so.  Refuses to touch
+ * a DIR that is not an experiment (a non-empty directory without perf.data
+ * or meta.json). */
+int ds_expdir_create(const char *dir, bool *moved_old, ds_err *err);
+/* Undo ds_expdir_create after a recording that never started: remove DIR
+ * and what it holds, and put DIR.old back when it was moved. */
+void ds_expdir_discard(const char *dir, bool moved_old);
 /* Save this boot's vDSO image as DIR/vdso.so: samples in the vDSO (a code
  * page the kernel maps, with no file behind it) resolve from it. */
 int ds_expdir_save_vdso(const char *dir, ds_err *err);

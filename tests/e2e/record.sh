@@ -86,3 +86,10 @@ check_eq "missing command: status 1" "$?" 1
 check_eq "missing command: one line" "$(wc -l <err.txt)" 1
 check_contains "missing command: says so" err.txt "^dsprof: cannot run '/nonexistent/prog'"
 check "missing command: no experiment directory" test ! -e nope
+
+# a recording that cannot start leaves the previous experiment where it was
+before=$(cksum <exp/perf.data)
+"$DSPROF" record -q -o exp -p 2147483646 >out.txt 2>err.txt
+check_eq "attach to no process: status 1" "$?" 1
+check_contains "attach to no process: says so" err.txt "^dsprof: cannot attach to process 2147483646: no such process"
+check_eq "attach to no process: the previous experiment is intact" "$(cksum <exp/perf.data)" "$before"

@@ -478,16 +478,23 @@ TEST(expdir)
 {
 	ds_err err = {0};
 	char *dir = tmp_path("exp"), *pd, *mj, *f;
+	bool moved;
 	int fd;
 
-	CHECK(ds_expdir_create(dir, &err) == 0);
+	CHECK(ds_expdir_create(dir, &moved, &err) == 0);
+	CHECK(!moved);
 	f = ds_xasprintf("%s/perf.data", dir);
 	fd = open(f, O_WRONLY | O_CREAT, 0644);
 	close(fd);
-	CHECK(ds_expdir_create(dir, &err) == 0); /* the first one becomes exp.old */
+	CHECK(ds_expdir_create(dir, &moved, &err) == 0); /* the first one becomes exp.old */
+	CHECK(moved);
 	{
 		char *old = ds_xasprintf("%s.old/perf.data", dir);
 		CHECK(access(old, F_OK) == 0);
+		/* a recording that never started puts it back */
+		ds_expdir_discard(dir, moved);
+		CHECK(access(f, F_OK) == 0 && access(old, F_OK) != 0);
+		CHECK(ds_expdir_create(dir, &moved, &err) == 0 && moved);
 		free(old);
 	}
 	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) < 0); /* the new one has no perf.data yet */
@@ -503,7 +510,7 @@ TEST(expdir)
 		mkdir(other, 0755);
 		fd = open(x, O_WRONLY | O_CREAT, 0644);
 		close(fd);
-		CHECK(ds_expdir_create(other, &err) < 0);
+		CHECK(ds_expdir_create(other, &moved, &err) < 0);
 		CHECK(strstr(err.msg, "not an experiment") != NULL);
 		free(other);
 		free(x);
