@@ -16,46 +16,9 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-static char tmp[] = "/tmp/dsprof-cfi-XXXXXX";
-
-/* ---- helpers ---- */
-
-static bool sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool sh(const char *fmt, ...)
-{
-	ds_buf cmd = {0};
-	va_list ap;
-	int rc;
-
-	ds_buf_printf(&cmd, "cd '%s' && ( ", tmp);
-	va_start(ap, fmt);
-	ds_buf_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	ds_buf_puts(&cmd, " ) >/dev/null 2>&1");
-	rc = system(ds_buf_str(&cmd));
-	ds_buf_free(&cmd);
-	return rc == 0;
-}
-
-static bool have(const char *tool)
-{
-	return sh("command -v %s", tool);
-}
-
-static void skip(const char *why)
-{
-	printf("skip - %s: %s\n", unit_current, why);
-	fflush(stdout);
-}
-
-static char *tpath(const char *name)
-{
-	return ds_xasprintf("%s/%s", tmp, name);
-}
-
 static bool write_text(const char *name, const char *text)
 {
-	char *p = tpath(name);
+	char *p = unit_tpath(name);
 	FILE *f = fopen(p, "w");
 	bool ok = f && fputs(text, f) >= 0;
 
@@ -68,7 +31,7 @@ static bool write_text(const char *name, const char *text)
 /* Open a file in the temp dir with no system debug files around. */
 static ds_dso *open_tmp(const char *name)
 {
-	char *p = tpath(name), *root = tpath("noroot");
+	char *p = unit_tpath(name), *root = unit_tpath("noroot");
 	ds_dso_opts o = {.debug_root = root};
 	ds_err err;
 	ds_dso *d = ds_dso_open(p, &o, &err);
@@ -76,24 +39,6 @@ static ds_dso *open_tmp(const char *name)
 	free(p);
 	free(root);
 	return d;
-}
-
-/* A symbol's address as nm reports it, 0 when absent. */
-static uint64_t nm_addr(const char *bin, const char *name)
-{
-	char *cmd = ds_xasprintf("nm -P '%s/%s' 2>/dev/null", tmp, bin);
-	FILE *p = popen(cmd, "r");
-	char line[1024], sym[512], type[8];
-	unsigned long long v;
-	uint64_t addr = 0;
-
-	while (p && fgets(line, sizeof line, p))
-		if (sscanf(line, "%511s %7s %llx", sym, type, &v) == 3 && strcmp(sym, name) == 0)
-			addr = v;
-	if (p)
-		pclose(p);
-	free(cmd);
-	return addr;
 }
 
 /* ---- readelf as the oracle ---- */
@@ -311,7 +256,7 @@ static void check_file(ds_dso *d, const char *path, size_t min_rows)
 
 static void check_tmp(const char *name, size_t min_rows)
 {
-	char *p = tpath(name);
+	char *p = unit_tpath(name);
 	ds_dso *d = open_tmp(name);
 
 	check_file(d, p, min_rows);
@@ -616,7 +561,7 @@ static bool libc_path(char *out, size_t size)
 
 TEST(libc)
 {
-	char path[PATH_MAX], *root = tpath("noroot");
+	char path[PATH_MAX], *root = unit_tpath("noroot");
 	ds_dso_opts o = {.debug_root = root};
 	ds_err err;
 	ds_dso *d = NULL;
@@ -643,14 +588,14 @@ TEST(gcc)
 	uint64_t data;
 
 	CHECK(write_text("prog.c", prog_c));
-	CHECK(sh("gcc -O2 -fexceptions -o o2 prog.c"));
+	CHECK(unit_sh("gcc -O2 -fexceptions -o o2 prog.c"));
 	check_tmp("o2", 40);
-	CHECK(sh("gcc -O0 -fno-omit-frame-pointer -o o0 prog.c"));
+	CHECK(unit_sh("gcc -O0 -fno-omit-frame-pointer -o o0 prog.c"));
 	check_tmp("o0", 40);
 
 	/* outside every FDE: data, and nothing at all */
 	d = open_tmp("o2");
-	data = nm_addr("o2", "table");
+	data = unit_nm_addr("o2", "table");
 	CHECK(data != 0);
 	CHECK(d && !ds_dso_cfa_at(d, data, &c));
 	CHECK(d && !ds_dso_cfa_at(d, 0, &c));
@@ -659,23 +604,23 @@ TEST(gcc)
 
 TEST(clang)
 {
-	if (!have("clang")) {
-		skip("clang is not installed");
+	if (!unit_have("clang")) {
+		unit_skip("clang is not installed");
 		return;
 	}
-	CHECK(sh("clang -O2 -o clang2 prog.c"));
+	CHECK(unit_sh("clang -O2 -o clang2 prog.c"));
 	check_tmp("clang2", 30);
 	/* .debug_frame with version 4 CIEs */
-	CHECK(sh("clang -O1 -g -fno-asynchronous-unwind-tables -o clangdf prog.c"));
+	CHECK(unit_sh("clang -O1 -g -fno-asynchronous-unwind-tables -o clangdf prog.c"));
 	check_tmp("clangdf", 30);
 }
 
 TEST(debug_frame)
 {
-	CHECK(sh("gcc -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o df prog.c"));
+	CHECK(unit_sh("gcc -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -o df prog.c"));
 	check_tmp("df", 30);
 	/* .debug_frame only in the separate debug file (compressed there) */
-	CHECK(sh("cp df dl && objcopy --only-keep-debug --compress-debug-sections dl dl.debug && "
+	CHECK(unit_sh("cp df dl && objcopy --only-keep-debug --compress-debug-sections dl dl.debug && "
 		 "objcopy --strip-all --add-gnu-debuglink=dl.debug dl"));
 	check_tmp("dl", 30);
 }
@@ -687,10 +632,10 @@ TEST(opcodes)
 	ds_cfa c = {0};
 
 	CHECK(write_text("ops.s", ops_s) && write_text("opsmain.c", ops_main_c));
-	CHECK(sh("gcc -O2 -o ops opsmain.c ops.s"));
+	CHECK(unit_sh("gcc -O2 -o ops opsmain.c ops.s"));
 	check_tmp("ops", 25);
 	d = open_tmp("ops");
-	fn = nm_addr("ops", "cfi_ops");
+	fn = unit_nm_addr("ops", "cfi_ops");
 	CHECK(d && fn && ds_dso_cfa_at(d, fn, &c));
 	CHECK(c.cfa_reg == 7 && c.cfa_offset == 8 && c.ra_saved && c.ra_offset == -8);
 	CHECK(d && ds_dso_cfa_at(d, fn + 4, &c) && c.cfa_reg == 6 && c.cfa_offset == 16);
@@ -705,12 +650,12 @@ TEST(handmade_debug_frame)
 	uint64_t a;
 
 	CHECK(write_text("hand.s", hand_s) && write_text("hmain.c", hostile_main_c));
-	CHECK(sh("gcc -O2 -o hand hmain.c hand.s"));
+	CHECK(unit_sh("gcc -O2 -o hand hmain.c hand.s"));
 	check_tmp("hand", 24);
 	d = open_tmp("hand");
 	for (int i = 0; d && i < 8; i++) {
 		snprintf(name, sizeof name, "df_%d", i);
-		a = nm_addr("hand", name);
+		a = unit_nm_addr("hand", name);
 		CHECK(a && ds_dso_cfa_at(d, a + 2, &c) && c.cfa_reg == 7 && c.cfa_offset == 16);
 		CHECK(a && ds_dso_cfa_at(d, a + 3, &c) && c.cfa_reg == 7 && c.cfa_offset == 8);
 	}
@@ -729,8 +674,8 @@ TEST(i386)
 		"void _start(void) { sink = many(sink); for (;;) ; }\n";
 
 	CHECK(write_text("s32.c", src));
-	if (!sh("gcc -m32 -O2 -nostdlib -static -fno-pie -no-pie -o s32 s32.c")) {
-		skip("gcc cannot build 32-bit code here");
+	if (!unit_sh("gcc -m32 -O2 -nostdlib -static -fno-pie -no-pie -o s32 s32.c")) {
+		unit_skip("gcc cannot build 32-bit code here");
 		return;
 	}
 	check_tmp("s32", 10);
@@ -741,7 +686,7 @@ TEST(vdso)
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	FILE *f = fopen("/proc/self/maps", "r"), *out;
 	unsigned long lo = 0, hi = 0;
-	char line[512], *path = tpath("vdso.so");
+	char line[512], *path = unit_tpath("vdso.so");
 	const ds_symbol *s = NULL;
 	ds_err err;
 	ds_dso *d;
@@ -753,7 +698,7 @@ TEST(vdso)
 	if (f)
 		fclose(f);
 	if (!base || base != lo) {
-		skip("no vdso");
+		unit_skip("no vdso");
 		free(path);
 		return;
 	}
@@ -774,7 +719,7 @@ TEST(vdso)
 
 TEST(kallsyms)
 {
-	char *p = tpath("kallsyms");
+	char *p = unit_tpath("kallsyms");
 	ds_err err;
 	ds_dso *d;
 	ds_cfa c;
@@ -795,15 +740,15 @@ TEST(hostile_cfi)
 	uint64_t a;
 
 	CHECK(write_text("hostile.s", hostile_s) && write_text("hmain.c", hostile_main_c));
-	CHECK(sh("gcc -O2 -o hostile hmain.c hostile.s"));
+	CHECK(unit_sh("gcc -O2 -o hostile hmain.c hostile.s"));
 	d = open_tmp("hostile");
 	CHECK(d != NULL);
 	if (!d)
 		return;
-	a = nm_addr("hostile", "sane");
+	a = unit_nm_addr("hostile", "sane");
 	CHECK(a && ds_dso_cfa_at(d, a, &c) && c.cfa_reg == 7 && c.cfa_offset == 8);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		a = nm_addr("hostile", bad[i]);
+		a = unit_nm_addr("hostile", bad[i]);
 		CHECK(a != 0);
 		CHECK(!ds_dso_cfa_at(d, a + 1, &c));
 	}
@@ -813,7 +758,7 @@ TEST(hostile_cfi)
 /* .eh_frame's file offset and size from readelf -S. */
 static bool eh_frame_extent(const char *bin, uint64_t *off, uint64_t *size)
 {
-	char *cmd = ds_xasprintf("readelf -SW '%s/%s'", tmp, bin);
+	char *cmd = ds_xasprintf("readelf -SW '%s/%s'", unit_tmp, bin);
 	FILE *p = popen(cmd, "r");
 	char line[512], *s;
 	unsigned long long addr, o, n;
@@ -856,7 +801,7 @@ TEST(corrupt_eh_frame)
 	int round, changed = 0;
 	ds_buf cmd = {0};
 
-	CHECK(sh("gcc -O2 -fexceptions -o small prog.c"));
+	CHECK(unit_sh("gcc -O2 -fexceptions -o small prog.c"));
 	CHECK(eh_frame_extent("small", &off, &size) && size > 64);
 	good = query_all("small");
 	CHECK(good > 100);
@@ -870,7 +815,7 @@ TEST(corrupt_eh_frame)
 			ds_buf_printf(&cmd, " && printf '\\%03o' | dd of=fz bs=1 seek=%llu count=1 "
 				      "conv=notrunc", v, (unsigned long long)(off + (uint64_t)rand() % size));
 		}
-		if (!sh("%s", ds_buf_str(&cmd)))
+		if (!unit_sh("%s", ds_buf_str(&cmd)))
 			break;
 		changed += query_all("fz") != good;
 	}
@@ -882,10 +827,8 @@ TEST(corrupt_eh_frame)
 
 int main(void)
 {
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	if (!unit_tmpdir("dsprof-cfi"))
 		return 1;
-	}
 	RUN(self);
 	RUN(libc);
 	RUN(gcc);
@@ -900,6 +843,6 @@ int main(void)
 	RUN(corrupt_eh_frame);
 	printf("# readelf rows compared: %zu (%zu lookups), %zu lookups agree\n", total_rows,
 	       total_lookups, total_agree);
-	sh("rm -rf '%s'", tmp);
+	unit_sh("rm -rf '%s'", unit_tmp);
 	return unit_done();
 }

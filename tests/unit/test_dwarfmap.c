@@ -13,46 +13,9 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-static char tmp[] = "/tmp/dsprof-dwarfmap-XXXXXX";
-
-/* ---- helpers ---- */
-
-static bool sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool sh(const char *fmt, ...)
-{
-	ds_buf cmd = {0};
-	va_list ap;
-	int rc;
-
-	ds_buf_printf(&cmd, "cd '%s' && ( ", tmp);
-	va_start(ap, fmt);
-	ds_buf_vprintf(&cmd, fmt, ap);
-	va_end(ap);
-	ds_buf_puts(&cmd, " ) >/dev/null 2>&1");
-	rc = system(ds_buf_str(&cmd));
-	ds_buf_free(&cmd);
-	return rc == 0;
-}
-
-static bool have(const char *tool)
-{
-	return sh("command -v %s", tool);
-}
-
-static void skip(const char *why)
-{
-	printf("skip - %s: %s\n", unit_current, why);
-	fflush(stdout);
-}
-
-static char *tpath(const char *name)
-{
-	return ds_xasprintf("%s/%s", tmp, name);
-}
-
 static bool write_file(const char *name, const void *data, size_t n)
 {
-	char *p = tpath(name);
+	char *p = unit_tpath(name);
 	FILE *f = fopen(p, "wb");
 	bool ok = f && fwrite(data, 1, n, f) == n;
 
@@ -70,7 +33,7 @@ static bool write_text(const char *name, const char *text)
 /* Open a file in the temp dir with no system debug files around. */
 static ds_dso *open_tmp(const char *name, ds_err *err)
 {
-	char *p = tpath(name), *root = tpath("noroot");
+	char *p = unit_tpath(name), *root = unit_tpath("noroot");
 	ds_dso_opts o = {.debug_root = root};
 	ds_dso *d = ds_dso_open(p, &o, err);
 
@@ -109,24 +72,6 @@ static const ds_symbol *find_named(const ds_dso *d, const char *name)
 		if (strcmp(ds_dso_symbol(d, i)->name, name) == 0)
 			return ds_dso_symbol(d, i);
 	return NULL;
-}
-
-/* A symbol's address as nm reports it (aliases included). */
-static uint64_t nm_addr(const char *bin, const char *name)
-{
-	char *cmd = ds_xasprintf("nm -P '%s/%s' 2>/dev/null", tmp, bin);
-	FILE *p = popen(cmd, "r");
-	char line[1024], sym[512], type[8];
-	unsigned long long v;
-	uint64_t addr = 0;
-
-	while (p && fgets(line, sizeof line, p))
-		if (sscanf(line, "%511s %7s %llx", sym, type, &v) == 3 && strcmp(sym, name) == 0)
-			addr = v;
-	if (p)
-		pclose(p);
-	free(cmd);
-	return addr;
 }
 
 static bool ends_with(const char *s, const char *suf)
@@ -231,7 +176,7 @@ TEST(build_id_mismatch_note)
 
 TEST(libc_dynsym)
 {
-	char path[4096], *root = tpath("noroot");
+	char path[4096], *root = unit_tpath("noroot");
 	ds_dso_opts o = {.debug_root = root};
 	const ds_symbol *s;
 	uint64_t off, va = 0;
@@ -283,7 +228,7 @@ TEST(debuglink)
 	ds_dso *d;
 
 	CHECK(write_text("tiny.c", tiny_c));
-	CHECK(sh("gcc -O1 -g -o a.out tiny.c && objcopy --only-keep-debug a.out a.debug && "
+	CHECK(unit_sh("gcc -O1 -g -o a.out tiny.c && objcopy --only-keep-debug a.out a.debug && "
 		 "objcopy --strip-all --add-gnu-debuglink=a.debug a.out"));
 	d = open_tmp("a.out", &err);
 	CHECK(d != NULL);
@@ -301,7 +246,7 @@ TEST(debuglink_crc)
 	ds_err err;
 	ds_dso *d;
 
-	CHECK(sh("gcc -O1 -g -Wl,--build-id=none -o c.out tiny.c && "
+	CHECK(unit_sh("gcc -O1 -g -Wl,--build-id=none -o c.out tiny.c && "
 		 "objcopy --only-keep-debug c.out c.debug && "
 		 "objcopy --strip-all --add-gnu-debuglink=c.debug c.out"));
 	d = open_tmp("c.out", &err);
@@ -314,7 +259,7 @@ TEST(debuglink_crc)
 	ds_dso_close(d);
 
 	/* a debug file from another build has another CRC: not used */
-	CHECK(sh("gcc -O0 -g -Wl,--build-id=none -o other.out tiny.c && "
+	CHECK(unit_sh("gcc -O0 -g -Wl,--build-id=none -o other.out tiny.c && "
 		 "objcopy --only-keep-debug other.out c.debug"));
 	d = open_tmp("c.out", &err);
 	CHECK(d != NULL);
@@ -336,7 +281,7 @@ TEST(build_id_debug_dir)
 	ds_err err;
 	ds_dso *d;
 
-	CHECK(sh("gcc -O1 -g -o b.out tiny.c && objcopy --only-keep-debug b.out b.debug && "
+	CHECK(unit_sh("gcc -O1 -g -o b.out tiny.c && objcopy --only-keep-debug b.out b.debug && "
 		 "objcopy --strip-all b.out"));
 	d = open_tmp("b.out", &err);
 	CHECK(d != NULL);
@@ -353,10 +298,10 @@ TEST(build_id_debug_dir)
 		ds_buf_puts(&file, ".debug");
 	}
 	ds_dso_close(d);
-	CHECK(sh("mkdir -p %s && cp b.debug %s", ds_buf_str(&dir), ds_buf_str(&file)));
-	o.debug_root = tpath("root");
+	CHECK(unit_sh("mkdir -p %s && cp b.debug %s", ds_buf_str(&dir), ds_buf_str(&file)));
+	o.debug_root = unit_tpath("root");
 	{
-		char *p = tpath("b.out");
+		char *p = unit_tpath("b.out");
 		d = ds_dso_open(p, &o, &err);
 		free(p);
 	}
@@ -381,12 +326,12 @@ TEST(minidebuginfo)
 	ds_err err;
 	ds_dso *d;
 
-	if (!have("xz")) {
-		skip("xz is not installed");
+	if (!unit_have("xz")) {
+		unit_skip("xz is not installed");
 		return;
 	}
 	CHECK(write_text("m.c", src));
-	CHECK(sh("gcc -O2 -g -o m m.c && objcopy --only-keep-debug m m.dbg && "
+	CHECK(unit_sh("gcc -O2 -g -o m m.c && objcopy --only-keep-debug m m.dbg && "
 		 "objcopy -S --keep-symbol=mini_static m.dbg mini && xz -f mini && "
 		 "objcopy --strip-all --add-section .gnu_debugdata=mini.xz m"));
 	d = open_tmp("m", &err);
@@ -402,7 +347,7 @@ TEST(minidebuginfo)
 
 	/* a .gnu_debugdata that is not xz is noted, not fatal */
 	CHECK(write_text("junk.xz", "not xz at all"));
-	CHECK(sh("objcopy --strip-all m m2 && objcopy --remove-section .gnu_debugdata "
+	CHECK(unit_sh("objcopy --strip-all m m2 && objcopy --remove-section .gnu_debugdata "
 		 "--add-section .gnu_debugdata=junk.xz m2"));
 	d = open_tmp("m2", &err);
 	CHECK(d != NULL);
@@ -444,15 +389,15 @@ TEST(perf_aliases)
 	ds_dso *d;
 
 	CHECK(write_text("al.c", src));
-	CHECK(sh("gcc -O2 -g -o al al.c"));
+	CHECK(unit_sh("gcc -O2 -g -o al al.c"));
 	d = open_tmp("al", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
 	for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
-		uint64_t a = nm_addr("al", expect[i][0]);
+		uint64_t a = unit_nm_addr("al", expect[i][0]);
 		const ds_symbol *s = a ? ds_dso_symbol_at(d, a) : NULL;
-		CHECK(a != 0 && a == nm_addr("al", expect[i][1]));
+		CHECK(a != 0 && a == unit_nm_addr("al", expect[i][1]));
 		CHECK_STR(s ? s->name : NULL, expect[i][1]);
 	}
 	ds_dso_close(d);
@@ -501,13 +446,13 @@ TEST(cxx_names)
 	CHECK(ds_demangle("_Zgarbage") == NULL);
 	CHECK(ds_demangle(NULL) == NULL);
 
-	cxx = have("g++") ? "g++" : have("clang++") ? "clang++" : NULL;
+	cxx = unit_have("g++") ? "g++" : unit_have("clang++") ? "clang++" : NULL;
 	if (!cxx) {
-		skip("no C++ compiler");
+		unit_skip("no C++ compiler");
 		return;
 	}
 	CHECK(write_text("cx.cc", src));
-	CHECK(sh("%s -O2 -o cx cx.cc", cxx));
+	CHECK(unit_sh("%s -O2 -o cx cx.cc", cxx));
 	d = open_tmp("cx", &err);
 	CHECK(d != NULL);
 	if (!d)
@@ -569,7 +514,7 @@ TEST(kallsyms)
 	const ds_symbol *s;
 	uint64_t va = 0;
 	ds_err err;
-	char *p = tpath("kallsyms");
+	char *p = unit_tpath("kallsyms");
 	ds_dso *d;
 
 	CHECK(write_text("kallsyms", text));
@@ -608,7 +553,7 @@ TEST(kallsyms)
 TEST(kallsyms_hidden)
 {
 	ds_err err;
-	char *p = tpath("kallsyms0");
+	char *p = unit_tpath("kallsyms0");
 	ds_dso *d;
 
 	CHECK(write_text("kallsyms0", "0000000000000000 T _text\n0000000000000000 t helper\n"));
@@ -638,7 +583,7 @@ TEST(open_errors)
 	d = ds_dso_open("/nonexistent/x", NULL, &err);
 	CHECK(d == NULL && err.kind == DS_EINPUT);
 	CHECK_STR(err.msg, "cannot open '/nonexistent/x': No such file or directory");
-	d = ds_dso_open(tmp, NULL, &err);
+	d = ds_dso_open(unit_tmp, NULL, &err);
 	CHECK(d == NULL && err.kind == DS_EINPUT && strstr(err.msg, "not a regular file"));
 
 	srand(7);
@@ -656,7 +601,7 @@ TEST(open_errors)
 
 static char *read_tmp(const char *name, size_t *len)
 {
-	char *p = tpath(name), *data = ds_read_file(p, len);
+	char *p = unit_tpath(name), *data = ds_read_file(p, len);
 	free(p);
 	return data;
 }
@@ -691,7 +636,7 @@ TEST(malformed)
 	char *elf;
 	bool all = true;
 
-	CHECK(sh("gcc -O1 -g -o a.out.full tiny.c"));
+	CHECK(unit_sh("gcc -O1 -g -o a.out.full tiny.c"));
 	elf = read_tmp("a.out.full", &len);
 	CHECK(elf && len > 4096);
 	if (!elf)
@@ -712,7 +657,7 @@ TEST(malformed)
 
 	/* garbage line table: no lines, a note, no crash */
 	CHECK(write_file("garbage.bin", elf + 64, 512));
-	CHECK(sh("objcopy --update-section .debug_line=garbage.bin a.out.full badline.out"));
+	CHECK(unit_sh("objcopy --update-section .debug_line=garbage.bin a.out.full badline.out"));
 	{
 		ds_err err;
 		ds_dso *d = open_tmp("badline.out", &err);
@@ -741,10 +686,8 @@ TEST(malformed)
 
 int main(void)
 {
-	if (!mkdtemp(tmp)) {
-		perror("mkdtemp");
+	if (!unit_tmpdir("dsprof-dwarfmap"))
 		return 1;
-	}
 	RUN(self_symbols);
 	RUN(self_lines_and_code);
 	RUN(build_id_mismatch_note);
@@ -761,6 +704,6 @@ int main(void)
 	RUN(kallsyms_hidden);
 	RUN(open_errors);
 	RUN(malformed);
-	sh("rm -rf '%s'", tmp);
+	unit_sh("rm -rf '%s'", unit_tmp);
 	return unit_done();
 }

@@ -11,8 +11,12 @@
 #define DSPROF_UNIT_H
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/base.h"
 
 static int unit_failures;
 static int unit_checks;
@@ -57,6 +61,76 @@ static inline void unit_report(int ok, const char *file, int line, const char *e
 		snprintf(d_, sizeof d_, "'%.240s' != '%.240s'", a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
 		unit_report(ok_, __FILE__, __LINE__, #a " == " #b, ok_ ? NULL : d_);     \
 	} while (0)
+
+/* ---- scratch files and shell commands ---- */
+
+/* The test's private scratch directory ("" until unit_tmpdir made it). */
+static char unit_tmp[64];
+
+/* Make the scratch directory /tmp/PREFIX-XXXXXX; false when it cannot. */
+static inline bool unit_tmpdir(const char *prefix)
+{
+	snprintf(unit_tmp, sizeof unit_tmp, "/tmp/%s-XXXXXX", prefix);
+	if (mkdtemp(unit_tmp))
+		return true;
+	perror("mkdtemp");
+	return false;
+}
+
+/* Run a shell command inside the scratch directory, output discarded. */
+static inline bool unit_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline bool unit_sh(const char *fmt, ...)
+{
+	ds_buf cmd = {0};
+	va_list ap;
+	int rc;
+
+	ds_buf_printf(&cmd, "cd '%s' && ( ", unit_tmp);
+	va_start(ap, fmt);
+	ds_buf_vprintf(&cmd, fmt, ap);
+	va_end(ap);
+	ds_buf_puts(&cmd, " ) >/dev/null 2>&1");
+	rc = system(ds_buf_str(&cmd));
+	ds_buf_free(&cmd);
+	return rc == 0;
+}
+
+static inline bool unit_have(const char *tool)
+{
+	return unit_sh("command -v %s", tool);
+}
+
+/* A skipped check, with the reason (the runner counts and shows these). */
+static inline void unit_skip(const char *why)
+{
+	printf("skip - %s: %s\n", unit_current, why);
+	fflush(stdout);
+}
+
+/* NAME inside the scratch directory (malloc'd). */
+static inline char *unit_tpath(const char *name)
+{
+	return ds_xasprintf("%s/%s", unit_tmp, name);
+}
+
+/* The address nm reports for symbol NAME of scratch file BIN (aliases
+ * included), 0 when absent. */
+static inline uint64_t unit_nm_addr(const char *bin, const char *name)
+{
+	char *cmd = ds_xasprintf("nm -P '%s/%s' 2>/dev/null", unit_tmp, bin);
+	FILE *p = popen(cmd, "r");
+	char line[1024], sym[512], type[8];
+	unsigned long long v;
+	uint64_t addr = 0;
+
+	while (p && fgets(line, sizeof line, p))
+		if (sscanf(line, "%511s %7s %llx", sym, type, &v) == 3 && strcmp(sym, name) == 0)
+			addr = v;
+	if (p)
+		pclose(p);
+	free(cmd);
+	return addr;
+}
 
 static inline int unit_done(void)
 {
