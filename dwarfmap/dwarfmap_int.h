@@ -6,6 +6,7 @@
 #define DSPROF_DWARFMAP_INT_H
 
 #include <gelf.h>
+#include <libdwarf.h>
 
 #include "dwarfmap/dwarfmap.h"
 
@@ -125,6 +126,17 @@ void ds_symtree_remove_name(ds_symtree *t, const char *name);
 void ds_symtree_finish(ds_symtree *t, ds_dso *d);
 /* perf's symbols__find over the finished tree, at a perf-space address. */
 const ds_symbol *ds_symtab_find(const ds_dso *d, uint64_t addr);
+
+/* ---- libdwarf over chosen sections (dwarf.c) ---- */
+typedef struct ds_dwarf ds_dwarf;
+/* A libdwarf handle over the named sections of d's DWARF file (the debug
+ * file, or the object itself); NULL when it has none or libdwarf refuses
+ * it (a note says why).  Sections it lacks are simply left out. */
+ds_dwarf *ds_dwarf_open(ds_dso *d, const char *const *sections, size_t n);
+Dwarf_Debug ds_dwarf_debug(const ds_dwarf *dw);
+/* The (uncompressed) bytes of one of the opened sections, or NULL. */
+const void *ds_dwarf_section(const ds_dwarf *dw, const char *name, size_t *size);
+void ds_dwarf_close(ds_dwarf *dw);
 
 /* ---- loaders ---- */
 void ds_dso_load_symbols(ds_dso *d);

@@ -24,21 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Index 0 stays empty, like ELF's null section. */
-#define MAX_DSEC 8
-
-typedef struct dsec {
-	const char *name;
-	Dwarf_Small *data;
-	Dwarf_Unsigned size;
-} dsec;
-
-typedef struct dobj {
-	dsec sec[MAX_DSEC];
-	unsigned n;
-	bool msb, is64;
-} dobj;
-
 typedef struct loader {
 	ds_dso *d;
 	Dwarf_Debug dbg;
@@ -251,142 +236,25 @@ static void finish(ds_dso *d, loader *l)
 	ds_vec_free(&l->cu_files);
 }
 
-/* ---- the section view libdwarf reads ---- */
-
-static int obj_section_info(void *obj, Dwarf_Half i, Dwarf_Obj_Access_Section *s, int *error)
+static void load_lines(ds_dso *d)
 {
-	const dobj *o = obj;
-
-	(void)error;
-	if (i >= o->n)
-		return DW_DLV_NO_ENTRY;
-	memset(s, 0, sizeof *s);
-	s->type = i ? SHT_PROGBITS : SHT_NULL;
-	s->size = o->sec[i].size;
-	s->name = o->sec[i].name;
-	return DW_DLV_OK;
-}
-
-static Dwarf_Endianness obj_byte_order(void *obj)
-{
-	return ((const dobj *)obj)->msb ? DW_OBJECT_MSB : DW_OBJECT_LSB;
-}
-
-static Dwarf_Small obj_length_size(void *obj)
-{
-	(void)obj;
-	return 4;
-}
-
-static Dwarf_Small obj_pointer_size(void *obj)
-{
-	return ((const dobj *)obj)->is64 ? 8 : 4;
-}
-
-static Dwarf_Unsigned obj_section_count(void *obj)
-{
-	return ((const dobj *)obj)->n;
-}
-
-static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *error)
-{
-	const dobj *o = obj;
-
-	(void)error;
-	if (i == 0 || i >= o->n)
-		return DW_DLV_NO_ENTRY;
-	*data = o->sec[i].data;
-	return DW_DLV_OK;
-}
-
-static const Dwarf_Obj_Access_Methods obj_methods = {
-	.get_section_info = obj_section_info,
-	.get_byte_order = obj_byte_order,
-	.get_length_size = obj_length_size,
-	.get_pointer_size = obj_pointer_size,
-	.get_section_count = obj_section_count,
-	.load_section = obj_load_section,
-};
-
-/* A section's uncompressed bytes: libelf inflates SHF_COMPRESSED sections
- * and GNU .zdebug ones in place. */
-static bool section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, bool gnu_z, dsec *out)
-{
-	Elf_Data *data;
-
-	if (sh->sh_type == SHT_NOBITS)
-		return false;
-	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return false;
-	if (gnu_z && elf_compress_gnu(scn, 0, 0) < 0)
-		return false;
-	data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf || !data->d_size)
-		return false;
-	out->data = data->d_buf;
-	out->size = data->d_size;
-	return true;
-}
-
-static void add_section(ds_dso *d, dobj *o, const ds_elf *e, const char *name)
-{
-	GElf_Shdr sh;
-	char *zname = ds_xasprintf(".z%s", name + 1);
-	bool gnu_z = false;
-	Elf_Scn *scn = ds_elf_section(e, name, &sh, NULL);
-
-	if (!scn) {
-		scn = ds_elf_section(e, zname, &sh, NULL);
-		gnu_z = scn != NULL;
-	}
-	free(zname);
-	if (!scn)
-		return;
-	o->sec[o->n].name = name;
-	if (section_bytes(scn, &sh, gnu_z, &o->sec[o->n]))
-		o->n++;
-	else
-		ds_dso_set_note(d, "DWARF in '%s': cannot read %s", e->path, name);
-}
-
-static void build_view(ds_dso *d, dobj *o, const ds_elf *e)
-{
-	static const char *const names[] = {
+	static const char *const sections[] = {
 		".debug_info", ".debug_abbrev", ".debug_line",
 		".debug_str", ".debug_line_str", ".debug_str_offsets", ".debug_addr",
 	};
-
-	memset(o, 0, sizeof *o);
-	o->sec[0].name = "";
-	o->n = 1;
-	o->msb = e->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
-	o->is64 = e->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		add_section(d, o, e, names[i]);
-}
-
-static void load_lines(ds_dso *d)
-{
 	loader l = {.d = d};
-	Dwarf_Obj_Access_Interface iface;
-	Dwarf_Error e = NULL;
-	dobj o;
-	int rc;
+	ds_dwarf *dw;
 
 	d->lines_loaded = true;
 	d->files = ds_hash_new();
 	if (!d->dwarf)
 		return;
-	build_view(d, &o, d->dwarf);
-	iface.object = &o;
-	iface.methods = &obj_methods;
-	rc = dwarf_object_init_b(&iface, NULL, NULL, DW_GROUPNUMBER_ANY, &l.dbg, &e);
-	if (rc == DW_DLV_OK) {
+	dw = ds_dwarf_open(d, sections, sizeof sections / sizeof sections[0]);
+	if (dw) {
+		l.dbg = ds_dwarf_debug(dw);
 		load_cus(&l);
-		dwarf_object_finish(l.dbg, &e);
+		ds_dwarf_close(dw);
 		l.dbg = NULL;
-	} else if (rc == DW_DLV_ERROR) {
-		dwarf_problem(&l, &e, "cannot read the debug information");
 	}
 	finish(d, &l);
 }
