@@ -115,4 +115,119 @@ bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out);
 /* A C++/Rust-mangled name demangled (malloc'd), or NULL when not mangled. */
 char *ds_demangle(const char *raw);
 
+/* ---- types (DWARF) ----
+ * Loaded on the first type query from every compilation unit, and
+ * deduplicated by name and layout: `struct node` defined in forty CUs is
+ * one type.  Types stay owned by the dso. */
+
+enum ds_type_kind {
+	DS_TYPE_VOID,
+	DS_TYPE_BASE,      /* int, double, _Bool, char ... */
+	DS_TYPE_POINTER,   /* also C++ references */
+	DS_TYPE_STRUCT,
+	DS_TYPE_UNION,
+	DS_TYPE_CLASS,
+	DS_TYPE_ENUM,
+	DS_TYPE_ARRAY,
+	DS_TYPE_TYPEDEF,
+	DS_TYPE_CONST,
+	DS_TYPE_VOLATILE,
+	DS_TYPE_RESTRICT,
+	DS_TYPE_FUNCTION,  /* what a function pointer points to */
+	DS_TYPE_OTHER,     /* pointers to members, atomics, unspecified ... */
+};
+
+typedef struct ds_type ds_type;
+
+typedef struct ds_member {
+	const char *name;       /* NULL for an anonymous struct or union member */
+	const ds_type *type;
+	uint64_t offset;        /* bytes from the start of the enclosing type */
+	uint32_t bit_offset;    /* bit fields: bits from the start of byte `offset` */
+	uint32_t bit_size;      /* bit fields: width in bits; 0 when not a bit field */
+	bool base_class;        /* a C++ base class subobject */
+} ds_member;
+
+struct ds_type {
+	enum ds_type_kind kind;
+	const char *name;          /* tag, base or typedef name; NULL when anonymous */
+	uint64_t size;             /* bytes; 0 when incomplete (a declaration only) */
+	const ds_type *target;     /* pointee, typedef/cv target, array element, enum base */
+	const uint64_t *dims;      /* arrays: elements per dimension, outermost first; 0 = flexible */
+	size_t ndims;
+	const ds_member *members;  /* struct, union, class: in declaration order */
+	size_t nmembers;
+	uint32_t align;            /* DW_AT_alignment when given, else 0 */
+	const char *decl_file;     /* where it is declared, or NULL */
+	unsigned decl_line;
+};
+
+/* Named structs, unions, classes and enums (and typedef names of anonymous
+ * ones), sorted by name; complete definitions win over declarations. */
+size_t ds_dso_ntypes(ds_dso *d);
+const ds_type *ds_dso_type(ds_dso *d, size_t i);
+/* By name: "struct node", "union u", "node", or a typedef; NULL when absent. */
+const ds_type *ds_dso_find_type(ds_dso *d, const char *name);
+/* The type a DIE describes, by its offset in .debug_info (what variables
+ * refer to); NULL when there is none. */
+const ds_type *ds_dso_type_at_die(ds_dso *d, uint64_t die_offset);
+/* C syntax: "struct node", "int *", "char [16]", "struct row *[4]". */
+void ds_type_name(const ds_type *t, ds_buf *out);
+/* Through typedefs and const/volatile/restrict. */
+const ds_type *ds_type_strip(const ds_type *t);
+/* The member path at byte `offset` of t for an access of `size` bytes:
+ * "next", "a.b.c" (nested), "cells[]" (an array element), "cells[].x";
+ * in a union the member whose size matches the access, else the first.
+ * *leaf gets the innermost member.  False when the offset is in padding,
+ * a hole or past the end (the path then names the nearest member before). */
+bool ds_type_member_path(const ds_type *t, uint64_t offset, uint32_t size, ds_buf *path,
+			 const ds_member **leaf);
+
+/* ---- variables (DWARF) ----
+ * Globals, statics, parameters and locals with their locations, loaded on
+ * the first query.  Locations are resolved for one pc: location lists
+ * (DWARF 4 .debug_loc, DWARF 5 .debug_loclists) select the entry, and
+ * frame-base forms (DW_OP_fbreg with DW_AT_frame_base, DW_OP_call_frame_cfa
+ * through ds_dso_cfa_at) become a register and an offset. */
+
+enum ds_loc_kind {
+	DS_LOC_NONE,      /* not available at this pc (optimized out) */
+	DS_LOC_ADDR,      /* in memory at a static address */
+	DS_LOC_TLS,       /* thread-local: offset in the object's TLS block */
+	DS_LOC_REG,       /* its value is in register `reg` */
+	DS_LOC_MEM,       /* in memory at register `reg` + offset */
+	DS_LOC_IMPLICIT,  /* a value without storage (DW_OP_stack_value, implicit_value) */
+	DS_LOC_COMPLEX,   /* an expression dsprof does not follow (pieces, computations) */
+};
+
+typedef struct ds_loc {
+	enum ds_loc_kind kind;
+	int reg;          /* DWARF register number (REG, MEM) */
+	int64_t offset;   /* MEM: from reg; TLS: in the block */
+	uint64_t addr;    /* ADDR: vaddr */
+} ds_loc;
+
+typedef struct ds_var {
+	const char *name;
+	uint64_t type_die;      /* its type: ds_dso_type_at_die() */
+	uint64_t size;          /* bytes of its storage (from its type), 0 when unknown */
+	ds_loc loc;             /* where it lives (at the queried pc, for locals) */
+	bool param;
+	bool global;            /* a global, or a static at file or function scope */
+	const char *function;   /* the (inlined) function of a parameter or local */
+	uint64_t die;           /* the variable's own DIE offset */
+} ds_var;
+
+/* Globals and statics with a static address, sorted by address. */
+size_t ds_dso_nglobals(ds_dso *d);
+const ds_var *ds_dso_global(ds_dso *d, size_t i);
+/* The global whose storage [addr, addr + size) holds vaddr; *offset is
+ * vaddr - addr.  NULL when none does. */
+const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset);
+/* Parameters and locals in scope at pc, innermost scope first (lexical
+ * blocks and inlined subroutines included), each with its location at pc.
+ * Writes at most max into out and returns how many there are; the strings
+ * stay owned by the dso. */
+size_t ds_dso_vars_at(ds_dso *d, uint64_t pc, ds_var *out, size_t max);
+
 #endif
