@@ -36,7 +36,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # Modules (one folder, one public header each), in dependency order.
-MODULES := base experiment memobj arch dwarfmap sampler analyze
+MODULES := base experiment memobj arch dwarfmap backtrack sampler analyze
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS := $(wildcard cli/*.c)

@@ -29,10 +29,21 @@ uint64_t ds_arch_sample_regs(const ds_arch *a);
 /* Name of perf register number `reg` ("ax", "r8", "ip"), or NULL. */
 const char *ds_arch_perf_reg_name(const ds_arch *a, unsigned reg);
 
-/* DWARF register numbers of the stack pointer and the frame pointer (as
- * call-frame information names them). */
+/* Outside arch/, registers are named by their DWARF numbers (x86-64:
+ * 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15,
+ * 16 rip), the numbering debug information uses. */
+#define DS_REG_NONE (-1)
+
+/* DWARF register numbers of the stack pointer, the frame pointer and the
+ * instruction pointer. */
 int ds_arch_dwarf_sp(const ds_arch *a);
 int ds_arch_dwarf_fp(const ds_arch *a);
+int ds_arch_dwarf_ip(const ds_arch *a);
+/* perf's number for DWARF register reg (its bit in sample_regs_user), or
+ * -1 when perf does not sample it. */
+int ds_arch_perf_reg(const ds_arch *a, int reg);
+/* "rax", "r12", "rip"; NULL for an unknown number. */
+const char *ds_arch_reg_name(const ds_arch *a, int reg);
 
 /* ---- decoding ---- */
 typedef struct ds_decoder ds_decoder;
@@ -44,5 +55,64 @@ void ds_decoder_free(ds_decoder *d);
  * when the bytes do not decode (text then says "(bad)"). */
 size_t ds_decode_text(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
 		      char *text, size_t textlen);
+
+/* A memory operand: address = base + index * scale + disp (+ the next
+ * instruction's address when rip_relative). */
+typedef struct ds_memop {
+	int base;           /* DWARF register, DS_REG_NONE */
+	int index;          /* DWARF register, DS_REG_NONE */
+	int scale;
+	int64_t disp;
+	uint32_t size;      /* bytes accessed */
+	bool read, write;
+	bool rip_relative;
+	bool segment;       /* fs: or gs: prefix (thread-local): the base is not sampled */
+	bool address_only;  /* lea: the address is computed, memory is not touched */
+} ds_memop;
+
+enum ds_flow {
+	DS_FLOW_NEXT,           /* falls through to the next instruction */
+	DS_FLOW_JUMP,           /* unconditional direct jump */
+	DS_FLOW_COND,           /* conditional direct jump */
+	DS_FLOW_INDIRECT_JUMP,  /* jmp through a register or memory */
+	DS_FLOW_CALL,           /* direct call */
+	DS_FLOW_INDIRECT_CALL,
+	DS_FLOW_RET,
+	DS_FLOW_SYSCALL,
+	DS_FLOW_STOP,           /* ud2, hlt, int3: execution does not go on */
+};
+
+/* How an instruction moves data between registers and memory, as far as
+ * tracking the types of registers needs to know. */
+enum ds_move {
+	DS_MOVE_NONE,      /* writes no general-purpose register */
+	DS_MOVE_REG,       /* dst = src */
+	DS_MOVE_LOAD,      /* dst = memory at mem[0] */
+	DS_MOVE_STORE,     /* memory at mem[0] = src */
+	DS_MOVE_LEA,       /* dst = address of mem[0] */
+	DS_MOVE_ADD_IMM,   /* dst += imm (a negative imm for sub) */
+	DS_MOVE_IMM,       /* dst = imm */
+	DS_MOVE_OTHER,     /* dst gets a value of unknown meaning */
+};
+
+#define DS_MAX_MEMOPS 2
+
+typedef struct ds_insn {
+	uint64_t addr;
+	uint32_t len;
+	enum ds_flow flow;
+	uint64_t target;          /* DS_FLOW_JUMP, COND, CALL: the target address */
+	uint32_t nmem;
+	ds_memop mem[DS_MAX_MEMOPS]; /* explicit memory operands */
+	uint64_t regs_read;       /* bit n: DWARF register n (explicit and implicit) */
+	uint64_t regs_written;
+	enum ds_move move;
+	int dst, src;             /* DWARF registers of the move, DS_REG_NONE */
+	int64_t imm;
+	uint32_t move_size;       /* bytes moved */
+} ds_insn;
+
+/* Decode one instruction; false when the bytes do not decode. */
+bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds_insn *out);
 
 #endif

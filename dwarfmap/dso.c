@@ -226,6 +226,30 @@ const ds_symbol *ds_dso_symbol(const ds_dso *d, size_t i)
 	return i < d->nsyms ? &d->syms[i] : NULL;
 }
 
+const uint8_t *ds_dso_bytes_at(ds_dso *d, uint64_t vaddr, size_t *avail)
+{
+	size_t raw_size;
+	const uint8_t *raw;
+
+	if (d->kallsyms || !d->main.elf)
+		return NULL;
+	raw = (const uint8_t *)elf_rawfile(d->main.elf, &raw_size);
+	for (size_t i = 0; raw && i < d->segs.n; i++) {
+		const ds_seg *s = &d->segs.v[i];
+		uint64_t off;
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->filesz)
+			continue;
+		off = s->offset + (vaddr - s->vaddr);
+		if (off >= raw_size)
+			return NULL;
+		*avail = s->filesz - (vaddr - s->vaddr);
+		if (*avail > raw_size - off)
+			*avail = raw_size - off;
+		return raw + off;
+	}
+	return NULL;
+}
+
 const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail)
 {
 	for (size_t i = 0; i < d->xsecs.n; i++) {

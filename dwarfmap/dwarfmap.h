@@ -90,6 +90,9 @@ bool ds_dso_line_at(ds_dso *d, uint64_t vaddr, const char **file, unsigned *line
 /* Code bytes from vaddr to the end of its executable section; NULL when
  * vaddr is in none (or for kallsyms). */
 const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail);
+/* Initialized bytes of any loadable segment from vaddr to its file-backed
+ * end (read-only data such as jump tables); NULL when vaddr is in none. */
+const uint8_t *ds_dso_bytes_at(ds_dso *d, uint64_t vaddr, size_t *avail);
 
 /* How to find the caller's frame at an instruction, from the object's
  * call-frame information (.eh_frame, else .debug_frame of the object or its

@@ -1,0 +1,351 @@
+/*
+ * Backtracking from a sampled IP to its trigger.
+ *
+ * A function is decoded once, from its symbol's start to its end: the
+ * instruction boundaries, and every address control can arrive at other
+ * than by falling through (direct branch and call targets, jump-table
+ * entries).  Walking back from the IP then only needs the previous
+ * instruction of each boundary and whether it is such a target.
+ */
+#include "backtrack/backtrack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Instructions walked back at most: beyond a few the trigger is doubtful,
+ * and blocks are short. */
+#define MAX_WALK 24
+/* Functions larger than this are not decoded (generated code, data). */
+#define MAX_FUNCTION (4u << 20)
+/* Jump-table entries read per table at most. */
+#define MAX_TABLE 4096
+
+typedef struct fn_insn {
+	uint64_t addr;
+	ds_insn insn;
+} fn_insn;
+
+/* One decoded function. */
+typedef struct fn {
+	ds_dso *dso;
+	uint64_t start, end;
+	bool bad;                /* did not decode cleanly */
+	bool indirect;           /* indirect jumps whose targets are unknown */
+	DS_VEC(ds_insn) insns;   /* in address order */
+	ds_hash *targets;        /* addresses control may jump to */
+} fn;
+
+struct ds_backtracker {
+	const ds_arch *arch;
+	ds_decoder *dec;
+	ds_hash *fn_index;       /* (dso, start) -> fn */
+	DS_VEC(fn *) fns;
+};
+
+static const char *const verdict_names[DS_BT_NVERDICTS] = {
+	[DS_BT_OK] = "ok",
+	[DS_BT_BRANCH_TARGET] = "crossed-branch-target",
+	[DS_BT_CALL] = "after-call",
+	[DS_BT_JUMP] = "after-jump",
+	[DS_BT_INDIRECT] = "indirect-jumps",
+	[DS_BT_NOT_FOUND] = "trigger-not-found",
+	[DS_BT_NOT_MEMORY] = "not-memory",
+	[DS_BT_NO_CODE] = "no-code",
+	[DS_BT_NO_FUNCTION] = "no-function",
+	[DS_BT_BAD_DECODE] = "bad-decode",
+};
+
+const char *ds_bt_verdict_name(enum ds_bt_verdict v)
+{
+	return v < DS_BT_NVERDICTS ? verdict_names[v] : "unknown";
+}
+
+ds_backtracker *ds_backtracker_new(const ds_arch *a, ds_err *err)
+{
+	ds_backtracker *b = ds_xcalloc(1, sizeof *b);
+	b->arch = a;
+	b->dec = ds_decoder_new(a, err);
+	if (!b->dec) {
+		free(b);
+		return NULL;
+	}
+	b->fn_index = ds_hash_new();
+	return b;
+}
+
+void ds_backtracker_free(ds_backtracker *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->fns.n; i++) {
+		ds_vec_free(&b->fns.v[i]->insns);
+		ds_hash_free(b->fns.v[i]->targets);
+		free(b->fns.v[i]);
+	}
+	ds_vec_free(&b->fns);
+	ds_hash_free(b->fn_index);
+	ds_decoder_free(b->dec);
+	free(b);
+}
+
+ds_decoder *ds_backtracker_decoder(ds_backtracker *b)
+{
+	return b->dec;
+}
+
+static void add_target(fn *f, uint64_t a)
+{
+	if (a >= f->start && a < f->end)
+		ds_hash_intern(f->targets, &a, sizeof a, NULL);
+}
+
+static bool is_target(const fn *f, uint64_t a)
+{
+	return ds_hash_find(f->targets, &a, sizeof a) >= 0;
+}
+
+/* Entries of a jump table at `table`: `rel` tables hold 32-bit offsets
+ * from the table (position-independent code), others 64-bit addresses.
+ * Reading stops at the first entry that points outside the function. */
+static bool read_table(fn *f, uint64_t table, bool rel)
+{
+	size_t avail, n = 0;
+	const uint8_t *p = ds_dso_bytes_at(f->dso, table, &avail);
+	size_t esz = rel ? 4 : 8;
+
+	for (size_t i = 0; p && i + esz <= avail && i / esz < MAX_TABLE; i += esz) {
+		uint64_t target;
+		if (rel) {
+			int32_t e;
+			memcpy(&e, p + i, 4);
+			target = table + (uint64_t)(int64_t)e;
+		} else {
+			memcpy(&target, p + i, 8);
+		}
+		if (target < f->start || target >= f->end)
+			break;
+		add_target(f, target);
+		n++;
+	}
+	return n > 0;
+}
+
+/* An indirect jump is a jump table when the jump reads `[table + r * 8]`
+ * (absolute entries) or the code just before it computes the table's
+ * address, `lea r, [rip + table]` (32-bit relative entries, as GCC and
+ * Clang emit for position-independent code).  A jump through a single
+ * memory slot is a tail call through a function pointer.  Any other
+ * indirect jump might land anywhere in the function, whose blocks are then
+ * unknown. */
+static void resolve_indirect(fn *f, size_t k)
+{
+	const ds_insn *j = &f->insns.v[k];
+
+	if (j->nmem && j->mem[0].base == DS_REG_NONE && !j->mem[0].rip_relative &&
+	    j->mem[0].index != DS_REG_NONE && j->mem[0].scale == 8 &&
+	    read_table(f, (uint64_t)j->mem[0].disp, false))
+		return;
+	if (j->nmem && (j->mem[0].rip_relative || j->mem[0].base == DS_REG_NONE) &&
+	    j->mem[0].index == DS_REG_NONE)
+		return; /* jmp [rip + slot]: a tail call through a function pointer */
+	for (size_t i = k; i-- > 0 && k - i <= 12;) {
+		const ds_insn *l = &f->insns.v[i];
+		if (l->flow != DS_FLOW_NEXT && l->flow != DS_FLOW_COND)
+			break;
+		if (l->move == DS_MOVE_LEA && l->nmem && l->mem[0].rip_relative &&
+		    read_table(f, l->addr + l->len + (uint64_t)l->mem[0].disp, true))
+			return;
+	}
+	f->indirect = true;
+}
+
+static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_t end)
+{
+	fn *f = ds_xcalloc(1, sizeof *f);
+	size_t avail;
+	const uint8_t *code = ds_dso_code_at(d, start, &avail);
+	uint64_t a = start;
+
+	f->dso = d;
+	f->start = start;
+	f->end = end;
+	f->targets = ds_hash_new();
+	add_target(f, start); /* entered by calls */
+	if (!code || end - start > avail || end - start > MAX_FUNCTION) {
+		f->bad = true;
+		return f;
+	}
+	while (a < end) {
+		ds_insn in;
+		if (!ds_decode(b->dec, code + (a - start), end - a, a, &in)) {
+			f->bad = true; /* data in the code, or padding that does not decode */
+			break;
+		}
+		ds_vec_push(&f->insns, in);
+		a += in.len;
+	}
+	for (size_t k = 0; k < f->insns.n; k++) {
+		const ds_insn *in = &f->insns.v[k];
+		if (in->flow == DS_FLOW_JUMP || in->flow == DS_FLOW_COND || in->flow == DS_FLOW_CALL)
+			add_target(f, in->target); /* calls: recursive or local helpers */
+		else if (in->flow == DS_FLOW_INDIRECT_JUMP)
+			resolve_indirect(f, k);
+	}
+	return f;
+}
+
+static fn *function_of(ds_backtracker *b, ds_dso *d, const ds_symbol *sym)
+{
+	struct {
+		const void *dso;
+		uint64_t start;
+	} key = {d, sym->start};
+	bool added;
+	size_t i = ds_hash_intern(b->fn_index, &key, sizeof key, &added);
+	if (added)
+		ds_vec_push(&b->fns, decode_function(b, d, sym->start, sym->start + sym->size));
+	return b->fns.v[i];
+}
+
+/* Index of the instruction at address a, or -1 when a is no boundary. */
+static int64_t insn_at(const fn *f, uint64_t a)
+{
+	size_t lo = 0, hi = f->insns.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->insns.v[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->insns.n && f->insns.v[lo].addr == a ? (int64_t)lo : -1;
+}
+
+static void set_trigger(ds_trigger *out, const ds_insn *in)
+{
+	out->verdict = DS_BT_OK;
+	out->pc = in->addr;
+	out->len = in->len;
+	out->mem = in->mem[0];
+}
+
+/* The instruction that accessed memory at or before ip, in the same block. */
+static void walk_back(const fn *f, int64_t k, ds_trigger *out)
+{
+	uint64_t clobbered = 0;
+
+	for (uint32_t steps = 0; steps < MAX_WALK; steps++) {
+		const ds_insn *prev;
+		/* control may have reached this instruction from elsewhere: what
+		 * ran before it is unknown */
+		if (is_target(f, f->insns.v[k].addr) || k == 0) {
+			out->verdict = DS_BT_BRANCH_TARGET;
+			return;
+		}
+		if (f->indirect) {
+			out->verdict = DS_BT_INDIRECT;
+			return;
+		}
+		prev = &f->insns.v[--k];
+		switch (prev->flow) {
+		case DS_FLOW_CALL:
+		case DS_FLOW_INDIRECT_CALL:
+			out->verdict = DS_BT_CALL;
+			return;
+		case DS_FLOW_JUMP:
+		case DS_FLOW_INDIRECT_JUMP:
+		case DS_FLOW_RET:
+		case DS_FLOW_STOP:
+			out->verdict = DS_BT_JUMP;
+			return;
+		default:
+			break;
+		}
+		clobbered |= prev->regs_written;
+		out->distance = steps + 1;
+		if (prev->nmem && !prev->mem[0].address_only) {
+			set_trigger(out, prev);
+			out->clobbered = clobbered;
+			return;
+		}
+	}
+	out->verdict = DS_BT_NOT_FOUND;
+}
+
+void ds_backtrack(ds_backtracker *b, ds_dso *d, uint64_t ip, bool precise, ds_trigger *out)
+{
+	const ds_symbol *sym;
+	size_t avail;
+	fn *f;
+	int64_t k;
+
+	memset(out, 0, sizeof *out);
+	if (!d || !ds_dso_code_at(d, ip, &avail)) {
+		out->verdict = DS_BT_NO_CODE;
+		return;
+	}
+	if (precise) {
+		/* the trigger is the IP itself: decode just that instruction */
+		ds_insn in;
+		const uint8_t *code = ds_dso_code_at(d, ip, &avail);
+		if (!ds_decode(b->dec, code, avail, ip, &in)) {
+			out->verdict = DS_BT_BAD_DECODE;
+		} else if (!in.nmem || in.mem[0].address_only) {
+			out->verdict = DS_BT_NOT_MEMORY;
+		} else {
+			/* registers were sampled at the access (a fault stops before
+			 * the instruction runs); such events give the address anyway */
+			set_trigger(out, &in);
+		}
+		return;
+	}
+	sym = ds_dso_symbol_at(d, ip);
+	if (!sym || !sym->size) {
+		out->verdict = DS_BT_NO_FUNCTION;
+		return;
+	}
+	f = function_of(b, d, sym);
+	k = insn_at(f, ip);
+	if (f->bad || k < 0) {
+		out->verdict = DS_BT_BAD_DECODE;
+		return;
+	}
+	walk_back(f, k, out);
+}
+
+/* Value of DWARF register r in a sample's user registers, which come in
+ * the order of the bits of the sample's register mask. */
+static bool reg_value(const ds_arch *a, const ds_sample *s, int r, uint64_t *v)
+{
+	int perf = ds_arch_perf_reg(a, r);
+	if (perf < 0 || !s->regs || !(s->regs_mask & (1ull << perf)))
+		return false;
+	*v = s->regs[__builtin_popcountll(s->regs_mask & ((1ull << perf) - 1))];
+	return true;
+}
+
+enum ds_ea_status ds_trigger_ea(const ds_arch *a, const ds_trigger *t, const ds_sample *s,
+				uint64_t ip_vaddr, uint64_t *ea)
+{
+	const ds_memop *m = &t->mem;
+	uint64_t base = 0, index = 0;
+
+	if (t->verdict != DS_BT_OK)
+		return DS_EA_NO_TRIGGER;
+	if (m->segment)
+		return DS_EA_SEGMENT;
+	if (m->rip_relative || (m->base == DS_REG_NONE && m->index == DS_REG_NONE)) {
+		/* relocate the object's address by the sample's own */
+		uint64_t end = m->rip_relative ? s->ip - (ip_vaddr - t->pc) + t->len : 0;
+		*ea = end + (uint64_t)m->disp;
+		return DS_EA_STATIC;
+	}
+	if ((m->base != DS_REG_NONE && (t->clobbered & (1ull << m->base))) ||
+	    (m->index != DS_REG_NONE && (t->clobbered & (1ull << m->index))))
+		return DS_EA_REGS_CHANGED;
+	if ((m->base != DS_REG_NONE && !reg_value(a, s, m->base, &base)) ||
+	    (m->index != DS_REG_NONE && !reg_value(a, s, m->index, &index)))
+		return DS_EA_NO_REGS;
+	*ea = base + index * (uint64_t)m->scale + (uint64_t)m->disp;
+	return DS_EA_OK;
+}
