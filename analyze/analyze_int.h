@@ -4,6 +4,7 @@
 
 #include "analyze/analyze.h"
 #include "arch/arch.h"
+#include "backtrack/backtrack.h"
 #include "dwarfmap/dwarfmap.h"
 
 /* An object file seen in MMAP records (or the kernel, or nothing). */
@@ -56,7 +57,55 @@ typedef struct site {
 	bool lines_done;
 	const char *file;
 	unsigned line;
+	struct site_ds *ds;           /* dataspace resolution, when a view needs it */
 } site;
+
+/* What a data object is (dataspace.c). */
+enum dobj_kind {
+	DOBJ_FIELD,    /* a member of a struct, union or class type */
+	DOBJ_PADDING,  /* a hole or the tail padding of a type */
+	DOBJ_GLOBAL,   /* a global or static variable of a non-aggregate type */
+	DOBJ_STACK,    /* a stack slot that is no aggregate */
+	DOBJ_SCALAR,   /* through a pointer to a base type */
+	DOBJ_KERNEL,   /* kernel-mode samples */
+	DOBJ_UNKNOWN,  /* with the reason */
+};
+
+typedef struct dobj {
+	enum dobj_kind kind;
+	char *type;        /* "struct node"; the variable's type for globals */
+	char *path;        /* member path ("next", "a.b", "cells[]") */
+	char *name;        /* the row name: "struct node.next", "<stack main>", ... */
+	const ds_type *t;  /* FIELD, PADDING: the aggregate */
+} dobj;
+
+/* An object and where in its aggregate type the access fell. */
+typedef struct dref {
+	int32_t id;        /* dobj index, -1 when undecided */
+	uint64_t off;      /* byte offset in the aggregate (FIELD, PADDING) */
+} dref;
+
+/* How a site's data object was found (or why not). */
+enum ds_how {
+	HOW_NONE,
+	HOW_STATIC,    /* (1) RIP-relative or absolute address: a global */
+	HOW_REG_VAR,   /* (2) the base register holds a variable */
+	HOW_STACK,     /* (3) relative to the stack or frame pointer */
+	HOW_TRACKED,   /* (4) the register's type tracked through the function */
+	HOW_ADDRESS,   /* (5) the sample's address is inside a global */
+	HOW_NHOW
+};
+
+typedef struct site_ds {
+	ds_trigger trig[2];   /* [precise]: imprecise and precise samples differ */
+	bool done[2];
+	dref obj[2];          /* the static object; id -1: decided per sample by address */
+	uint8_t how[2];
+	struct {
+		int32_t id;
+		uint32_t n;
+	} seen[4];            /* objects the site's samples touched, for annotations */
+} site_ds;
 
 typedef struct thread_ent {
 	uint32_t pid, tid;
@@ -102,7 +151,46 @@ struct ds_session {
 
 	DS_VEC(char *) notes;
 	ds_decoder *dec;
+
+	/* dataspace (dataspace.c), built on the first view that needs it */
+	bool ds_built;
+	ds_backtracker *bt;
+	DS_VEC(dobj) dobjs;
+	ds_hash *dobj_index;
+	DS_VEC(uint64_t) dobj_samples;   /* [dobj * nev + ev] */
+	DS_VEC(uint64_t) dobj_count;
+	ds_hash *align_index;            /* (type, residue) -> per-event samples */
+	DS_VEC(uint64_t) align_samples;
+	unsigned line_size;              /* L1D line of the recording machine */
+	uint64_t how_samples[HOW_NHOW];
+	uint64_t verdict_samples[DS_BT_NVERDICTS];
+	uint64_t ea_from_addr, ea_from_regs, ea_regs_changed, ea_none, ea_checked, ea_disagree;
 };
+
+/* ---- building tables (table.c) ---- */
+typedef struct tb {
+	ds_table *t;
+	ds_hash *rows; /* row key -> row index */
+	DS_VEC(ds_row) v;
+} tb;
+
+void tb_init(tb *b, ds_session *s, const char *view, const char *name_label, const ds_col *cols,
+	     size_t ncols, bool inclusive);
+/* The row for key, created with `name` when new; returns its index. */
+size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added);
+void tb_cell_str(ds_row *r, size_t col, const char *s);
+void tb_cell_u64(ds_row *r, size_t col, uint64_t v);
+/* Sort (by o->sort) and cut (o->limit); hands the table out. */
+int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err);
+void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+const char *ds_how_name(enum ds_how h);
+int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* Read the samples once more and attribute each to its data object. */
+int ds_dataspace_build(ds_session *s, ds_err *err);
+void ds_dataspace_free(ds_session *s);
 
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);

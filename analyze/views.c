@@ -24,78 +24,6 @@ const char *ds_view_help_sort(void)
 	       "or a column name (module, file, line, address, pid, tid, ...)";
 }
 
-/* ---- table building ---- */
-
-typedef struct tb {
-	ds_table *t;
-	ds_hash *rows; /* row key -> row index */
-	DS_VEC(ds_row) v;
-} tb;
-
-static void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
-		    const ds_col *cols, size_t ncols, bool inclusive)
-{
-	ds_table *t = ds_xcalloc(1, sizeof *t);
-	t->view = ds_xstrdup(view);
-	t->name_label = name_label;
-	t->nevents = s->nev;
-	t->events = ds_xcalloc(s->nev, sizeof *t->events);
-	for (size_t e = 0; e < s->nev; e++) {
-		const ds_event *ev = ds_perfdata_event(s->pd, e);
-		t->events[e].name = ds_xstrdup(ev->name);
-		t->events[e].period = ev->attr.freq ? 0 : ev->attr.sample_period;
-		t->events[e].freq = ev->attr.freq ? ev->attr.sample_freq : 0;
-		t->events[e].precise = ds_attr_precise(&ev->attr);
-		t->events[e].time_ns = ds_attr_counts_time(&ev->attr);
-		t->events[e].samples = s->ev_samples[e];
-		t->events[e].count = s->ev_count[e];
-	}
-	t->ncols = ncols;
-	t->cols = ds_xcalloc(ncols ? ncols : 1, sizeof *t->cols);
-	memcpy(t->cols, cols, ncols * sizeof *cols);
-	t->inclusive = inclusive;
-	t->has_metrics = true;
-	b->t = t;
-	b->rows = ds_hash_new();
-	memset(&b->v, 0, sizeof b->v);
-}
-
-/* The row for key, created with `name` when new; returns its index. */
-static size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added)
-{
-	bool a;
-	size_t i = ds_hash_intern(b->rows, key, keylen, &a);
-	if (a) {
-		ds_row r = {0};
-		size_t ne = b->t->nevents ? b->t->nevents : 1;
-		r.name = ds_xstrdup(name);
-		r.cells = ds_xcalloc(b->t->ncols ? b->t->ncols : 1, sizeof *r.cells);
-		r.samples = ds_xcalloc(ne, sizeof *r.samples);
-		r.count = ds_xcalloc(ne, sizeof *r.count);
-		if (b->t->inclusive) {
-			r.incl_samples = ds_xcalloc(ne, sizeof *r.incl_samples);
-			r.incl_count = ds_xcalloc(ne, sizeof *r.incl_count);
-		}
-		ds_vec_push(&b->v, r);
-	}
-	if (added)
-		*added = a;
-	return i;
-}
-
-static void cell_str(ds_row *r, size_t col, const char *s)
-{
-	free(r->cells[col].s);
-	r->cells[col].s = s ? ds_xstrdup(s) : NULL;
-	r->cells[col].set = s != NULL;
-}
-
-static void cell_u64(ds_row *r, size_t col, uint64_t v)
-{
-	r->cells[col].u = v;
-	r->cells[col].set = true;
-}
-
 static void add_metrics(ds_session *s, ds_row *r, size_t si)
 {
 	for (size_t e = 0; e < s->nev; e++) {
@@ -110,185 +38,6 @@ static bool site_has_samples(const ds_session *s, size_t si)
 		if (s->site_samples.v[si * s->nev + e])
 			return true;
 	return false;
-}
-
-/* ---- sorting ---- */
-
-enum sort_what { SORT_SAMPLES, SORT_COUNT, SORT_INCL, SORT_INCL_COUNT, SORT_NAME, SORT_COL };
-
-typedef struct sort_spec {
-	enum sort_what what;
-	size_t ev;
-	size_t col;
-	const ds_table *t;
-} sort_spec;
-
-static int find_event(const ds_table *t, const char *name, size_t *ev)
-{
-	for (size_t e = 0; e < t->nevents; e++)
-		if (strcmp(t->events[e].name, name) == 0) {
-			*ev = e;
-			return 0;
-		}
-	return -1;
-}
-
-static int parse_sort(const ds_table *t, const char *spec, sort_spec *out, ds_err *err)
-{
-	static const struct {
-		const char *key;
-		enum sort_what w;
-	} keys[] = {{"samples", SORT_SAMPLES}, {"count", SORT_COUNT}, {"incl", SORT_INCL},
-		    {"incl_samples", SORT_INCL}, {"incl_count", SORT_INCL_COUNT}};
-	const char *colon;
-	size_t klen;
-
-	memset(out, 0, sizeof *out);
-	out->t = t;
-	if (!spec || !*spec) {
-		out->what = t->has_metrics ? SORT_SAMPLES : SORT_COL;
-		return 0;
-	}
-	if (strcmp(spec, "name") == 0) {
-		out->what = SORT_NAME;
-		return 0;
-	}
-	for (size_t c = 0; c < t->ncols; c++)
-		if (strcmp(t->cols[c].name, spec) == 0) {
-			out->what = SORT_COL;
-			out->col = c;
-			return 0;
-		}
-	if (t->has_metrics && find_event(t, spec, &out->ev) == 0) {
-		out->what = SORT_SAMPLES;
-		return 0;
-	}
-	colon = strchr(spec, ':');
-	klen = colon ? (size_t)(colon - spec) : strlen(spec);
-	for (size_t k = 0; t->has_metrics && k < sizeof keys / sizeof keys[0]; k++) {
-		if (strlen(keys[k].key) != klen || strncmp(spec, keys[k].key, klen) != 0)
-			continue;
-		if ((keys[k].w == SORT_INCL || keys[k].w == SORT_INCL_COUNT) && !t->inclusive)
-			return ds_err_set(err, DS_EINPUT,
-					  "cannot sort by '%s': this view has no inclusive metrics "
-					  "(record with --call-graph=fp)", spec);
-		out->what = keys[k].w;
-		if (colon && find_event(t, colon + 1, &out->ev) < 0)
-			return ds_err_set(err, DS_EINPUT,
-					  "cannot sort by '%s': the experiment has no event '%s'", spec,
-					  colon + 1);
-		return 0;
-	}
-	return ds_err_set(err, DS_EINPUT, "unknown sort key '%s' for view '%s'; use %s", spec,
-			  t->view, ds_view_help_sort());
-}
-
-static uint64_t metric(const sort_spec *sp, const ds_row *r)
-{
-	switch (sp->what) {
-	case SORT_SAMPLES: return r->samples[sp->ev];
-	case SORT_COUNT: return r->count[sp->ev];
-	case SORT_INCL: return r->incl_samples[sp->ev];
-	case SORT_INCL_COUNT: return r->incl_count[sp->ev];
-	default: return 0;
-	}
-}
-
-static int cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
-{
-	if (a->set != b->set)
-		return a->set ? -1 : 1;
-	switch (c->kind) {
-	case DS_COL_STR:
-		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
-	case DS_COL_DOUBLE:
-		return a->d < b->d ? -1 : a->d > b->d;
-	default:
-		return a->u < b->u ? -1 : a->u > b->u;
-	}
-}
-
-static int cmp_rows(const void *pa, const void *pb, void *arg)
-{
-	const sort_spec *sp = arg;
-	const ds_row *a = pa, *b = pb;
-	int c;
-
-	switch (sp->what) {
-	case SORT_NAME:
-		c = strcmp(a->name, b->name);
-		break;
-	case SORT_COL:
-		c = sp->t->ncols ? cmp_cells(&sp->t->cols[sp->col], &a->cells[sp->col], &b->cells[sp->col]) : 0;
-		break;
-	default: {
-		uint64_t x = metric(sp, a), y = metric(sp, b);
-		c = x > y ? -1 : x < y; /* metrics: largest first */
-		break;
-	}
-	}
-	if (c)
-		return c;
-	/* ties: a stable, readable order */
-	c = strcmp(a->name, b->name);
-	for (size_t i = 0; !c && i < sp->t->ncols; i++)
-		c = cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
-	return c;
-}
-
-static void row_free(ds_row *r, size_t ncols)
-{
-	free(r->name);
-	for (size_t c = 0; c < ncols; c++)
-		free(r->cells[c].s);
-	free(r->cells);
-	free(r->samples);
-	free(r->count);
-	free(r->incl_samples);
-	free(r->incl_count);
-}
-
-static int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
-{
-	ds_table *t = b->t;
-	sort_spec sp;
-
-	ds_hash_free(b->rows);
-	t->rows = b->v.v;
-	t->nrows = t->total_rows = b->v.n;
-	if (parse_sort(t, o ? o->sort : NULL, &sp, err)) {
-		ds_table_free(t);
-		return -1;
-	}
-	if (t->nrows)
-		qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
-	if (o && o->limit && o->limit < t->nrows) {
-		for (size_t i = o->limit; i < t->nrows; i++)
-			row_free(&t->rows[i], t->ncols);
-		t->nrows = o->limit;
-	}
-	*out = t;
-	return 0;
-}
-
-void ds_table_free(ds_table *t)
-{
-	if (!t)
-		return;
-	for (size_t i = 0; i < t->nrows; i++)
-		row_free(&t->rows[i], t->ncols);
-	free(t->rows);
-	for (size_t e = 0; e < t->nevents; e++)
-		free(t->events[e].name);
-	free(t->events);
-	free(t->cols);
-	for (size_t i = 0; i < t->nprops; i++) {
-		free(t->props[i].key);
-		free(t->props[i].value);
-	}
-	free(t->props);
-	free(t->view);
-	free(t);
 }
 
 /* ---- function keys ---- */
@@ -341,9 +90,9 @@ static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, 
 		bool added;
 		size_t r = tb_row(&b, &k, sizeof k, site_fname(s, i), &added);
 		if (added) {
-			cell_str(&b.v.v[r], FN_MODULE, s->dsos.v[k.dso].module);
+			tb_cell_str(&b.v.v[r], FN_MODULE, s->dsos.v[k.dso].module);
 			if (k.known)
-				cell_u64(&b.v.v[r], FN_ADDRESS, k.start);
+				tb_cell_u64(&b.v.v[r], FN_ADDRESS, k.start);
 		}
 		site_row[i] = (uint32_t)r;
 		add_metrics(s, &b.v.v[r], i);
@@ -425,11 +174,11 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		}
 		r = tb_row(&b, key.p, key.len, name.p, &added);
 		if (added) {
-			cell_str(&b.v.v[r], LN_FUNCTION, site_fname(s, i));
-			cell_str(&b.v.v[r], LN_MODULE, s->dsos.v[st->dso].module);
+			tb_cell_str(&b.v.v[r], LN_FUNCTION, site_fname(s, i));
+			tb_cell_str(&b.v.v[r], LN_MODULE, s->dsos.v[st->dso].module);
 			if (st->file) {
-				cell_str(&b.v.v[r], LN_FILE, st->file);
-				cell_u64(&b.v.v[r], LN_LINE, st->line);
+				tb_cell_str(&b.v.v[r], LN_FILE, st->file);
+				tb_cell_u64(&b.v.v[r], LN_LINE, st->line);
 			}
 		}
 		add_metrics(s, &b.v.v[r], i);
@@ -484,18 +233,18 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 			ds_buf_printf(&name, "%s 0x%" PRIx64, site_fname(s, i),
 				      st->has_vaddr ? st->vaddr : st->off);
 		r = tb_row(&b, &i, sizeof i, name.p, NULL);
-		cell_u64(&b.v.v[r], PC_ADDRESS, st->has_vaddr ? st->vaddr : st->off);
-		cell_str(&b.v.v[r], PC_MODULE, s->dsos.v[st->dso].module);
-		cell_str(&b.v.v[r], PC_FUNCTION, site_fname(s, i));
+		tb_cell_u64(&b.v.v[r], PC_ADDRESS, st->has_vaddr ? st->vaddr : st->off);
+		tb_cell_str(&b.v.v[r], PC_MODULE, s->dsos.v[st->dso].module);
+		tb_cell_str(&b.v.v[r], PC_FUNCTION, site_fname(s, i));
 		if (st->sym)
-			cell_u64(&b.v.v[r], PC_OFFSET, st->vaddr - st->sym->start);
+			tb_cell_u64(&b.v.v[r], PC_OFFSET, st->vaddr - st->sym->start);
 		if (st->file) {
-			cell_str(&b.v.v[r], PC_FILE, st->file);
-			cell_u64(&b.v.v[r], PC_LINE, st->line);
+			tb_cell_str(&b.v.v[r], PC_FILE, st->file);
+			tb_cell_u64(&b.v.v[r], PC_LINE, st->line);
 		}
 		disasm_site(s, st, text, sizeof text);
 		if (text[0])
-			cell_str(&b.v.v[r], PC_DISASM, text);
+			tb_cell_str(&b.v.v[r], PC_DISASM, text);
 		add_metrics(s, &b.v.v[r], i);
 	}
 	ds_buf_free(&name);
@@ -521,8 +270,8 @@ static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		if (!any)
 			continue;
 		r = tb_row(&b, &i, sizeof i, ds_thread_comm(s, i), NULL);
-		cell_u64(&b.v.v[r], TH_PID, t->pid);
-		cell_u64(&b.v.v[r], TH_TID, t->tid);
+		tb_cell_u64(&b.v.v[r], TH_PID, t->pid);
+		tb_cell_u64(&b.v.v[r], TH_TID, t->tid);
 		for (size_t e = 0; e < s->nev; e++) {
 			b.v.v[r].samples[e] = s->thread_samples.v[i * s->nev + e];
 			b.v.v[r].count[e] = s->thread_count.v[i * s->nev + e];
@@ -534,23 +283,6 @@ static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 /* ---- summary ---- */
 
 enum { SU_PERIOD, SU_FREQ, SU_PRECISE, SU_NCOLS };
-
-static void prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
-{
-	ds_buf b = {0};
-	va_list ap;
-	va_start(ap, fmt);
-	ds_buf_vprintf(&b, fmt, ap);
-	va_end(ap);
-	t->props = ds_xrealloc(t->props, (t->nprops + 1) * sizeof *t->props);
-	t->props[t->nprops].key = ds_xstrdup(key);
-	t->props[t->nprops].value = ds_buf_steal(&b);
-	t->props[t->nprops].kind = kind;
-	t->nprops++;
-}
 
 static void join_argv(ds_buf *b, char **v, int n)
 {
@@ -576,55 +308,55 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	for (size_t e = 0; e < s->nev; e++) {
 		size_t r = tb_row(&tbl, &e, sizeof e, t->events[e].name, NULL);
 		if (t->events[e].period)
-			cell_u64(&tbl.v.v[r], SU_PERIOD, t->events[e].period);
+			tb_cell_u64(&tbl.v.v[r], SU_PERIOD, t->events[e].period);
 		if (t->events[e].freq)
-			cell_u64(&tbl.v.v[r], SU_FREQ, t->events[e].freq);
-		cell_str(&tbl.v.v[r], SU_PRECISE, t->events[e].precise ? "yes" : "no");
+			tb_cell_u64(&tbl.v.v[r], SU_FREQ, t->events[e].freq);
+		tb_cell_str(&tbl.v.v[r], SU_PRECISE, t->events[e].precise ? "yes" : "no");
 		tbl.v.v[r].samples[e] = s->ev_samples[e];
 		tbl.v.v[r].count[e] = s->ev_count[e];
 	}
-	prop(t, "experiment", DS_PROP_TEXT, "%s", s->path);
+	tb_prop(t, "experiment", DS_PROP_TEXT, "%s", s->path);
 	if (m->target) {
 		join_argv(&b, m->target, m->ntarget);
-		prop(t, "command", DS_PROP_TEXT, "%s", b.p);
+		tb_prop(t, "command", DS_PROP_TEXT, "%s", b.p);
 		ds_buf_reset(&b);
 	} else if (m->attach_pid > 0) {
-		prop(t, "attached_pid", DS_PROP_NUMBER, "%lld", (long long)m->attach_pid);
+		tb_prop(t, "attached_pid", DS_PROP_NUMBER, "%lld", (long long)m->attach_pid);
 	}
 	if (!m->target && ds_perfdata_info(s->pd)->cmdline)
-		prop(t, "recorded_with", DS_PROP_TEXT, "%s", ds_perfdata_info(s->pd)->cmdline);
-	prop(t, "backend", DS_PROP_TEXT, "%s", m->backend ? m->backend : "perf_event");
+		tb_prop(t, "recorded_with", DS_PROP_TEXT, "%s", ds_perfdata_info(s->pd)->cmdline);
+	tb_prop(t, "backend", DS_PROP_TEXT, "%s", m->backend ? m->backend : "perf_event");
 	if (m->host)
-		prop(t, "host", DS_PROP_TEXT, "%s", m->host);
+		tb_prop(t, "host", DS_PROP_TEXT, "%s", m->host);
 	if (m->kernel)
-		prop(t, "kernel", DS_PROP_TEXT, "%s", m->kernel);
+		tb_prop(t, "kernel", DS_PROP_TEXT, "%s", m->kernel);
 	if (m->cpu_model)
-		prop(t, "cpu", DS_PROP_TEXT, "%s", m->cpu_model);
+		tb_prop(t, "cpu", DS_PROP_TEXT, "%s", m->cpu_model);
 	if (m->ncpus)
-		prop(t, "cpus", DS_PROP_NUMBER, "%u", m->ncpus);
+		tb_prop(t, "cpus", DS_PROP_NUMBER, "%u", m->ncpus);
 	if (m->start_wall > 0) {
 		time_t w = (time_t)m->start_wall;
 		struct tm tmv;
 		char when[64];
 		localtime_r(&w, &tmv);
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tmv);
-		prop(t, "started", DS_PROP_TEXT, "%s", when);
+		tb_prop(t, "started", DS_PROP_TEXT, "%s", when);
 	}
 	if (m->end_ns > m->start_ns)
-		prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
+		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
 	else if (s->last_time > s->first_time)
-		prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
-	prop(t, "samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->nsamples);
-	prop(t, "lost_records", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost);
-	prop(t, "lost_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost_samples);
-	prop(t, "throttled", DS_PROP_NUMBER, "%llu", (unsigned long long)s->throttled);
-	prop(t, "callchains", DS_PROP_BOOL, "%s", s->callchains ? "yes" : "no");
-	prop(t, "unique_instructions", DS_PROP_NUMBER, "%zu", s->sites.n);
-	prop(t, "threads", DS_PROP_NUMBER, "%zu", s->threads.n);
+		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
+	tb_prop(t, "samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->nsamples);
+	tb_prop(t, "lost_records", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost);
+	tb_prop(t, "lost_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost_samples);
+	tb_prop(t, "throttled", DS_PROP_NUMBER, "%llu", (unsigned long long)s->throttled);
+	tb_prop(t, "callchains", DS_PROP_BOOL, "%s", s->callchains ? "yes" : "no");
+	tb_prop(t, "unique_instructions", DS_PROP_NUMBER, "%zu", s->sites.n);
+	tb_prop(t, "threads", DS_PROP_NUMBER, "%zu", s->threads.n);
 	if (m->exit_status >= 0)
-		prop(t, "exit_status", DS_PROP_NUMBER, "%lld", (long long)m->exit_status);
+		tb_prop(t, "exit_status", DS_PROP_NUMBER, "%lld", (long long)m->exit_status);
 	for (size_t i = 0; i < s->notes.n; i++)
-		prop(t, "note", DS_PROP_TEXT, "%s", s->notes.v[i]);
+		tb_prop(t, "note", DS_PROP_TEXT, "%s", s->notes.v[i]);
 	ds_buf_free(&b);
 	return tb_finish(&tbl, &keep, out, err);
 }
@@ -662,19 +394,19 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		n++;
 		w = &b.v.v[row];
 		if (sm->type & PERF_SAMPLE_TIME)
-			cell_u64(w, SA_TIME, sm->time);
-		cell_u64(w, SA_PID, sm->pid);
-		cell_u64(w, SA_TID, sm->tid);
+			tb_cell_u64(w, SA_TIME, sm->time);
+		tb_cell_u64(w, SA_PID, sm->pid);
+		tb_cell_u64(w, SA_TID, sm->tid);
 		if (sm->type & PERF_SAMPLE_CPU)
-			cell_u64(w, SA_CPU, sm->cpu);
-		cell_str(w, SA_EVENT, b.t->events[r.evidx].name);
-		cell_u64(w, SA_IP, sm->ip);
-		cell_str(w, SA_MODULE, s->dsos.v[s->sites.v[si].dso].module);
+			tb_cell_u64(w, SA_CPU, sm->cpu);
+		tb_cell_str(w, SA_EVENT, b.t->events[r.evidx].name);
+		tb_cell_u64(w, SA_IP, sm->ip);
+		tb_cell_str(w, SA_MODULE, s->dsos.v[s->sites.v[si].dso].module);
 		if (sm->type & PERF_SAMPLE_ADDR)
-			cell_u64(w, SA_ADDR, sm->addr);
+			tb_cell_u64(w, SA_ADDR, sm->addr);
 		if (sm->type & PERF_SAMPLE_PHYS_ADDR)
-			cell_u64(w, SA_PHYS, sm->phys_addr);
-		cell_u64(w, SA_PERIOD, sm->period);
+			tb_cell_u64(w, SA_PHYS, sm->phys_addr);
+		tb_cell_u64(w, SA_PERIOD, sm->period);
 	}
 	if (rc < 0) {
 		ds_hash_free(b.rows);

@@ -1,0 +1,264 @@
+/* Building analyze/ tables: rows by key, sorting, limits. */
+#include "analyze/analyze_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
+		    const ds_col *cols, size_t ncols, bool inclusive)
+{
+	ds_table *t = ds_xcalloc(1, sizeof *t);
+	t->view = ds_xstrdup(view);
+	t->name_label = name_label;
+	t->nevents = s->nev;
+	t->events = ds_xcalloc(s->nev, sizeof *t->events);
+	for (size_t e = 0; e < s->nev; e++) {
+		const ds_event *ev = ds_perfdata_event(s->pd, e);
+		t->events[e].name = ds_xstrdup(ev->name);
+		t->events[e].period = ev->attr.freq ? 0 : ev->attr.sample_period;
+		t->events[e].freq = ev->attr.freq ? ev->attr.sample_freq : 0;
+		t->events[e].precise = ds_attr_precise(&ev->attr);
+		t->events[e].time_ns = ds_attr_counts_time(&ev->attr);
+		t->events[e].samples = s->ev_samples[e];
+		t->events[e].count = s->ev_count[e];
+	}
+	t->ncols = ncols;
+	t->cols = ds_xcalloc(ncols ? ncols : 1, sizeof *t->cols);
+	memcpy(t->cols, cols, ncols * sizeof *cols);
+	t->inclusive = inclusive;
+	t->has_metrics = true;
+	b->t = t;
+	b->rows = ds_hash_new();
+	memset(&b->v, 0, sizeof b->v);
+}
+
+/* The row for key, created with `name` when new; returns its index. */
+size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added)
+{
+	bool a;
+	size_t i = ds_hash_intern(b->rows, key, keylen, &a);
+	if (a) {
+		ds_row r = {0};
+		size_t ne = b->t->nevents ? b->t->nevents : 1;
+		r.name = ds_xstrdup(name);
+		r.cells = ds_xcalloc(b->t->ncols ? b->t->ncols : 1, sizeof *r.cells);
+		r.samples = ds_xcalloc(ne, sizeof *r.samples);
+		r.count = ds_xcalloc(ne, sizeof *r.count);
+		if (b->t->inclusive) {
+			r.incl_samples = ds_xcalloc(ne, sizeof *r.incl_samples);
+			r.incl_count = ds_xcalloc(ne, sizeof *r.incl_count);
+		}
+		ds_vec_push(&b->v, r);
+	}
+	if (added)
+		*added = a;
+	return i;
+}
+
+void tb_cell_str(ds_row *r, size_t col, const char *s)
+{
+	free(r->cells[col].s);
+	r->cells[col].s = s ? ds_xstrdup(s) : NULL;
+	r->cells[col].set = s != NULL;
+}
+
+void tb_cell_u64(ds_row *r, size_t col, uint64_t v)
+{
+	r->cells[col].u = v;
+	r->cells[col].set = true;
+}
+
+/* ---- sorting ---- */
+
+enum sort_what { SORT_SAMPLES, SORT_COUNT, SORT_INCL, SORT_INCL_COUNT, SORT_NAME, SORT_COL };
+
+typedef struct sort_spec {
+	enum sort_what what;
+	size_t ev;
+	size_t col;
+	const ds_table *t;
+} sort_spec;
+
+static int find_event(const ds_table *t, const char *name, size_t *ev)
+{
+	for (size_t e = 0; e < t->nevents; e++)
+		if (strcmp(t->events[e].name, name) == 0) {
+			*ev = e;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_sort(const ds_table *t, const char *spec, sort_spec *out, ds_err *err)
+{
+	static const struct {
+		const char *key;
+		enum sort_what w;
+	} keys[] = {{"samples", SORT_SAMPLES}, {"count", SORT_COUNT}, {"incl", SORT_INCL},
+		    {"incl_samples", SORT_INCL}, {"incl_count", SORT_INCL_COUNT}};
+	const char *colon;
+	size_t klen;
+
+	memset(out, 0, sizeof *out);
+	out->t = t;
+	if (!spec || !*spec) {
+		out->what = t->has_metrics ? SORT_SAMPLES : SORT_COL;
+		return 0;
+	}
+	if (strcmp(spec, "name") == 0) {
+		out->what = SORT_NAME;
+		return 0;
+	}
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c].name, spec) == 0) {
+			out->what = SORT_COL;
+			out->col = c;
+			return 0;
+		}
+	if (t->has_metrics && find_event(t, spec, &out->ev) == 0) {
+		out->what = SORT_SAMPLES;
+		return 0;
+	}
+	colon = strchr(spec, ':');
+	klen = colon ? (size_t)(colon - spec) : strlen(spec);
+	for (size_t k = 0; t->has_metrics && k < sizeof keys / sizeof keys[0]; k++) {
+		if (strlen(keys[k].key) != klen || strncmp(spec, keys[k].key, klen) != 0)
+			continue;
+		if ((keys[k].w == SORT_INCL || keys[k].w == SORT_INCL_COUNT) && !t->inclusive)
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot sort by '%s': this view has no inclusive metrics "
+					  "(record with --call-graph=fp)", spec);
+		out->what = keys[k].w;
+		if (colon && find_event(t, colon + 1, &out->ev) < 0)
+			return ds_err_set(err, DS_EINPUT,
+					  "cannot sort by '%s': the experiment has no event '%s'", spec,
+					  colon + 1);
+		return 0;
+	}
+	return ds_err_set(err, DS_EINPUT, "unknown sort key '%s' for view '%s'; use %s", spec,
+			  t->view, ds_view_help_sort());
+}
+
+static uint64_t metric(const sort_spec *sp, const ds_row *r)
+{
+	switch (sp->what) {
+	case SORT_SAMPLES: return r->samples[sp->ev];
+	case SORT_COUNT: return r->count[sp->ev];
+	case SORT_INCL: return r->incl_samples[sp->ev];
+	case SORT_INCL_COUNT: return r->incl_count[sp->ev];
+	default: return 0;
+	}
+}
+
+static int cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
+{
+	if (a->set != b->set)
+		return a->set ? -1 : 1;
+	switch (c->kind) {
+	case DS_COL_STR:
+		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
+	case DS_COL_DOUBLE:
+		return a->d < b->d ? -1 : a->d > b->d;
+	default:
+		return a->u < b->u ? -1 : a->u > b->u;
+	}
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+	const sort_spec *sp = arg;
+	const ds_row *a = pa, *b = pb;
+	int c;
+
+	switch (sp->what) {
+	case SORT_NAME:
+		c = strcmp(a->name, b->name);
+		break;
+	case SORT_COL:
+		c = sp->t->ncols ? cmp_cells(&sp->t->cols[sp->col], &a->cells[sp->col], &b->cells[sp->col]) : 0;
+		break;
+	default: {
+		uint64_t x = metric(sp, a), y = metric(sp, b);
+		c = x > y ? -1 : x < y; /* metrics: largest first */
+		break;
+	}
+	}
+	if (c)
+		return c;
+	/* ties: a stable, readable order */
+	c = strcmp(a->name, b->name);
+	for (size_t i = 0; !c && i < sp->t->ncols; i++)
+		c = cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
+	return c;
+}
+
+static void row_free(ds_row *r, size_t ncols)
+{
+	free(r->name);
+	for (size_t c = 0; c < ncols; c++)
+		free(r->cells[c].s);
+	free(r->cells);
+	free(r->samples);
+	free(r->count);
+	free(r->incl_samples);
+	free(r->incl_count);
+}
+
+int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	ds_table *t = b->t;
+	sort_spec sp;
+
+	ds_hash_free(b->rows);
+	t->rows = b->v.v;
+	t->nrows = t->total_rows = b->v.n;
+	if (parse_sort(t, o ? o->sort : NULL, &sp, err)) {
+		ds_table_free(t);
+		return -1;
+	}
+	if (t->nrows)
+		qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
+	if (o && o->limit && o->limit < t->nrows) {
+		for (size_t i = o->limit; i < t->nrows; i++)
+			row_free(&t->rows[i], t->ncols);
+		t->nrows = o->limit;
+	}
+	*out = t;
+	return 0;
+}
+
+void ds_table_free(ds_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows; i++)
+		row_free(&t->rows[i], t->ncols);
+	free(t->rows);
+	for (size_t e = 0; e < t->nevents; e++)
+		free(t->events[e].name);
+	free(t->events);
+	free(t->cols);
+	for (size_t i = 0; i < t->nprops; i++) {
+		free(t->props[i].key);
+		free(t->props[i].value);
+	}
+	free(t->props);
+	free(t->view);
+	free(t);
+}
+
+void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
+{
+	ds_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	t->props = ds_xrealloc(t->props, (t->nprops + 1) * sizeof *t->props);
+	t->props[t->nprops].key = ds_xstrdup(key);
+	t->props[t->nprops].value = ds_buf_steal(&b);
+	t->props[t->nprops].kind = kind;
+	t->nprops++;
+}
+
