@@ -194,6 +194,9 @@ void ds_dataspace_free(ds_session *s);
 
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
+/* The object (dso index) and vaddr of a runtime data address. */
+bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
+			uint64_t *vaddr);
 /* Address-space lookup used by pass 2 and by the samples view. */
 uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel);
 /* The comm of a thread (by the last COMM at or before its end). */

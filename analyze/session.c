@@ -220,6 +220,43 @@ uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip
 	return site_intern(s, m->dso, s->dsos.v[m->dso].kernel ? ip : ip - m->start + m->pgoff);
 }
 
+static void load_dso(ds_session *s, dso_ent *d);
+
+/* The object whose image (code, data or bss) holds a runtime data address:
+ * each mapped object's load bias comes from one of its mappings, and its
+ * segments say what it covers beyond the file (bss has no file behind it). */
+bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
+			uint64_t *vaddr)
+{
+	const proc *p = proc_find(s, pid);
+	uint64_t t = time;
+
+	for (int depth = 0; p && depth < 64; depth++) {
+		for (size_t i = 0; i < p->maps.n; i++) {
+			const map_ent *m = &p->maps.v[i];
+			dso_ent *d = &s->dsos.v[m->dso];
+			uint64_t at;
+			if (m->time > t || d->kernel)
+				continue;
+			load_dso(s, d);
+			if (!d->dso || !ds_dso_file_to_vaddr(d->dso, m->pgoff, &at))
+				continue;
+			at = ea - (m->start - at);
+			if (ds_dso_vaddr_loaded(d->dso, at)) {
+				*dso = m->dso;
+				*vaddr = at;
+				return true;
+			}
+		}
+		if (p->parent < 0 || exec_between(p, 0, t))
+			break;
+		if (p->fork_time < t)
+			t = p->fork_time;
+		p = &s->procs.v[p->parent];
+	}
+	return false;
+}
+
 /* ---- loading objects ---- */
 
 static char *experiment_dir(const ds_session *s)
@@ -656,6 +693,7 @@ void ds_session_close(ds_session *s)
 		free(s->notes.v[i]);
 	ds_vec_free(&s->notes);
 	ds_decoder_free(s->dec);
+	ds_dataspace_free(s);
 	ds_meta_fini(&s->meta);
 	ds_perfdata_close(s->pd);
 	free(s->path);

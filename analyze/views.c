@@ -11,7 +11,7 @@
 #include <time.h>
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
-					  "samples", NULL};
+					  "samples", "dataobjects", "typestats", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -427,11 +427,13 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 	} views[] = {
 		{"functions", view_functions}, {"lines", view_lines}, {"pcs", view_pcs},
 		{"threads", view_threads}, {"summary", view_summary}, {"samples", view_samples},
+		{"dataobjects", ds_view_dataobjects}, {"typestats", ds_view_typestats},
 	};
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
 		if (strcmp(views[i].name, view) == 0)
 			return views[i].fn(s, o, out, err);
 	return ds_err_set(err, DS_EINPUT,
-			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples",
+			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
+			  "dataobjects, typestats",
 			  view);
 }

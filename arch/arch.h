@@ -44,6 +44,10 @@ int ds_arch_dwarf_ip(const ds_arch *a);
 int ds_arch_perf_reg(const ds_arch *a, int reg);
 /* "rax", "r12", "rip"; NULL for an unknown number. */
 const char *ds_arch_reg_name(const ds_arch *a, int reg);
+/* The calling convention: the registers integer and pointer arguments
+ * arrive in, in order, and the registers a call may change. */
+const int *ds_arch_int_args(const ds_arch *a, size_t *n);
+uint64_t ds_arch_caller_saved(const ds_arch *a);
 
 /* ---- decoding ---- */
 typedef struct ds_decoder ds_decoder;
@@ -91,8 +95,22 @@ enum ds_move {
 	DS_MOVE_STORE,     /* memory at mem[0] = src */
 	DS_MOVE_LEA,       /* dst = address of mem[0] */
 	DS_MOVE_ADD_IMM,   /* dst += imm (a negative imm for sub) */
+	DS_MOVE_ADD_REG,   /* dst += src */
 	DS_MOVE_IMM,       /* dst = imm */
 	DS_MOVE_OTHER,     /* dst gets a value of unknown meaning */
+};
+
+/* Arithmetic and logic with an immediate operand, register or memory
+ * destination: what bit-field accesses look like (and, or, add 1<<k). */
+enum ds_alu {
+	DS_ALU_NONE,
+	DS_ALU_ADD,   /* also sub, with the immediate negated */
+	DS_ALU_AND,
+	DS_ALU_OR,
+	DS_ALU_XOR,
+	DS_ALU_TEST,
+	DS_ALU_SHR,   /* also sar */
+	DS_ALU_SHL,
 };
 
 #define DS_MAX_MEMOPS 2
@@ -110,6 +128,8 @@ typedef struct ds_insn {
 	int dst, src;             /* DWARF registers of the move, DS_REG_NONE */
 	int64_t imm;
 	uint32_t move_size;       /* bytes moved */
+	enum ds_alu alu;          /* with alu_imm, when the instruction has one */
+	int64_t alu_imm;
 } ds_insn;
 
 /* Decode one instruction; false when the bytes do not decode. */

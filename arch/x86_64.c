@@ -15,6 +15,9 @@ struct ds_arch {
 	cs_arch cs_arch;
 	cs_mode cs_mode;
 	int dwarf_sp, dwarf_fp, dwarf_ip;
+	const int *int_args;
+	size_t nint_args;
+	uint64_t caller_saved;
 	const int8_t *dwarf_to_perf;   /* perf register of each DWARF register, -1 */
 	unsigned ndwarf;
 	const char *const *dwarf_names;
@@ -80,9 +83,17 @@ static int x86_64_dwarf_of_cs(unsigned r)
 	}
 }
 
+/* System V AMD64 ABI: rdi, rsi, rdx, rcx, r8, r9 carry the first integer
+ * arguments; rax, rcx, rdx, rsi, rdi and r8-r11 do not survive a call. */
+static const int x86_64_int_args[] = {RDI, RSI, RDX, RCX, R8, R9};
+#define X86_64_CALLER_SAVED                                                             \
+	((1ull << RAX) | (1ull << RCX) | (1ull << RDX) | (1ull << RSI) | (1ull << RDI) | \
+	 (1ull << R8) | (1ull << R9) | (1ull << R10) | (1ull << R11))
+
 static const ds_arch arches[] = {
 	{"x86_64", X86_64_SAMPLE_REGS, x86_64_regs, PERF_REG_X86_64_MAX, CS_ARCH_X86, CS_MODE_64,
-	 RSP, RBP, RIP, x86_64_dwarf_to_perf, NDWARF, x86_64_dwarf_names, x86_64_dwarf_of_cs},
+	 RSP, RBP, RIP, x86_64_int_args, 6, X86_64_CALLER_SAVED, x86_64_dwarf_to_perf, NDWARF,
+	 x86_64_dwarf_names, x86_64_dwarf_of_cs},
 };
 
 const ds_arch *ds_arch_host(void)
@@ -126,6 +137,17 @@ int ds_arch_dwarf_ip(const ds_arch *a)
 int ds_arch_perf_reg(const ds_arch *a, int reg)
 {
 	return reg >= 0 && (unsigned)reg < a->ndwarf ? a->dwarf_to_perf[reg] : -1;
+}
+
+const int *ds_arch_int_args(const ds_arch *a, size_t *n)
+{
+	*n = a->nint_args;
+	return a->int_args;
+}
+
+uint64_t ds_arch_caller_saved(const ds_arch *a)
+{
+	return a->caller_saved;
 }
 
 const char *ds_arch_reg_name(const ds_arch *a, int reg)
@@ -314,11 +336,39 @@ static void classify_move(const ds_decoder *d, const cs_insn *in, ds_insn *out)
 		out->imm = in->id == X86_INS_ADD ? b->imm : -b->imm;
 		return;
 	}
+	if (x->op_count == 2 && in->id == X86_INS_ADD && out->dst != DS_REG_NONE && b->type == X86_OP_REG) {
+		out->move = DS_MOVE_ADD_REG;
+		out->src = d->arch->dwarf_of_cs(b->reg);
+		return;
+	}
 	if (gpr_written) {
 		out->move = DS_MOVE_OTHER;
 		if (out->dst == DS_REG_NONE)
 			out->dst = __builtin_ctzll(gpr_written);
 	}
+}
+
+static void classify_alu(const cs_insn *in, ds_insn *out)
+{
+	const cs_x86 *x = &in->detail->x86;
+	int64_t imm;
+
+	out->alu = DS_ALU_NONE;
+	if (x->op_count != 2 || x->operands[1].type != X86_OP_IMM)
+		return;
+	imm = x->operands[1].imm;
+	switch (in->id) {
+	case X86_INS_ADD: out->alu = DS_ALU_ADD; break;
+	case X86_INS_SUB: out->alu = DS_ALU_ADD; imm = -imm; break;
+	case X86_INS_AND: out->alu = DS_ALU_AND; break;
+	case X86_INS_OR: out->alu = DS_ALU_OR; break;
+	case X86_INS_XOR: out->alu = DS_ALU_XOR; break;
+	case X86_INS_TEST: out->alu = DS_ALU_TEST; break;
+	case X86_INS_SHR: case X86_INS_SAR: out->alu = DS_ALU_SHR; break;
+	case X86_INS_SHL: out->alu = DS_ALU_SHL; break;
+	default: return;
+	}
+	out->alu_imm = imm;
 }
 
 bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds_insn *out)
@@ -353,5 +403,6 @@ bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds
 		add_stack_access(out, in->id == X86_INS_PUSH);
 	classify_flow(in, out);
 	classify_move(d, in, out);
+	classify_alu(in, out);
 	return true;
 }

@@ -132,6 +132,8 @@ void ds_dso_close(ds_dso *d)
 		return;
 	ds_dso_free_lines(d);
 	ds_dso_free_cfi(d);
+	ds_dso_free_types(d);
+	ds_dso_free_vars(d);
 	ds_elf_close(&d->main);
 	ds_elf_close(&d->debug);
 	ds_elf_close(&d->mini);
@@ -224,6 +226,14 @@ size_t ds_dso_nsymbols(const ds_dso *d)
 const ds_symbol *ds_dso_symbol(const ds_dso *d, size_t i)
 {
 	return i < d->nsyms ? &d->syms[i] : NULL;
+}
+
+bool ds_dso_vaddr_loaded(const ds_dso *d, uint64_t vaddr)
+{
+	for (size_t i = 0; i < d->segs.n; i++)
+		if (vaddr >= d->segs.v[i].vaddr && vaddr - d->segs.v[i].vaddr < d->segs.v[i].memsz)
+			return true;
+	return false;
 }
 
 const uint8_t *ds_dso_bytes_at(ds_dso *d, uint64_t vaddr, size_t *avail)

@@ -90,6 +90,8 @@ bool ds_dso_line_at(ds_dso *d, uint64_t vaddr, const char **file, unsigned *line
 /* Code bytes from vaddr to the end of its executable section; NULL when
  * vaddr is in none (or for kallsyms). */
 const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail);
+/* Whether vaddr lies in a loadable segment (its .data and .bss included). */
+bool ds_dso_vaddr_loaded(const ds_dso *d, uint64_t vaddr);
 /* Initialized bytes of any loadable segment from vaddr to its file-backed
  * end (read-only data such as jump tables); NULL when vaddr is in none. */
 const uint8_t *ds_dso_bytes_at(ds_dso *d, uint64_t vaddr, size_t *avail);
@@ -119,9 +121,13 @@ bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out);
 char *ds_demangle(const char *raw);
 
 /* ---- types (DWARF) ----
- * Loaded on the first type query from every compilation unit, and
- * deduplicated by name and layout: `struct node` defined in forty CUs is
- * one type.  Types stay owned by the dso. */
+ * Loaded on the first type query from every compilation unit (and DWARF 4
+ * type units), and deduplicated by name and layout: `struct node` defined
+ * in forty CUs is one type; two layouts of one name are two types.  A
+ * declaration (`struct node;`) is the definition of its name when every
+ * definition of that name has the same layout.  Types, and the strings
+ * they point to, stay owned by the dso.  Corrupt DWARF gives a note
+ * (ds_dso_note) and the types that could be read. */
 
 enum ds_type_kind {
 	DS_TYPE_VOID,
@@ -137,14 +143,16 @@ enum ds_type_kind {
 	DS_TYPE_VOLATILE,
 	DS_TYPE_RESTRICT,
 	DS_TYPE_FUNCTION,  /* what a function pointer points to */
-	DS_TYPE_OTHER,     /* pointers to members, atomics, unspecified ... */
+	DS_TYPE_OTHER,     /* _Atomic (name "_Atomic", target the type), pointers to
+			    * members (no name, target the member's type),
+			    * unspecified types (decltype(nullptr): their name) */
 };
 
 typedef struct ds_type ds_type;
 
 typedef struct ds_member {
 	const char *name;       /* NULL for an anonymous struct or union member */
-	const ds_type *type;
+	const ds_type *type;    /* never NULL, but for a function's `...` */
 	uint64_t offset;        /* bytes from the start of the enclosing type */
 	uint32_t bit_offset;    /* bit fields: bits from the start of byte `offset` */
 	uint32_t bit_size;      /* bit fields: width in bits; 0 when not a bit field */
@@ -153,54 +161,72 @@ typedef struct ds_member {
 
 struct ds_type {
 	enum ds_type_kind kind;
-	const char *name;          /* tag, base or typedef name; NULL when anonymous */
+	const char *name;          /* tag, base or typedef name; NULL when anonymous;
+				    * "&" and "&&" for C++ references */
 	uint64_t size;             /* bytes; 0 when incomplete (a declaration only) */
-	const ds_type *target;     /* pointee, typedef/cv target, array element, enum base */
+	const ds_type *target;     /* pointee, typedef/cv target, array element, enum base
+				    * (NULL when not given), function's return type */
 	const uint64_t *dims;      /* arrays: elements per dimension, outermost first; 0 = flexible */
 	size_t ndims;
-	const ds_member *members;  /* struct, union, class: in declaration order */
+	const ds_member *members;  /* struct, union, class: in declaration order, static
+				    * members left out; function: its parameters'
+				    * types (type NULL for `...`) */
 	size_t nmembers;
 	uint32_t align;            /* DW_AT_alignment when given, else 0 */
-	const char *decl_file;     /* where it is declared, or NULL */
+	const char *decl_file;     /* where it is declared (aggregates and typedefs), or NULL */
 	unsigned decl_line;
 };
 
-/* Named structs, unions, classes and enums (and typedef names of anonymous
- * ones), sorted by name; complete definitions win over declarations. */
+/* Named structs, unions, classes and enums, wherever defined (functions
+ * included), and typedef names of anonymous ones, sorted by name (one name
+ * with two layouts: both, in the order first met); declarations without a
+ * definition are not listed. */
 size_t ds_dso_ntypes(ds_dso *d);
 const ds_type *ds_dso_type(ds_dso *d, size_t i);
-/* By name: "struct node", "union u", "node", or a typedef; NULL when absent. */
+/* By name: "struct node" ("class node" alike), "union u", "enum e", "node",
+ * or a typedef; without a prefix a struct, union or class wins over a
+ * typedef, a typedef over an enum.  The first of several layouts; NULL
+ * when absent or only declared. */
 const ds_type *ds_dso_find_type(ds_dso *d, const char *name);
 /* The type a DIE describes, by its offset in .debug_info (what variables
  * refer to); NULL when there is none. */
 const ds_type *ds_dso_type_at_die(ds_dso *d, uint64_t die_offset);
 /* C syntax: "struct node", "int *", "char [16]", "struct row *[4]". */
 void ds_type_name(const ds_type *t, ds_buf *out);
-/* Through typedefs and const/volatile/restrict. */
+/* Through typedefs and qualifiers (const, volatile, restrict, _Atomic). */
 const ds_type *ds_type_strip(const ds_type *t);
 /* The member path at byte `offset` of t for an access of `size` bytes:
- * "next", "a.b.c" (nested), "cells[]" (an array element), "cells[].x";
- * in a union the member whose size matches the access, else the first.
- * *leaf gets the innermost member.  False when the offset is in padding,
- * a hole or past the end (the path then names the nearest member before). */
+ * "next", "a.b.c" (nested; anonymous members add no name), "cells[]" (an
+ * array element: offsets inside one are taken modulo its size),
+ * "cells[].x", "grid[][]"; a flexible array member covers every offset
+ * past its start.  In a union, the member whose size matches the access,
+ * else the one whose innermost member there does, else the first; among
+ * bit fields, the first whose bits cover the byte.  *leaf (may be NULL)
+ * gets the innermost member.  False when the offset is in padding, a hole
+ * or past the end (the path then names the nearest member before). */
 bool ds_type_member_path(const ds_type *t, uint64_t offset, uint32_t size, ds_buf *path,
 			 const ds_member **leaf);
 
 /* ---- variables (DWARF) ----
  * Globals, statics, parameters and locals with their locations, loaded on
- * the first query.  Locations are resolved for one pc: location lists
- * (DWARF 4 .debug_loc, DWARF 5 .debug_loclists) select the entry, and
- * frame-base forms (DW_OP_fbreg with DW_AT_frame_base, DW_OP_call_frame_cfa
- * through ds_dso_cfa_at) become a register and an offset. */
+ * the first query from every compilation unit (not thread-safe).
+ * Locations are resolved for one pc: location lists (DWARF 4 .debug_loc,
+ * DWARF 5 .debug_loclists) select the entry, and frame-base forms
+ * (DW_OP_fbreg with DW_AT_frame_base, DW_OP_call_frame_cfa through
+ * ds_dso_cfa_at) become a register and an offset valid at that pc.
+ * Names and types of inlined and out-of-line instances come from their
+ * abstract origins, those of definitions from their declarations. */
 
 enum ds_loc_kind {
-	DS_LOC_NONE,      /* not available at this pc (optimized out) */
+	DS_LOC_NONE,      /* not available at this pc (optimized out, or only as the
+			   * value a register had on entry: DW_OP_entry_value) */
 	DS_LOC_ADDR,      /* in memory at a static address */
 	DS_LOC_TLS,       /* thread-local: offset in the object's TLS block */
 	DS_LOC_REG,       /* its value is in register `reg` */
 	DS_LOC_MEM,       /* in memory at register `reg` + offset */
 	DS_LOC_IMPLICIT,  /* a value without storage (DW_OP_stack_value, implicit_value) */
-	DS_LOC_COMPLEX,   /* an expression dsprof does not follow (pieces, computations) */
+	DS_LOC_COMPLEX,   /* an expression dsprof does not follow (pieces, computations,
+			   * a CFA the call-frame information does not give) */
 };
 
 typedef struct ds_loc {
@@ -217,20 +243,26 @@ typedef struct ds_var {
 	ds_loc loc;             /* where it lives (at the queried pc, for locals) */
 	bool param;
 	bool global;            /* a global, or a static at file or function scope */
-	const char *function;   /* the (inlined) function of a parameter or local */
+	const char *function;   /* the (inlined) function of a parameter, local or
+				 * function-local static; NULL at file scope */
 	uint64_t die;           /* the variable's own DIE offset */
 } ds_var;
 
-/* Globals and statics with a static address, sorted by address. */
+/* Globals and statics: those with a static address (DS_LOC_ADDR) sorted by
+ * address, then the thread-locals (DS_LOC_TLS) by offset in the TLS block.
+ * A definition seen in several units is listed once. */
 size_t ds_dso_nglobals(ds_dso *d);
 const ds_var *ds_dso_global(ds_dso *d, size_t i);
-/* The global whose storage [addr, addr + size) holds vaddr; *offset is
- * vaddr - addr.  NULL when none does. */
+/* The global whose storage [addr, addr + size) holds vaddr, the smallest
+ * when several do (one binary search); *offset is vaddr - addr.  NULL when
+ * none does: thread-locals and globals of unknown size never match. */
 const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset);
 /* Parameters and locals in scope at pc, innermost scope first (lexical
- * blocks and inlined subroutines included), each with its location at pc.
- * Writes at most max into out and returns how many there are; the strings
- * stay owned by the dso. */
+ * blocks and inlined subroutines included) and outward to the function,
+ * each with its location at pc; variables in scope but not available there
+ * come as DS_LOC_NONE, function-local statics as DS_LOC_ADDR with global
+ * set.  Writes at most max into out and returns how many there are; the
+ * strings stay owned by the dso. */
 size_t ds_dso_vars_at(ds_dso *d, uint64_t pc, ds_var *out, size_t max);
 
 #endif

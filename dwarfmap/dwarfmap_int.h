@@ -89,6 +89,8 @@ struct ds_dso {
 	const char **file_names;
 
 	struct ds_cfi *cfi; /* FDE index (cfi.c), built by the first CFA query */
+	struct ds_typetab *types; /* types (types.c), loaded by the first type query */
+	struct ds_vars *vars; /* globals and scopes (vars.c), loaded by the first variable query */
 };
 
 /* Keep the first problem only: later ones are usually its consequences. */
@@ -146,6 +148,8 @@ void ds_dso_find_debug_file(ds_dso *d, const char *debug_root);
 bool ds_dso_open_minidebug(ds_dso *d);
 void ds_dso_free_lines(ds_dso *d);
 void ds_dso_free_cfi(ds_dso *d);
+void ds_dso_free_types(ds_dso *d);
+void ds_dso_free_vars(ds_dso *d);
 /* The name perf shows for raw (demangled without parameters), or NULL. */
 char *ds_demangle_perf(const char *raw);
 

@@ -14,9 +14,12 @@
  *   bitfield struct flags.count, a bit field
  *   stack    struct rec[] on the stack, streamed by .score
  *
- * Every buffer is fresh (untouched before the hot loop touches it), so
- * page-fault samples land on the hot field too.
+ * Every buffer is fresh (calloc of a large size maps untouched pages) and
+ * the hot loops write their field, so the first touch of every page, and
+ * so its page fault, is at the hot field too; later rounds stream real
+ * memory.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,11 +44,13 @@ struct particle {
 	long id;
 };
 
-__attribute__((noinline)) static double total_mass(const struct particle *p, long n)
+__attribute__((noinline)) static double total_mass(struct particle *p, long n)
 {
 	double m = 0;
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
+		p[i].mass += 1.0;
 		m += p[i].mass;
+	}
 	return m;
 }
 
@@ -53,13 +58,12 @@ static double run_stream(int rounds)
 {
 	long n = 1L << 20;
 	double m = 0;
-	for (int r = 0; r < rounds; r++) {
-		struct particle *p = malloc((size_t)n * sizeof *p);
-		if (!p)
-			exit(1);
+	struct particle *p = calloc((size_t)n, sizeof *p);
+	if (!p)
+		exit(1);
+	for (int r = 0; r < rounds * 2; r++)
 		m += total_mass(p, n);
-		free(p);
-	}
+	free(p);
 	return m;
 }
 
@@ -142,7 +146,12 @@ struct ctx {
 	struct table *t;
 };
 
-__attribute__((noinline)) static void count_slots(struct ctx *c, long n)
+/* External, so that the compiler keeps its signature: a static function
+ * may be handed c->t instead of c (argument promotion), and then nothing
+ * says what its register holds. */
+void count_slots(struct ctx *c, long n);
+
+__attribute__((noinline)) void count_slots(struct ctx *c, long n)
 {
 	for (long i = 0; i < n; i++)
 		c->t->slots[next_random() % (uint64_t)c->t->size].hits++;
@@ -152,7 +161,7 @@ static double run_twoptr(int rounds)
 {
 	struct table t = {1L << 20, NULL};
 	struct ctx c = {0, &t};
-	t.slots = malloc((size_t)t.size * sizeof *t.slots);
+	t.slots = calloc((size_t)t.size, sizeof *t.slots);
 	if (!t.slots)
 		exit(1);
 	count_slots(&c, (long)rounds << 21);
@@ -172,11 +181,13 @@ struct item {
 	char pad[48];
 };
 
-__attribute__((noinline)) static float sum_floats(const struct item *it, long n)
+__attribute__((noinline)) static float sum_floats(struct item *it, long n)
 {
 	float s = 0;
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
+		it[i].v.f += 1.0f;
 		s += it[i].v.f;
+	}
 	return s;
 }
 
@@ -184,13 +195,12 @@ static double run_union(int rounds)
 {
 	long n = 1L << 20;
 	double s = 0;
-	for (int r = 0; r < rounds; r++) {
-		struct item *it = malloc((size_t)n * sizeof *it);
-		if (!it)
-			exit(1);
+	struct item *it = calloc((size_t)n, sizeof *it);
+	if (!it)
+		exit(1);
+	for (int r = 0; r < rounds * 4; r++)
 		s += sum_floats(it, n);
-		free(it);
-	}
+	free(it);
 	return s;
 }
 
@@ -213,16 +223,12 @@ __attribute__((noinline)) static void bump_counts(struct flags *f, long n)
 static double run_bitfield(int rounds)
 {
 	long n = 1L << 20;
-	double c = 0;
-	for (int r = 0; r < rounds; r++) {
-		struct flags *f = malloc((size_t)n * sizeof *f);
-		if (!f)
-			exit(1);
+	struct flags *f = calloc((size_t)n, sizeof *f);
+	if (!f)
+		exit(1);
+	for (int r = 0; r < rounds * 2; r++)
 		bump_counts(f, n);
-		c += f[5].count;
-		free(f);
-	}
-	return c;
+	return f[5].count;
 }
 
 /* ---- stack ---- */
@@ -232,16 +238,49 @@ struct rec {
 	char pad[48];
 };
 
+/* 64 MiB on the stack, more than the last-level cache, visited with a
+ * stride no prefetcher follows: the array's misses outweigh the
+ * accumulator's loads and stores even in unoptimized code.  It runs on a
+ * thread whose stack is large enough. */
+#define NREC (1 << 20)
+
+struct stack_job {
+	int rounds;
+	double result;
+};
+
 __attribute__((noinline)) static double stack_scores(int rounds)
 {
-	struct rec recs[1 << 13];
+	struct rec recs[NREC];
 	double s = 0;
-	for (int r = 0; r < rounds * 4096; r++)
-		for (int i = 0; i < (1 << 13); i++) {
-			recs[i].score += i;
-			s += recs[i].score;
+	for (int r = 0; r < rounds; r++)
+		for (int i = 0; i < NREC; i++) {
+			struct rec *x = &recs[((unsigned)i * 7919u) & (NREC - 1)];
+			x->score += i;
+			s += x->score;
 		}
 	return s;
+}
+
+static void *stack_thread(void *arg)
+{
+	struct stack_job *j = arg;
+	j->result = stack_scores(j->rounds);
+	return NULL;
+}
+
+static double run_stack(int rounds)
+{
+	struct stack_job j = {rounds * 4, 0};
+	pthread_attr_t a;
+	pthread_t t;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, (size_t)NREC * sizeof(struct rec) + (8u << 20));
+	if (pthread_create(&t, &a, stack_thread, &j) != 0)
+		exit(1);
+	pthread_join(t, NULL);
+	return j.result;
 }
 
 int main(int argc, char **argv)
@@ -252,7 +291,7 @@ int main(int argc, char **argv)
 	} scenarios[] = {
 		{"stream", run_stream}, {"chase", run_chase}, {"global", run_global},
 		{"twoptr", run_twoptr}, {"union", run_union}, {"bitfield", run_bitfield},
-		{"stack", stack_scores},
+		{"stack", run_stack},
 	};
 	int rounds = argc > 2 ? atoi(argv[2]) : 12;
 

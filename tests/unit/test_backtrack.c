@@ -90,7 +90,15 @@ TEST(decode_flow_and_moves)
 	CHECK(dec1("48 83 e8 10", 0, &in));                      /* sub rax, 16 */
 	CHECK(in.move == DS_MOVE_ADD_IMM && in.imm == -16);
 	CHECK(dec1("48 01 d8", 0, &in));                         /* add rax, rbx */
+	CHECK(in.move == DS_MOVE_ADD_REG && in.dst == RAX && in.src == RBX);
+	CHECK(dec1("48 0f af c3", 0, &in));                      /* imul rax, rbx */
 	CHECK(in.move == DS_MOVE_OTHER && in.dst == RAX);
+	CHECK(dec1("80 07 04", 0, &in));                         /* add byte ptr [rdi], 4 */
+	CHECK(in.alu == DS_ALU_ADD && in.alu_imm == 4 && in.mem[0].size == 1);
+	CHECK(dec1("25 03 ff ff ff", 0, &in));                   /* and eax, 0xffffff03 */
+	CHECK(in.alu == DS_ALU_AND && (uint32_t)in.alu_imm == 0xffffff03);
+	CHECK(dec1("c0 e8 02", 0, &in));                         /* shr al, 2 */
+	CHECK(in.alu == DS_ALU_SHR && in.alu_imm == 2);
 	CHECK(dec1("b8 2a 00 00 00", 0, &in));                   /* mov eax, 42 */
 	CHECK(in.move == DS_MOVE_IMM && in.imm == 42);
 	CHECK(!dec1("06", 0, &in));                              /* push es: not in 64-bit mode */

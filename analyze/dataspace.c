@@ -1,0 +1,819 @@
+/*
+ * Dataspace: which data object each sampled access touched.
+ *
+ * Per unique instruction, once: backtrack to the trigger (precise samples
+ * name it; imprecise ones are walked back), then name what its memory
+ * operand points to, trying in order
+ *   (1) a RIP-relative or absolute address: the global there;
+ *   (2) a base register holding a variable (a pointer) at the trigger;
+ *   (3) the stack or frame pointer: the stack variable at that offset;
+ *   (4) the base register's type tracked through the function's
+ *       instructions from its start (so that p->a->b resolves);
+ * and otherwise decide per sample:
+ *   (5) an effective address inside a global's storage is that global.
+ * Every sample lands in one object, or in a named unknown bucket, so the
+ * dataobjects view adds up to 100%.
+ */
+#include "analyze/analyze_int.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SCOPE_VARS 256
+#define NO_DOBJ (-1)
+/* Tracking gives up on functions longer than this many instructions. */
+#define MAX_TRACK 20000
+
+static const char *const how_names[HOW_NHOW] = {
+	[HOW_NONE] = "unresolved",
+	[HOW_STATIC] = "global (static address)",
+	[HOW_REG_VAR] = "variable in a register",
+	[HOW_STACK] = "stack",
+	[HOW_TRACKED] = "tracked through the function",
+	[HOW_ADDRESS] = "global (by address)",
+};
+
+const char *ds_how_name(enum ds_how h)
+{
+	return h < HOW_NHOW ? how_names[h] : "?";
+}
+
+/* ---- data objects ---- */
+
+static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, const char *type,
+			const char *path, const ds_type *t)
+{
+	bool added;
+	size_t i = ds_hash_intern(s->dobj_index, name, strlen(name), &added);
+	if (added) {
+		dobj o = {kind, type ? ds_xstrdup(type) : NULL, path ? ds_xstrdup(path) : NULL,
+			  ds_xstrdup(name), t};
+		ds_vec_push(&s->dobjs, o);
+		for (size_t e = 0; e < s->nev; e++) {
+			ds_vec_push(&s->dobj_samples, 0);
+			ds_vec_push(&s->dobj_count, 0);
+		}
+	}
+	return (int32_t)i;
+}
+
+static dref unknown(ds_session *s, const char *reason)
+{
+	char name[96];
+	snprintf(name, sizeof name, "<unknown: %s>", reason);
+	return (dref){dobj_add(s, DOBJ_UNKNOWN, name, NULL, reason, NULL), 0};
+}
+
+static bool is_aggregate(const ds_type *t)
+{
+	return t && (t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_UNION || t->kind == DS_TYPE_CLASS);
+}
+
+/* Arrays to their element, and the offset into one element. */
+static const ds_type *element(const ds_type *t, uint64_t *off)
+{
+	for (int depth = 0; t && t->kind == DS_TYPE_ARRAY && depth < 8; depth++) {
+		const ds_type *e = ds_type_strip(t->target);
+		if (!e || !e->size)
+			return e;
+		*off %= e->size;
+		t = e;
+	}
+	return t;
+}
+
+/* The object an access of `size` bytes at byte `off` of a `t` touches;
+ * var names a variable that is the whole object (a global or a stack
+ * slot), or NULL when the access came through a pointer. */
+static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t size,
+		      const char *var, enum dobj_kind var_kind)
+{
+	const ds_type *agg = ds_type_strip(element(ds_type_strip(t), &off));
+	ds_buf tn = {0}, path = {0}, name = {0};
+	const ds_member *leaf = NULL;
+	dref d = {NO_DOBJ, off};
+
+	if (is_aggregate(agg)) {
+		ds_type_name(agg, &tn);
+		if (!agg->size || off >= agg->size) {
+			d = unknown(s, "bad-offset");
+		} else if (ds_type_member_path(agg, off, size, &path, &leaf)) {
+			ds_buf_printf(&name, "%s.%s", ds_buf_str(&tn), ds_buf_str(&path));
+			d.id = dobj_add(s, DOBJ_FIELD, name.p, tn.p, path.p, agg);
+		} else {
+			ds_buf_printf(&name, "%s.<padding>", ds_buf_str(&tn));
+			d.id = dobj_add(s, DOBJ_PADDING, name.p, tn.p, "<padding>", agg);
+		}
+	} else if (var) {
+		if (t)
+			ds_type_name(t, &tn);
+		if (var_kind == DOBJ_STACK)
+			ds_buf_printf(&name, "<stack %s>", var);
+		else
+			ds_buf_printf(&name, "%s (%s)", var, t ? ds_buf_str(&tn) : "?");
+		d.id = dobj_add(s, var_kind, name.p, tn.p, NULL, NULL);
+	} else {
+		d.id = dobj_add(s, DOBJ_SCALAR, "<scalars>", NULL, NULL, NULL);
+	}
+	ds_buf_free(&tn);
+	ds_buf_free(&path);
+	ds_buf_free(&name);
+	return d;
+}
+
+/* ---- static resolution, once per site ---- */
+
+static const ds_type *pointee(const ds_type *t)
+{
+	t = ds_type_strip(t);
+	return t && t->kind == DS_TYPE_POINTER ? t->target : NULL;
+}
+
+static const char *function_name(const site *st)
+{
+	return st->sym ? st->sym->name : "?";
+}
+
+/* (1) a static address: the global there. */
+static dref by_static_address(ds_session *s, ds_dso *d, const ds_trigger *t)
+{
+	uint64_t a = (uint64_t)t->mem.disp + (t->mem.rip_relative ? t->pc + t->len : 0), off;
+	const ds_var *v = ds_dso_global_at(d, a, &off);
+	if (!v)
+		return unknown(s, "no-variable");
+	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, t->mem.size, v->name, DOBJ_GLOBAL);
+}
+
+/* (3) the stack slot at base + disp, a stack variable when one covers it. */
+static dref by_stack(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t,
+			const ds_var *vars, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const ds_var *v = &vars[i];
+		int64_t rel = t->mem.disp - v->loc.offset;
+		if (v->loc.kind != DS_LOC_MEM || v->loc.reg != t->mem.base || rel < 0 ||
+		    (uint64_t)rel >= (v->size ? v->size : 1))
+			continue;
+		return object_in(s, ds_dso_type_at_die(d, v->type_die), (uint64_t)rel, t->mem.size,
+				 function_name(st), DOBJ_STACK);
+	}
+	return object_in(s, NULL, 0, t->mem.size, function_name(st), DOBJ_STACK);
+}
+
+/* The object behind a register known to hold a `ptr`-typed value. */
+/* A pointer to T may point into an array of T: p[i + 1].f, an unrolled
+ * loop's second element, puts f's offset plus one element in the
+ * displacement.  Offsets are taken modulo the element. */
+static uint64_t in_element(const ds_type *target, int64_t off)
+{
+	int64_t size = (int64_t)(ds_type_strip(target) ? ds_type_strip(target)->size : 0);
+	return size > 0 ? (uint64_t)(((off % size) + size) % size) : (uint64_t)off;
+}
+
+static dref through_pointer(ds_session *s, const ds_type *ptr, const ds_trigger *t)
+{
+	const ds_type *target = pointee(ptr);
+	if (!target)
+		return (dref){NO_DOBJ, 0};
+	return object_in(s, target, in_element(target, t->mem.disp), t->mem.size, NULL, DOBJ_SCALAR);
+}
+
+/* (2) a variable in the base (or, for p[i] forms, the index) register. */
+static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, const ds_var *vars,
+				 size_t n)
+{
+	int regs[2] = {t->mem.base, t->mem.index};
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; regs[k] != DS_REG_NONE && i < n; i++) {
+			dref r;
+			if (vars[i].loc.kind != DS_LOC_REG || vars[i].loc.reg != regs[k])
+				continue;
+			r = through_pointer(s, ds_dso_type_at_die(d, vars[i].type_die), t);
+			if (r.id != NO_DOBJ)
+				return r;
+		}
+	return (dref){NO_DOBJ, 0};
+}
+
+/* ---- (4) type tracking ---- */
+
+/* What a register is known to point into: byte `off` of an object of
+ * type `into` (through a pointer, or the address of variable `var`), or
+ * `off` bytes from the stack or frame pointer `frame` (unoptimized code
+ * computes stack addresses that way: rbp + i * 64 - 0x80008). */
+typedef struct tval {
+	const ds_type *into;
+	int64_t off;
+	const ds_var *var;       /* a global or stack variable whose address it is */
+	bool stack;
+	int frame;               /* DWARF SP or FP when frame-relative, else 0 and into set */
+} tval;
+
+typedef struct tracker {
+	ds_dso *d;
+	int sp, fp;
+	tval reg[64];
+	ds_hash *slots;          /* spill slot (offset from SP or FP) -> index */
+	DS_VEC(tval) slot_val;
+	ds_var vars[MAX_SCOPE_VARS]; /* in scope at the current instruction */
+	size_t nvars;
+} tracker;
+
+static tval pointing(const ds_type *ptr)
+{
+	tval v = {pointee(ptr), 0, NULL, false, 0};
+	return v;
+}
+
+static void forget_caller_saved(tracker *k)
+{
+	uint64_t clobbered = ds_arch_caller_saved(ds_arch_host());
+	for (int r = 0; r < 64; r++)
+		if (clobbered & (1ull << r))
+			k->reg[r] = (tval){0};
+}
+
+/* The calling convention's word on where a parameter is at the entry,
+ * for the parameters optimization left without a location: integer and
+ * pointer ones take the argument registers in order; a floating-point one
+ * takes none of them; a struct ends the guess.  Only for functions whose
+ * signature the compiler could not change: a static function may get
+ * other arguments than its declaration says (GCC's .isra clones, Clang's
+ * argument promotion). */
+static void entry_params(tracker *k, const ds_symbol *sym)
+{
+	size_t nargs, next = 0;
+	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
+
+	if (sym->bind == STB_LOCAL || strchr(sym->raw, '.'))
+		return;
+	for (size_t i = 0; i < k->nvars && next < nargs; i++) {
+		const ds_var *v = &k->vars[i];
+		const ds_type *t;
+		if (!v->param)
+			continue;
+		t = ds_type_strip(ds_dso_type_at_die(k->d, v->type_die));
+		if (!t || is_aggregate(t))
+			return;
+		if (t->kind == DS_TYPE_BASE && t->name && (strstr(t->name, "float") || strstr(t->name, "double")))
+			continue;
+		if (t->kind == DS_TYPE_POINTER && v->loc.kind == DS_LOC_NONE)
+			k->reg[args[next]] = pointing(t);
+		next++;
+	}
+}
+
+static const tval *reg_of(const tracker *k, int r)
+{
+	return r >= 0 && r < 64 && (k->reg[r].into || k->reg[r].frame) ? &k->reg[r] : NULL;
+}
+
+/* A register's value as a tval: SP and FP are frame-relative by nature. */
+static tval value_of(const tracker *k, int r)
+{
+	if (r == k->sp || r == k->fp)
+		return (tval){NULL, 0, NULL, false, r};
+	return r >= 0 && r < 64 ? k->reg[r] : (tval){0};
+}
+
+/* The stack variable `off` bytes from SP or FP covers, as a tval. */
+static tval stack_var(const tracker *k, int frame, int64_t off)
+{
+	for (size_t i = 0; i < k->nvars; i++) {
+		const ds_var *x = &k->vars[i];
+		int64_t rel = off - x->loc.offset;
+		if (x->loc.kind == DS_LOC_MEM && x->loc.reg == frame && rel >= 0 &&
+		    (uint64_t)rel < (x->size ? x->size : 1))
+			return (tval){ds_dso_type_at_die(k->d, x->type_die), rel, NULL, true, 0};
+	}
+	return (tval){0};
+}
+
+/* The address an operand names, as a tval: a global (RIP-relative), a
+ * stack variable (SP/FP-relative), or an offset from a tracked register. */
+static tval address_of(const tracker *k, const ds_insn *in)
+{
+	const ds_memop *m = &in->mem[0];
+	const tval *b;
+	tval v = {0};
+	uint64_t off;
+
+	if (m->rip_relative) {
+		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
+		if (g)
+			v = (tval){ds_dso_type_at_die(k->d, g->type_die), (int64_t)off, g, false, 0};
+	} else if (m->base == k->sp || m->base == k->fp) {
+		v = stack_var(k, m->base, m->disp);
+	} else if ((b = reg_of(k, m->base)) != NULL && b->frame) {
+		v = stack_var(k, b->frame, b->off + m->disp);
+	} else if (b) {
+		/* an index register steps through array elements: it changes which
+		 * element, not the offset within one */
+		v = *b;
+		v.off += m->disp;
+	}
+	return v;
+}
+
+/* The pointer a load fetches, when it is a pointer-typed member (or
+ * variable) of something tracked. */
+static tval loaded(const tracker *k, const ds_insn *in)
+{
+	tval at = address_of(k, in);
+	const ds_type *agg;
+	const ds_member *leaf = NULL;
+	ds_buf path = {0};
+	uint64_t off;
+
+	if (!at.into || at.off < 0)
+		return (tval){0};
+	off = (uint64_t)at.off;
+	agg = ds_type_strip(element(ds_type_strip(at.into), &off));
+	if (agg && agg->kind == DS_TYPE_POINTER && off == 0)
+		return pointing(agg);
+	if (!is_aggregate(agg) || !ds_type_member_path(agg, off, in->mem[0].size, &path, &leaf) || !leaf) {
+		ds_buf_free(&path);
+		return (tval){0};
+	}
+	ds_buf_free(&path);
+	return pointee(leaf->type) ? pointing(leaf->type) : (tval){0};
+}
+
+static void spill(tracker *k, int64_t slot, tval v)
+{
+	bool added;
+	size_t i = ds_hash_intern(k->slots, &slot, sizeof slot, &added);
+	if (added)
+		ds_vec_push(&k->slot_val, (tval){0});
+	k->slot_val.v[i] = v;
+}
+
+static tval reload(const tracker *k, int64_t slot)
+{
+	int64_t i = ds_hash_find(k->slots, &slot, sizeof slot);
+	return i >= 0 ? k->slot_val.v[i] : (tval){0};
+}
+
+static void track_one(tracker *k, const ds_insn *in)
+{
+	bool on_stack = in->nmem && (in->mem[0].base == k->sp || in->mem[0].base == k->fp) &&
+			in->mem[0].index == DS_REG_NONE;
+	/* spill slots are keyed by base register and offset */
+	int64_t slot = in->nmem ? in->mem[0].disp * 64 + in->mem[0].base : 0;
+	tval v = {0};
+
+	switch (in->move) {
+	case DS_MOVE_REG:
+		v = value_of(k, in->src);
+		break;
+	case DS_MOVE_LOAD:
+		v = on_stack && reload(k, slot).into ? reload(k, slot) : loaded(k, in);
+		break;
+	case DS_MOVE_STORE:
+		if (on_stack && in->src >= 0 && in->src < 64)
+			spill(k, slot, k->reg[in->src]);
+		return;
+	case DS_MOVE_LEA:
+		v = address_of(k, in);
+		break;
+	case DS_MOVE_ADD_IMM:
+		if (reg_of(k, in->dst)) {
+			v = k->reg[in->dst];
+			v.off += in->imm;
+		}
+		break;
+	case DS_MOVE_ADD_REG:
+		/* pointer + index: still into the same array (whichever operand
+		 * is the pointer) */
+		v = reg_of(k, in->dst) ? k->reg[in->dst] : value_of(k, in->src);
+		break;
+	case DS_MOVE_NONE:
+		return;
+	default:
+		break;
+	}
+	if (in->dst >= 0 && in->dst < 64)
+		k->reg[in->dst] = v;
+}
+
+/* Registers' targets from the function's start up to the trigger; where
+ * debug information places a pointer variable in a register, it wins. */
+static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
+{
+	const ds_arch *arch = ds_arch_host();
+	tracker *k;
+	size_t avail, steps = 0;
+	const uint8_t *code;
+	const tval *b;
+	uint64_t a;
+	dref r = {NO_DOBJ, 0};
+
+	if (!st->sym || !st->sym->size || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE))
+		return r;
+	code = ds_dso_code_at(d, st->sym->start, &avail);
+	if (!code || st->sym->size > avail)
+		return r;
+	k = ds_xcalloc(1, sizeof *k);
+	k->d = d;
+	k->sp = ds_arch_dwarf_sp(arch);
+	k->fp = ds_arch_dwarf_fp(arch);
+	k->slots = ds_hash_new();
+	for (a = st->sym->start; a < t->pc && steps < MAX_TRACK; steps++) {
+		ds_insn in;
+		k->nvars = ds_dso_vars_at(d, a, k->vars, MAX_SCOPE_VARS);
+		if (k->nvars > MAX_SCOPE_VARS)
+			k->nvars = MAX_SCOPE_VARS;
+		if (a == st->sym->start)
+			entry_params(k, st->sym);
+		for (size_t i = 0; i < k->nvars; i++)
+			if (k->vars[i].loc.kind == DS_LOC_REG && k->vars[i].loc.reg >= 0 &&
+			    k->vars[i].loc.reg < 64 && pointee(ds_dso_type_at_die(d, k->vars[i].type_die)))
+				k->reg[k->vars[i].loc.reg] = pointing(ds_dso_type_at_die(d, k->vars[i].type_die));
+		if (!ds_decode(ds_backtracker_decoder(s->bt), code + (a - st->sym->start),
+			       st->sym->start + st->sym->size - a, a, &in))
+			break;
+		track_one(k, &in);
+		if (in.flow == DS_FLOW_CALL || in.flow == DS_FLOW_INDIRECT_CALL)
+			forget_caller_saved(k);
+		a += in.len;
+	}
+	/* with scale 1 base and index are interchangeable: the pointer may be
+	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
+	b = reg_of(k, t->mem.base);
+	if (!b && t->mem.scale == 1)
+		b = reg_of(k, t->mem.index);
+	if (a == t->pc && b) {
+		/* variables are bounded objects; pointers may run along arrays */
+		tval v = *b;
+		int64_t off = v.off + t->mem.disp;
+		if (v.frame) {
+			v = stack_var(k, v.frame, off);
+			off = v.off;
+		}
+		if (!v.into)
+			r = (dref){NO_DOBJ, 0};
+		else if (v.var || v.stack)
+			r = off < 0 ? unknown(s, "bad-offset")
+				    : object_in(s, v.into, (uint64_t)off, t->mem.size,
+						v.var ? v.var->name : function_name(st),
+						v.stack ? DOBJ_STACK : DOBJ_GLOBAL);
+		else
+			r = object_in(s, v.into, in_element(v.into, off), t->mem.size, NULL, DOBJ_SCALAR);
+	}
+	ds_hash_free(k->slots);
+	ds_vec_free(&k->slot_val);
+	free(k);
+	return r;
+}
+
+/* ---- bit fields ---- */
+
+/* A bit-field access reads or writes its whole storage unit; which field
+ * it means shows in the immediates the code applies to the value: masks
+ * (and, or, xor, test), an increment of 1 << k, shifts before a mask.
+ * After a load they come next (with the shifts applied to them); before a
+ * store they came just before.  Collects those bit masks, relative to the
+ * start of the access. */
+/* A hint: an exact mask, or (increments) one bit inside the field. */
+typedef struct bit_hint {
+	uint64_t mask;
+	bool one_bit;
+} bit_hint;
+
+static void add_mask(bit_hint *h, size_t *n, size_t max, uint64_t m, bool one_bit)
+{
+	if (*n < max && m)
+		h[(*n)++] = (bit_hint){m, one_bit};
+}
+
+static void alu_masks(const ds_insn *in, int shift, uint64_t wm, bit_hint *h, size_t *n, size_t max)
+{
+	uint64_t m = (uint64_t)in->alu_imm & wm;
+	if (shift < 0 || shift >= 64)
+		return;
+	switch (in->alu) {
+	case DS_ALU_ADD:
+		if (in->alu_imm)
+			add_mask(h, n, max, 1ull << ((__builtin_ctzll((uint64_t)in->alu_imm) + shift) & 63), true);
+		break;
+	case DS_ALU_AND:
+	case DS_ALU_TEST:
+		add_mask(h, n, max, m << shift, false);
+		add_mask(h, n, max, (~m & wm) << shift, false);
+		break;
+	case DS_ALU_OR:
+	case DS_ALU_XOR:
+		add_mask(h, n, max, m << shift, false);
+		break;
+	default:
+		break;
+	}
+}
+
+static size_t bit_hints(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t,
+			bit_hint *masks, size_t max)
+{
+	unsigned width = t->mem.size >= 8 ? 64 : t->mem.size * 8;
+	uint64_t wm = width == 64 ? ~0ull : (1ull << width) - 1;
+	ds_decoder *dec = ds_backtracker_decoder(s->bt);
+	size_t avail, n = 0;
+	const uint8_t *code;
+	int shift = 0;
+
+	/* after the access: the loaded value, shifted and masked */
+	code = ds_dso_code_at(d, t->pc, &avail);
+	for (uint64_t a = t->pc, i = 0; code && i < 8; i++) {
+		ds_insn in;
+		if (!ds_decode(dec, code + (a - t->pc), avail - (a - t->pc), a, &in))
+			break;
+		a += in.len;
+		if (in.alu == DS_ALU_SHR)
+			shift += (int)in.alu_imm;
+		else if (in.alu == DS_ALU_SHL)
+			shift -= (int)in.alu_imm;
+		else
+			alu_masks(&in, shift, wm, masks, &n, max);
+		if (in.flow != DS_FLOW_NEXT)
+			break;
+	}
+	/* before it, in the same function: the value being merged into a store */
+	if (st->sym && (code = ds_dso_code_at(d, st->sym->start, &avail)) != NULL) {
+		uint64_t window = t->pc - st->sym->start > 48 ? t->pc - 48 : st->sym->start;
+		for (uint64_t a = st->sym->start; a < t->pc;) {
+			ds_insn in;
+			if (!ds_decode(dec, code + (a - st->sym->start), avail - (a - st->sym->start), a, &in))
+				break;
+			if (a >= window)
+				alu_masks(&in, 0, wm, masks, &n, max);
+			a += in.len;
+		}
+	}
+	return n;
+}
+
+/* Among the bit fields a storage-unit access covers, the one the code's
+ * masks single out. */
+static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t, dref *r)
+{
+	const dobj *o = r->id >= 0 ? &s->dobjs.v[r->id] : NULL;
+	const ds_member *best = NULL;
+	bit_hint masks[32];
+	size_t nm, nbits = 0;
+
+	if (!o || o->kind != DOBJ_FIELD || !o->t)
+		return;
+	for (size_t i = 0; i < o->t->nmembers; i++) {
+		const ds_member *m = &o->t->members[i];
+		if (m->bit_size && m->offset < r->off + t->mem.size && m->offset + 8 > r->off)
+			nbits++;
+	}
+	if (nbits < 2)
+		return;
+	nm = bit_hints(s, d, st, t, masks, sizeof masks / sizeof masks[0]);
+	/* an exact mask first; a single bit inside a field (an increment) next */
+	for (int pass = 0; pass < 2 && !best; pass++)
+		for (size_t i = 0; i < o->t->nmembers && !best; i++) {
+			const ds_member *m = &o->t->members[i];
+			int64_t lo = ((int64_t)m->offset - (int64_t)r->off) * 8 + m->bit_offset;
+			uint64_t fm;
+			if (!m->bit_size || !m->name || lo < 0 || lo + m->bit_size > 64)
+				continue;
+			fm = (m->bit_size == 64 ? ~0ull : ((1ull << m->bit_size) - 1)) << lo;
+			for (size_t k = 0; k < nm && !best; k++)
+				if (pass == 0 ? !masks[k].one_bit && masks[k].mask == fm
+					      : masks[k].one_bit && (masks[k].mask & fm))
+					best = m;
+		}
+	if (best && (!o->path || strcmp(o->path, best->name) != 0)) {
+		ds_buf name = {0};
+		ds_buf_printf(&name, "%s.%s", o->type, best->name);
+		r->id = dobj_add(s, DOBJ_FIELD, name.p, o->type, best->name, o->t);
+		ds_buf_free(&name);
+	}
+}
+
+static bool has_types(ds_dso *d)
+{
+	return ds_dso_debug_file(d) != NULL || ds_dso_ntypes(d) > 0;
+}
+
+/* Steps (1)-(4) for a site; id NO_DOBJ leaves the decision to each sample. */
+static void resolve_site(ds_session *s, size_t si, bool precise)
+{
+	site *st = &s->sites.v[si];
+	site_ds *x = st->ds;
+	dso_ent *de = &s->dsos.v[st->dso];
+	ds_trigger *t = &x->trig[precise];
+	const ds_arch *arch = ds_arch_host();
+	dref r = {NO_DOBJ, 0};
+	uint8_t how = HOW_NONE;
+
+	x->done[precise] = true;
+	ds_site_resolve(s, si, false);
+	st = &s->sites.v[si];
+	if (!st->has_vaddr || !de->dso) {
+		t->verdict = DS_BT_NO_CODE;
+		x->obj[precise] = unknown(s, de->kernel ? "kernel" : "no-code");
+		return;
+	}
+	ds_backtrack(s->bt, de->dso, st->vaddr, precise, t);
+	if (t->verdict != DS_BT_OK) {
+		x->obj[precise] = unknown(s, ds_bt_verdict_name(t->verdict));
+		return;
+	}
+	if (!has_types(de->dso)) {
+		x->obj[precise] = unknown(s, "no-debuginfo");
+		return;
+	}
+	if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
+		r = by_static_address(s, de->dso, t);
+		how = HOW_STATIC;
+	} else {
+		ds_var vars[MAX_SCOPE_VARS];
+		size_t n = ds_dso_vars_at(de->dso, t->pc, vars, MAX_SCOPE_VARS);
+		if (n > MAX_SCOPE_VARS)
+			n = MAX_SCOPE_VARS;
+		if ((r = by_register_variable(s, de->dso, t, vars, n)).id != NO_DOBJ) {
+			how = HOW_REG_VAR;
+		} else if (t->mem.base == ds_arch_dwarf_sp(arch) || t->mem.base == ds_arch_dwarf_fp(arch)) {
+			r = by_stack(s, de->dso, st, t, vars, n);
+			how = HOW_STACK;
+		} else if ((r = by_tracking(s, de->dso, st, t)).id != NO_DOBJ) {
+			how = HOW_TRACKED;
+		}
+	}
+	refine_bitfield(s, de->dso, st, t, &r);
+	x->obj[precise] = r;
+	x->how[precise] = r.id == NO_DOBJ ? HOW_NONE : how;
+}
+
+/* ---- per sample ---- */
+
+/* (5) the global whose storage holds a runtime address. */
+static dref by_address(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t size)
+{
+	uint32_t di;
+	uint64_t vaddr, off;
+	const ds_var *v;
+	ds_dso *d;
+
+	if (!ds_session_data_at(s, pid, time, ea, &di, &vaddr) || !(d = s->dsos.v[di].dso) ||
+	    !(v = ds_dso_global_at(d, vaddr, &off)))
+		return (dref){NO_DOBJ, 0};
+	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
+}
+
+/* Where instances of the type sit relative to cache lines: the sample's
+ * address minus its offset in the instance, modulo the line size. */
+static void count_alignment(ds_session *s, const dobj *o, uint64_t instance, int ev)
+{
+	struct {
+		const void *t;
+		uint64_t residue;
+	} key = {o->t, instance % s->line_size};
+	bool added;
+	size_t i = ds_hash_intern(s->align_index, &key, sizeof key, &added);
+	if (added)
+		for (size_t e = 0; e < s->nev; e++)
+			ds_vec_push(&s->align_samples, 0);
+	s->align_samples.v[i * s->nev + (size_t)ev]++;
+}
+
+static void note_seen(site_ds *x, int32_t id)
+{
+	size_t i;
+	for (i = 0; i < 4 && x->seen[i].n && x->seen[i].id != id; i++)
+		;
+	if (i == 4)
+		return;
+	x->seen[i].id = id;
+	x->seen[i].n++;
+}
+
+/* The sample's effective address: its ADDR when the event gives one
+ * (checked against the trigger's computation), else from the registers. */
+static bool sample_ea(ds_session *s, const ds_sample *sm, const ds_trigger *t, uint64_t ip_vaddr,
+		      uint64_t *ea, enum ds_ea_status *es)
+{
+	uint64_t computed = 0;
+	*es = t->verdict == DS_BT_OK ? ds_trigger_ea(ds_arch_host(), t, sm, ip_vaddr, &computed)
+				     : DS_EA_NO_TRIGGER;
+	if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr) {
+		*ea = sm->addr;
+		s->ea_from_addr++;
+		if (*es == DS_EA_OK || *es == DS_EA_STATIC) {
+			s->ea_checked++;
+			s->ea_disagree += computed != sm->addr;
+		}
+		return true;
+	}
+	if (*es == DS_EA_OK || *es == DS_EA_STATIC) {
+		*ea = computed;
+		s->ea_from_regs++;
+		return true;
+	}
+	if (*es == DS_EA_REGS_CHANGED)
+		s->ea_regs_changed++;
+	else
+		s->ea_none++;
+	return false;
+}
+
+static void attribute(ds_session *s, const ds_record *r, const bool *precise)
+{
+	const ds_sample *sm = &r->u.sample;
+	bool pr = precise[r->evidx];
+	uint64_t t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX, ea = 0;
+	uint64_t period = sm->period ? sm->period : 1;
+	uint32_t si;
+	site_ds *x;
+	dref d;
+	uint8_t how;
+	enum ds_ea_status es;
+	bool have_ea;
+	size_t slot;
+
+	if (ds_ip_is_kernel(r->misc)) {
+		d.id = dobj_add(s, DOBJ_KERNEL, "<kernel>", NULL, NULL, NULL);
+		goto count;
+	}
+	si = ds_session_site(s, sm->pid, t, sm->ip, false);
+	if (!s->sites.v[si].ds)
+		s->sites.v[si].ds = ds_xcalloc(1, sizeof(site_ds));
+	x = s->sites.v[si].ds;
+	if (!x->done[pr])
+		resolve_site(s, si, pr);
+	s->verdict_samples[x->trig[pr].verdict]++;
+	have_ea = sample_ea(s, sm, &x->trig[pr], s->sites.v[si].vaddr, &ea, &es);
+	d = x->obj[pr];
+	how = x->how[pr];
+	if (d.id == NO_DOBJ && have_ea &&
+	    (d = by_address(s, sm->pid, t, ea, x->trig[pr].mem.size)).id != NO_DOBJ)
+		how = HOW_ADDRESS;
+	if (d.id == NO_DOBJ)
+		d = unknown(s, es == DS_EA_REGS_CHANGED ? "regs-changed" : "no-variable");
+	s->how_samples[how]++;
+	if (have_ea && s->dobjs.v[d.id].t)
+		count_alignment(s, &s->dobjs.v[d.id], ea - d.off, r->evidx);
+	note_seen(x, d.id);
+count:
+	slot = (size_t)d.id * s->nev + (size_t)r->evidx;
+	s->dobj_samples.v[slot]++;
+	s->dobj_count.v[slot] += period;
+}
+
+int ds_dataspace_build(ds_session *s, ds_err *err)
+{
+	uint64_t cur = 0, n = 0, total = ds_perfdata_data_size(s->pd);
+	bool *precise = ds_xcalloc(s->nev, sizeof *precise);
+	ds_progress pr;
+	ds_record r;
+	int rc;
+
+	if (s->ds_built)
+		return 0;
+	s->ds_built = true;
+	s->bt = ds_backtracker_new(ds_arch_host(), err);
+	if (!s->bt) {
+		free(precise);
+		return -1;
+	}
+	s->dobj_index = ds_hash_new();
+	s->align_index = ds_hash_new();
+	s->line_size = 64;
+	for (int i = 0; i < s->meta.ncaches; i++)
+		if (s->meta.caches[i].level == 1 && strcmp(s->meta.caches[i].type, "Instruction") &&
+		    s->meta.caches[i].line)
+			s->line_size = s->meta.caches[i].line;
+	for (size_t e = 0; e < s->nev; e++)
+		precise[e] = ds_attr_precise(&ds_perfdata_event(s->pd, e)->attr);
+	ds_progress_begin(&pr, "attributing samples to data");
+	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
+		if (s->opts.progress && (++n & 0xffff) == 0)
+			ds_progress_update(&pr, cur, total);
+		if (r.kind == DS_REC_SAMPLE && ds_sample_wanted(s, r.u.sample.tid))
+			attribute(s, &r, precise);
+	}
+	ds_progress_end(&pr);
+	free(precise);
+	return rc < 0 ? -1 : 0;
+}
+
+void ds_dataspace_free(ds_session *s)
+{
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		free(s->dobjs.v[i].type);
+		free(s->dobjs.v[i].path);
+		free(s->dobjs.v[i].name);
+	}
+	ds_vec_free(&s->dobjs);
+	ds_vec_free(&s->dobj_samples);
+	ds_vec_free(&s->dobj_count);
+	ds_vec_free(&s->align_samples);
+	ds_hash_free(s->dobj_index);
+	ds_hash_free(s->align_index);
+	ds_backtracker_free(s->bt);
+	for (size_t i = 0; i < s->sites.n; i++)
+		free(s->sites.v[i].ds);
+}
