@@ -17,7 +17,8 @@ FUZZ_SECONDS ?= 30
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev valgrind linux-perf \
-        clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux
+        clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
+        dwarves
 
 PKG_MODULES := libelf capstone papi liblzma zlib
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
@@ -88,7 +89,7 @@ $(BUILD)/bench/%: bench/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 
 # libFuzzer targets: each links only the modules it exercises.
-FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json
+FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json $(BUILD)/fuzz/fuzz_mobj
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
 $(BUILD)/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c $(wildcard base/*.c experiment/*.c)
 	@mkdir -p $(dir $@)
@@ -96,6 +97,15 @@ $(BUILD)/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c $(wildcard base/*.c expe
 $(BUILD)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(wildcard base/*.c)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^
+$(BUILD)/fuzz/fuzz_mobj: tests/fuzz/fuzz_mobj.c $(wildcard base/*.c memobj/*.c)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -o $@ $^
+
+# The evaluator benchmark measures dsprof's own code, so unlike the
+# profiled bench programs it is built and linked like the tests.
+$(BUILD)/bench/mobj_eval: bench/mobj_eval.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 deps:
 	@missing=""; \

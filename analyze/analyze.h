@@ -45,7 +45,7 @@ const char *ds_session_note(const ds_session *s, size_t i);
 
 /* ---- tables ---- */
 
-enum ds_col_kind { DS_COL_STR, DS_COL_U64, DS_COL_HEX, DS_COL_DOUBLE };
+enum ds_col_kind { DS_COL_STR, DS_COL_U64, DS_COL_HEX, DS_COL_PERCENT };
 
 typedef struct ds_col {
 	const char *name;     /* "module", "file", "line", "address", ... */
@@ -56,7 +56,7 @@ typedef struct ds_col {
 typedef struct ds_cell {
 	char *s;              /* DS_COL_STR; NULL = empty */
 	uint64_t u;           /* DS_COL_U64, DS_COL_HEX */
-	double d;             /* DS_COL_DOUBLE */
+	double d;             /* DS_COL_PERCENT: 0..100 */
 	bool set;
 } ds_cell;
 
@@ -67,6 +67,8 @@ typedef struct ds_row {
 	uint64_t *count;      /* per event: sum of periods */
 	uint64_t *incl_samples; /* per event, when the table is inclusive */
 	uint64_t *incl_count;
+	bool note;            /* annotates the rows around it (a cache-line boundary, an
+			       * alignment remark): text shows it without metrics */
 } ds_row;
 
 typedef struct ds_table_event {
@@ -105,10 +107,13 @@ typedef struct ds_table {
 
 typedef struct ds_view_opts {
 	const char *sort;     /* NULL: first event's samples; see ds_view_help_sort */
-	size_t limit;         /* 0: all rows */
+	size_t limit;         /* 0: all rows (datalayout: all hot types) */
+	const char *type;     /* datalayout: only this type ("struct node" or "node") */
+	unsigned line;        /* datalayout: cache-line size; 0 = each level's measured one */
 } ds_view_opts;
 
-/* Views: functions, lines, pcs, threads, summary, samples. */
+/* Views: functions, lines, pcs, threads, summary, samples, dataobjects,
+ * datalayout, typestats. */
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
 		  ds_err *err);
 void ds_table_free(ds_table *t);
@@ -116,5 +121,75 @@ void ds_table_free(ds_table *t);
 const char *const *ds_view_names(void);
 /* One line describing the --sort keys. */
 const char *ds_view_help_sort(void);
+
+/* ---- static layout ----
+ * The layout of a struct, union or class as pahole prints it: one row per
+ * line of pahole's text (members in offset order, anonymous structs and
+ * unions expanded in place, holes, bit holes, cache-line boundaries,
+ * pahole's other comments and its summary), plus rows without text for
+ * what pahole only counts (tail padding).  Member rows carry the member,
+ * its offset, size and path, so a view can put metrics beside them. */
+
+struct ds_type;
+struct ds_member;
+
+enum ds_lrow_kind {
+	DS_LROW_BEGIN,      /* "struct node {" */
+	DS_LROW_MEMBER,     /* a member, or a base class */
+	DS_LROW_OPEN,       /* "struct {" or "union {": an anonymous member's type, expanded */
+	DS_LROW_CLOSE,      /* "} name;" closing it, with the member's offset and size */
+	DS_LROW_HOLE,       /* "XXX N bytes hole": bytes before the next member */
+	DS_LROW_BIT_HOLE,   /* "XXX N bits hole" */
+	DS_LROW_PADDING,    /* tail padding: no text (pahole counts it in the summary) */
+	DS_LROW_CACHELINE,  /* "--- cacheline N boundary (B bytes) ---" */
+	DS_LROW_COMMENT,    /* pahole's other remarks (bit fields combined, padding of a member struct) */
+	DS_LROW_BLANK,      /* an empty line */
+	DS_LROW_SUMMARY,    /* "size: S, cachelines: C, members: M" and the lines after it */
+	DS_LROW_END,        /* "};" */
+};
+
+typedef struct ds_layout_row {
+	enum ds_lrow_kind kind;
+	char *text;         /* the line, tabs included, no newline; NULL for PADDING */
+	unsigned depth;     /* 0 for the type's own members, +1 in each expanded member */
+	const struct ds_member *member; /* MEMBER, OPEN, CLOSE */
+	const char *path;   /* MEMBER, CLOSE: "a.b.c", "cells[].x" (NULL behind a pointer) */
+	bool pointee;       /* a member of an anonymous struct a pointer member points to:
+			     * pahole prints it in place, its offset is in that struct */
+	uint64_t offset;    /* bytes from the start of the type; a bit field's is its
+			     * storage unit's, as pahole shows it; CACHELINE: the boundary */
+	uint64_t size;      /* bytes: member (its storage unit for bit fields), hole, padding */
+	uint32_t bit_offset; /* bit fields and bit holes: bits from `offset` */
+	uint32_t bit_size;  /* bit fields: width; BIT_HOLE: bits of the hole */
+	uint64_t line;      /* CACHELINE: the line's number */
+} ds_layout_row;
+
+/* pahole's summary numbers. */
+typedef struct ds_layout_summary {
+	uint64_t size, cachelines, members;
+	uint64_t sum_members;       /* bytes of the members that are not bit fields */
+	uint64_t holes, sum_holes;
+	uint64_t sum_bitfield_bits, bit_holes, sum_bit_holes;
+	uint64_t padding, bit_padding;
+	uint64_t paddings, sum_paddings; /* members whose struct type ends in padding */
+	uint64_t last_cacheline;    /* bytes used of the last line, 0 when it is full */
+} ds_layout_summary;
+
+typedef struct ds_layout {
+	const struct ds_type *type; /* the struct, union or class */
+	const char *typedef_name;   /* the typedef that names it when it has no tag */
+	unsigned line_size;
+	ds_layout_row *rows;
+	size_t nrows;
+	ds_layout_summary sum;      /* unions: size, cachelines and members only */
+	char *text_buf;             /* what the rows' text and paths point into */
+} ds_layout;
+
+/* The layout of t (a struct, union or class, or a typedef of one) with
+ * cache lines of line_size bytes; NULL with err for other types. */
+ds_layout *ds_layout_build(const struct ds_type *t, unsigned line_size, ds_err *err);
+void ds_layout_free(ds_layout *l);
+/* pahole's text: every row that has text, one per line. */
+void ds_layout_text(const ds_layout *l, ds_buf *out);
 
 #endif

@@ -21,6 +21,10 @@ typedef struct dso_ent {
 /* dso index of samples whose address is in no known mapping */
 #define DSO_UNKNOWN 0u
 
+/* Instance addresses are kept modulo this (a page): enough for every cache
+ * line size a view may draw (--line), small enough to count per residue. */
+#define DS_ALIGN_MOD 4096u
+
 typedef struct map_ent {
 	uint64_t start, end, pgoff;
 	uint64_t time;     /* when it was mapped */
@@ -159,12 +163,12 @@ struct ds_session {
 	ds_hash *dobj_index;
 	DS_VEC(uint64_t) dobj_samples;   /* [dobj * nev + ev] */
 	DS_VEC(uint64_t) dobj_count;
-	ds_hash *align_index;            /* (type, residue) -> per-event samples */
+	ds_hash *align_index;            /* (type, instance address % DS_ALIGN_MOD) -> per-event samples */
 	DS_VEC(uint64_t) align_samples;
-	unsigned line_size;              /* L1D line of the recording machine */
 	uint64_t how_samples[HOW_NHOW];
 	uint64_t verdict_samples[DS_BT_NVERDICTS];
 	uint64_t ea_from_addr, ea_from_regs, ea_regs_changed, ea_none, ea_checked, ea_disagree;
+	uint64_t ea_ifetch;               /* page faults on code: ADDR is the instruction */
 };
 
 /* ---- building tables (table.c) ---- */
@@ -188,6 +192,11 @@ void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *f
 const char *ds_how_name(enum ds_how h);
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* The data object most samples of a site touched (NULL before
+ * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
+const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
+			       const ds_trigger **trig);
 /* Read the samples once more and attribute each to its data object. */
 int ds_dataspace_build(ds_session *s, ds_err *err);
 void ds_dataspace_free(ds_session *s);

@@ -665,13 +665,13 @@ static dref by_address(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, 
 }
 
 /* Where instances of the type sit relative to cache lines: the sample's
- * address minus its offset in the instance, modulo the line size. */
+ * address minus its offset in the instance, modulo DS_ALIGN_MOD. */
 static void count_alignment(ds_session *s, const dobj *o, uint64_t instance, int ev)
 {
 	struct {
 		const void *t;
 		uint64_t residue;
-	} key = {o->t, instance % s->line_size};
+	} key = {o->t, instance % DS_ALIGN_MOD};
 	bool added;
 	size_t i = ds_hash_intern(s->align_index, &key, sizeof key, &added);
 	if (added)
@@ -745,6 +745,15 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 	if (!x->done[pr])
 		resolve_site(s, si, pr);
 	s->verdict_samples[x->trig[pr].verdict]++;
+	if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr - sm->ip < 16) {
+		/* a fault on the instruction's own bytes (up to 15, and the page
+		 * after them): fetching code, not touching data */
+		s->ea_ifetch++;
+		s->how_samples[HOW_NONE]++;
+		d = unknown(s, "instruction-fetch");
+		note_seen(x, d.id);
+		goto count;
+	}
 	have_ea = sample_ea(s, sm, &x->trig[pr], s->sites.v[si].vaddr, &ea, &es);
 	d = x->obj[pr];
 	how = x->how[pr];
@@ -761,6 +770,27 @@ count:
 	slot = (size_t)d.id * s->nev + (size_t)r->evidx;
 	s->dobj_samples.v[slot]++;
 	s->dobj_count.v[slot] += period;
+}
+
+const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
+			       const ds_trigger **trig)
+{
+	const site_ds *x = s->sites.v[si].ds;
+	int32_t best = NO_DOBJ;
+	uint32_t n = 0;
+
+	*verdict = NULL;
+	*trig = NULL;
+	if (!x)
+		return NULL;
+	*trig = &x->trig[x->done[0] ? 0 : 1];
+	*verdict = ds_bt_verdict_name((*trig)->verdict);
+	for (size_t i = 0; i < 4; i++)
+		if (x->seen[i].n > n) {
+			n = x->seen[i].n;
+			best = x->seen[i].id;
+		}
+	return best == NO_DOBJ ? NULL : s->dobjs.v[best].name;
 }
 
 int ds_dataspace_build(ds_session *s, ds_err *err)
@@ -781,11 +811,6 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	}
 	s->dobj_index = ds_hash_new();
 	s->align_index = ds_hash_new();
-	s->line_size = 64;
-	for (int i = 0; i < s->meta.ncaches; i++)
-		if (s->meta.caches[i].level == 1 && strcmp(s->meta.caches[i].type, "Instruction") &&
-		    s->meta.caches[i].line)
-			s->line_size = s->meta.caches[i].line;
 	for (size_t e = 0; e < s->nev; e++)
 		precise[e] = ds_attr_precise(&ds_perfdata_event(s->pd, e)->attr);
 	ds_progress_begin(&pr, "attributing samples to data");

@@ -69,7 +69,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 {
 	static const ds_col cols[DO_NCOLS] = {
 		{"kind", DS_COL_STR, true}, {"type", DS_COL_STR, false}, {"field", DS_COL_STR, false}};
-	ds_view_opts all = {o ? o->sort : NULL, 0};
+	ds_view_opts all = {.sort = o ? o->sort : NULL};
 	tb b;
 	int rc;
 
@@ -122,55 +122,91 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	return 0;
 }
 
-/* --type-stats: how every sample was (or was not) resolved. */
-enum { TS_GROUP, TS_SAMPLES, TS_SHARE, TS_NCOLS };
+/* --type-stats: how every sample was (or was not) resolved, group by group
+ * (backtrack, address, resolution, unknown buckets), largest first in each. */
+enum { TS_GROUP, TS_SAMPLES, TS_SHARE, TS_ORDER, TS_NCOLS };
 
-static void stat_row(tb *b, const char *group, const char *what, uint64_t n, uint64_t total)
+typedef struct stat_ent {
+	int group;            /* index in stat_groups */
+	const char *what;
+	uint64_t n;
+} stat_ent;
+
+typedef DS_VEC(stat_ent) stat_vec;
+
+static const char *const stat_groups[] = {"backtrack", "address", "resolution", "unknown"};
+
+static int cmp_stat(const void *a, const void *b)
 {
-	char name[96];
-	size_t r;
-	if (!n)
-		return;
-	snprintf(name, sizeof name, "%s: %s", group, what);
-	r = tb_row(b, name, strlen(name), name, NULL);
-	tb_cell_str(&b->v.v[r], TS_GROUP, group);
-	tb_cell_u64(&b->v.v[r], TS_SAMPLES, n);
-	b->v.v[r].cells[TS_SHARE].d = total ? 100.0 * (double)n / (double)total : 0;
-	b->v.v[r].cells[TS_SHARE].set = true;
+	const stat_ent *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group - y->group;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->what, y->what);
+}
+
+static void stat_add(stat_vec *v, int group, const char *what, uint64_t n)
+{
+	if (n)
+		ds_vec_push(v, ((stat_ent){group, what, n}));
 }
 
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[TS_NCOLS] = {
-		{"group", DS_COL_STR, true}, {"samples", DS_COL_U64, true}, {"percent", DS_COL_DOUBLE, true}};
-	ds_view_opts keep = {o && o->sort ? o->sort : "samples", 0};
+	static const ds_col cols[TS_NCOLS] = {{"group", DS_COL_STR, true},
+					      {"samples", DS_COL_U64, true},
+					      {"percent", DS_COL_PERCENT, true},
+					      {"order", DS_COL_U64, false}};
+	ds_view_opts keep = {.sort = o && o->sort ? o->sort : "order"};
 	uint64_t user = 0, resolved = 0, found = 0;
+	stat_vec v = {0};
+	ds_buf name = {0};
 	tb b;
 
 	if (ds_dataspace_build(s, err))
 		return -1;
-	for (int v = 0; v < DS_BT_NVERDICTS; v++)
-		user += s->verdict_samples[v];
+	for (int k = 0; k < DS_BT_NVERDICTS; k++)
+		user += s->verdict_samples[k];
 	found = s->verdict_samples[DS_BT_OK];
 	for (int h = HOW_NONE + 1; h < HOW_NHOW; h++)
 		resolved += s->how_samples[h];
-	tb_init(&b, s, "typestats", "outcome", cols, TS_NCOLS, false);
-	b.t->has_metrics = false;
-	for (int v = 0; v < DS_BT_NVERDICTS; v++)
-		stat_row(&b, "backtrack", ds_bt_verdict_name((enum ds_bt_verdict)v), s->verdict_samples[v], user);
+	for (int k = 0; k < DS_BT_NVERDICTS; k++)
+		stat_add(&v, 0, ds_bt_verdict_name((enum ds_bt_verdict)k), s->verdict_samples[k]);
+	stat_add(&v, 1, "from the sample", s->ea_from_addr);
+	stat_add(&v, 1, "from the registers", s->ea_from_regs);
+	stat_add(&v, 1, "registers changed", s->ea_regs_changed);
+	stat_add(&v, 1, "unknown", s->ea_none);
+	stat_add(&v, 1, "instruction fetch (not data)", s->ea_ifetch);
 	for (int h = 0; h < HOW_NHOW; h++)
-		stat_row(&b, "resolution", ds_how_name((enum ds_how)h), s->how_samples[h], user);
+		stat_add(&v, 2, ds_how_name((enum ds_how)h), s->how_samples[h]);
 	for (size_t i = 0; i < s->dobjs.n; i++)
 		if (s->dobjs.v[i].kind == DOBJ_UNKNOWN) {
 			uint64_t n = 0;
 			for (size_t e = 0; e < s->nev; e++)
 				n += s->dobj_samples.v[i * s->nev + e];
-			stat_row(&b, "unknown", s->dobjs.v[i].path, n, user);
+			stat_add(&v, 3, s->dobjs.v[i].path, n);
 		}
-	stat_row(&b, "address", "from the sample", s->ea_from_addr, user);
-	stat_row(&b, "address", "from the registers", s->ea_from_regs, user);
-	stat_row(&b, "address", "registers changed", s->ea_regs_changed, user);
-	stat_row(&b, "address", "unknown", s->ea_none, user);
+	if (v.n)
+		qsort(v.v, v.n, sizeof *v.v, cmp_stat);
+
+	tb_init(&b, s, "typestats", "outcome", cols, TS_NCOLS, false);
+	b.t->has_metrics = false;
+	for (size_t i = 0; i < v.n; i++) {
+		ds_row *row;
+		size_t r;
+		ds_buf_reset(&name);
+		ds_buf_printf(&name, "%s: %s", stat_groups[v.v[i].group], v.v[i].what);
+		r = tb_row(&b, name.p, name.len, name.p, NULL); /* may move b.v.v */
+		row = &b.v.v[r];
+		tb_cell_str(row, TS_GROUP, stat_groups[v.v[i].group]);
+		tb_cell_u64(row, TS_SAMPLES, v.v[i].n);
+		tb_cell_u64(row, TS_ORDER, i);
+		row->cells[TS_SHARE].d = user ? 100.0 * (double)v.v[i].n / (double)user : 0;
+		row->cells[TS_SHARE].set = true;
+	}
+	ds_buf_free(&name);
+	ds_vec_free(&v);
 	tb_prop(b.t, "user_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)user);
 	tb_prop(b.t, "trigger_found", DS_PROP_NUMBER, "%llu", (unsigned long long)found);
 	tb_prop(b.t, "resolved", DS_PROP_NUMBER, "%llu", (unsigned long long)resolved);
@@ -179,4 +215,332 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 	tb_prop(b.t, "addresses_checked", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_checked);
 	tb_prop(b.t, "address_disagreements", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_disagree);
 	return tb_finish(&b, &keep, out, err);
+}
+
+/* ---- datalayout: each hot type's members in offset order ---- */
+
+enum { DL_KIND, DL_TYPE, DL_FIELD, DL_OFFSET, DL_SIZE, DL_BITS, DL_SHARE, DL_ORDER, DL_NCOLS };
+
+typedef struct hot_type {
+	const ds_type *t;
+	const char *name;
+	uint64_t samples;     /* first event, all fields */
+} hot_type;
+
+static int cmp_hot(const void *a, const void *b)
+{
+	const hot_type *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool type_matches(const char *name, const char *want)
+{
+	const char *sp;
+	if (strcmp(name, want) == 0)
+		return true;
+	/* "node" names "struct node" */
+	sp = strchr(name, ' ');
+	return sp && strcmp(sp + 1, want) == 0;
+}
+
+/* Types with samples on their fields, hottest first. */
+static size_t hot_types(const ds_session *s, const ds_view_opts *o, hot_type **out)
+{
+	DS_VEC(hot_type) v = {0};
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		const dobj *d = &s->dobjs.v[i];
+		size_t k;
+		if (!d->t || (o->type && !type_matches(d->type, o->type)))
+			continue;
+		for (k = 0; k < v.n && v.v[k].t != d->t; k++)
+			;
+		if (k == v.n)
+			ds_vec_push(&v, ((hot_type){d->t, d->type, 0}));
+		for (size_t e = 0; e < s->nev; e++)
+			v.v[k].samples += s->dobj_samples.v[i * s->nev + e];
+	}
+	if (v.n)
+		qsort(v.v, v.n, sizeof *v.v, cmp_hot);
+	*out = v.v;
+	return v.n;
+}
+
+/* Metrics of a member row: its own field and everything nested in it
+ * ("b" sums "b.c" and "b.d" when b is a struct shown as one member); the
+ * empty path sums the whole type. */
+static void member_metrics(const ds_session *s, const ds_type *t, const char *path, ds_row *r)
+{
+	size_t pl = strlen(path);
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		const dobj *d = &s->dobjs.v[i];
+		if (d->t != t)
+			continue;
+		if (pl && (!d->path || strncmp(d->path, path, pl) != 0 ||
+			   (d->path[pl] && d->path[pl] != '.' && d->path[pl] != '[')))
+			continue;
+		add_dobj_metrics(s, r, i);
+	}
+}
+
+typedef struct dl_build {
+	tb b;
+	uint64_t order;
+} dl_build;
+
+static ds_row *dl_row(dl_build *d, const char *kind, const char *type, const char *name)
+{
+	uint64_t key = d->order;
+	size_t r = tb_row(&d->b, &key, sizeof key, name, NULL);
+	ds_row *row = &d->b.v.v[r];
+	tb_cell_str(row, DL_KIND, kind);
+	tb_cell_str(row, DL_TYPE, type);
+	tb_cell_u64(row, DL_ORDER, d->order++);
+	return row;
+}
+
+/* The cache-line sizes to draw: --line, or every data level's measured
+ * one (different levels may have different lines). */
+static size_t line_sizes(const ds_session *s, const ds_view_opts *o, unsigned *sizes, const char **names)
+{
+	size_t n = 0;
+	if (o->line) {
+		sizes[0] = o->line;
+		names[0] = NULL;
+		return 1;
+	}
+	for (int i = 0; i < s->meta.ncaches && n < 4; i++) {
+		const ds_cache_level *c = &s->meta.caches[i];
+		static const char *const level_names[] = {"?", "L1D", "L2", "L3", "L4"};
+		bool seen = false;
+		if (!strcmp(c->type, "Instruction") || !c->line)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			seen |= sizes[k] == c->line;
+		if (!seen) {
+			sizes[n] = c->line;
+			names[n++] = c->level >= 1 && c->level <= 4 ? level_names[c->level] : "line";
+		}
+	}
+	if (!n) {
+		sizes[0] = 64;
+		names[0] = NULL; /* nothing measured: 64 bytes */
+		n = 1;
+	}
+	return n;
+}
+
+/* Where instances start relative to a line of `line` bytes, as seen in the
+ * samples: the most common start, how often, and what it costs when an
+ * instance touches more lines than it would if it were aligned. */
+static void alignment_row(dl_build *d, const ds_session *s, const hot_type *h, unsigned line)
+{
+	uint64_t total = 0, best = 0, best_res = 0, *per = ds_xcalloc(line, sizeof *per);
+	size_t distinct = 0;
+	ds_buf name = {0};
+
+	for (size_t i = 0; i < ds_hash_count(s->align_index); i++) {
+		const struct {
+			const void *t;
+			uint64_t residue;
+		} *k = ds_hash_key(s->align_index, i, NULL);
+		if (k->t == h->t)
+			for (size_t e = 0; e < s->nev; e++)
+				per[k->residue % line] += s->align_samples.v[i * s->nev + e];
+	}
+	for (unsigned r = 0; r < line; r++) {
+		total += per[r];
+		distinct += per[r] != 0;
+		if (per[r] > best) {
+			best = per[r];
+			best_res = r;
+		}
+	}
+	free(per);
+	if (!total)
+		return;
+	ds_buf_printf(&name, "  instances start at byte %llu of a %u-byte line in %.0f%% of samples (%zu offsets seen)",
+		      (unsigned long long)best_res, line, 100.0 * (double)best / (double)total, distinct);
+	if (h->t->size) {
+		uint64_t aligned = (h->t->size + line - 1) / line;
+		uint64_t touched = (best_res + h->t->size + line - 1) / line;
+		if (touched > aligned)
+			ds_buf_printf(&name, ": each spans %llu lines, %llu if aligned", (unsigned long long)touched,
+				      (unsigned long long)aligned);
+	}
+	dl_row(d, "alignment", h->name, name.p)->note = true;
+	ds_buf_free(&name);
+}
+
+/* The cache-line boundaries of every drawn size up to offset, one row per
+ * size: like pahole, lines that begin inside one long member are not drawn
+ * one by one; the member carries a "[spans N lines]" note instead. */
+static void boundaries(dl_build *d, const hot_type *h, uint64_t *next, const unsigned *sizes,
+		       const char **names, size_t nsizes, uint64_t offset, unsigned depth)
+{
+	for (size_t z = 0; z < nsizes; z++) {
+		uint64_t last = offset - offset % sizes[z];
+		ds_buf name = {0};
+		ds_row *row;
+		if (next[z] > offset)
+			continue;
+		for (unsigned k = 0; k <= depth; k++)
+			ds_buf_puts(&name, "  ");
+		ds_buf_printf(&name, "--- %s%sline %llu (%llu bytes) ---", names[z] ? names[z] : "",
+			      names[z] ? " " : "", (unsigned long long)(last / sizes[z]), (unsigned long long)last);
+		row = dl_row(d, "boundary", h->name, name.p);
+		row->note = true;
+		tb_cell_u64(row, DL_OFFSET, last);
+		next[z] = last + sizes[z];
+		ds_buf_free(&name);
+	}
+}
+
+static double share(const ds_row *r, const ds_row *type_row)
+{
+	return type_row->samples[0] ? 100.0 * (double)r->samples[0] / (double)type_row->samples[0] : 0;
+}
+
+/* Under a member shown as one row (a named struct or union, an array), the
+ * deeper fields that have samples, each on its own row: "v.f" under "v". */
+static void nested_rows(dl_build *d, const ds_session *s, const hot_type *h, const char *path,
+			unsigned depth, size_t type_row)
+{
+	size_t pl = strlen(path);
+	ds_buf name = {0};
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		const dobj *o = &s->dobjs.v[i];
+		bool any = false;
+		ds_row *row;
+		if (o->t != h->t || !o->path || strncmp(o->path, path, pl) != 0 ||
+		    (o->path[pl] != '.' && o->path[pl] != '['))
+			continue;
+		for (size_t e = 0; e < s->nev; e++)
+			any |= s->dobj_samples.v[i * s->nev + e] != 0;
+		if (!any)
+			continue;
+		ds_buf_reset(&name);
+		for (unsigned k = 0; k <= depth + 1; k++)
+			ds_buf_puts(&name, "  ");
+		ds_buf_puts(&name, o->path);
+		row = dl_row(d, "nested", h->name, name.p);
+		tb_cell_str(row, DL_FIELD, o->path);
+		add_dobj_metrics(s, row, i);
+		row->cells[DL_SHARE].d = share(row, &d->b.v.v[type_row]);
+		row->cells[DL_SHARE].set = true;
+	}
+	ds_buf_free(&name);
+}
+
+static void layout_type(dl_build *d, const ds_session *s, const hot_type *h, const unsigned *sizes,
+			const char **names, size_t nsizes, ds_err *err)
+{
+	ds_layout *l = ds_layout_build(h->t, sizes[0], err);
+	uint64_t next[4];
+	size_t type_row;
+	ds_buf name = {0};
+	ds_row *row;
+
+	if (!l)
+		return;
+	for (size_t z = 0; z < nsizes; z++)
+		next[z] = sizes[z];
+	row = dl_row(d, "type", h->name, h->name);
+	type_row = d->b.v.n - 1;
+	tb_cell_u64(row, DL_SIZE, h->t->size);
+	member_metrics(s, h->t, "", row);
+	alignment_row(d, s, h, sizes[0]);
+	for (size_t i = 0; i < l->nrows; i++) {
+		const ds_layout_row *lr = &l->rows[i];
+		const char *kind;
+		ds_buf_reset(&name);
+		for (unsigned k = 0; k <= lr->depth; k++)
+			ds_buf_puts(&name, "  ");
+		switch (lr->kind) {
+		case DS_LROW_MEMBER:
+			if (!lr->path || lr->pointee)
+				continue; /* a pointee's members belong to another object */
+			kind = "member";
+			ds_buf_puts(&name, lr->path);
+			if (lr->bit_size)
+				ds_buf_printf(&name, ":%u", lr->bit_size);
+			break;
+		case DS_LROW_HOLE:
+			kind = "hole";
+			ds_buf_printf(&name, "<hole: %llu bytes>", (unsigned long long)lr->size);
+			break;
+		case DS_LROW_BIT_HOLE:
+			kind = "hole";
+			ds_buf_printf(&name, "<hole: %u bits>", lr->bit_size);
+			break;
+		case DS_LROW_PADDING:
+			kind = "padding";
+			ds_buf_printf(&name, "<padding: %llu bytes>", (unsigned long long)lr->size);
+			break;
+		default:
+			continue;
+		}
+		boundaries(d, h, next, sizes, names, nsizes, lr->offset, lr->depth);
+		for (size_t z = 0; z < nsizes && lr->kind == DS_LROW_MEMBER; z++) {
+			uint64_t first = lr->offset / sizes[z];
+			uint64_t lines = (lr->offset + (lr->size ? lr->size : 1) - 1) / sizes[z] - first + 1;
+			if (lines > 1)
+				ds_buf_printf(&name, "  [spans %llu %u-byte lines]", (unsigned long long)lines,
+					      sizes[z]);
+		}
+		row = dl_row(d, kind, h->name, name.p);
+		row->note = lr->kind != DS_LROW_MEMBER;
+		tb_cell_str(row, DL_FIELD, lr->kind == DS_LROW_MEMBER ? lr->path : NULL);
+		tb_cell_u64(row, DL_OFFSET, lr->offset);
+		tb_cell_u64(row, DL_SIZE, lr->size);
+		if (lr->bit_size) {
+			char bits[32];
+			snprintf(bits, sizeof bits, "%u..%u", lr->bit_offset, lr->bit_offset + lr->bit_size - 1);
+			tb_cell_str(row, DL_BITS, bits);
+		}
+		if (lr->kind == DS_LROW_MEMBER) {
+			member_metrics(s, h->t, lr->path, row);
+			row->cells[DL_SHARE].d = share(row, &d->b.v.v[type_row]);
+			row->cells[DL_SHARE].set = true;
+			nested_rows(d, s, h, lr->path, lr->depth, type_row);
+		}
+	}
+	boundaries(d, h, next, sizes, names, nsizes, h->t->size ? h->t->size - 1 : 0, 0);
+	ds_buf_free(&name);
+	ds_layout_free(l);
+}
+
+int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[DL_NCOLS] = {
+		{"kind", DS_COL_STR, false},  {"type", DS_COL_STR, false},   {"field", DS_COL_STR, false},
+		{"offset", DS_COL_U64, true}, {"size", DS_COL_U64, true},
+		{"bits", DS_COL_STR, true},   {"share", DS_COL_PERCENT, true},
+		{"order", DS_COL_U64, false}};
+	ds_view_opts all = {.sort = "order"};
+	ds_view_opts none = {0};
+	unsigned sizes[4];
+	const char *names[4];
+	size_t nsizes, nhot, shown = 0;
+	hot_type *hot = NULL;
+	dl_build d = {0};
+
+	if (!o)
+		o = &none;
+	if (ds_dataspace_build(s, err))
+		return -1;
+	nsizes = line_sizes(s, o, sizes, names);
+	nhot = hot_types(s, o, &hot);
+	if (o->type && !nhot) {
+		free(hot);
+		return ds_err_set(err, DS_EINPUT,
+				  "no samples touched type '%s' (see --view dataobjects for the types that were)",
+				  o->type);
+	}
+	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS, false);
+	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
+		layout_type(&d, s, &hot[i], sizes, names, nsizes, err);
+	free(hot);
+	return tb_finish(&d.b, &all, out, err);
 }

@@ -158,7 +158,7 @@ static int cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
 	switch (c->kind) {
 	case DS_COL_STR:
 		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
-	case DS_COL_DOUBLE:
+	case DS_COL_PERCENT:
 		return a->d < b->d ? -1 : a->d > b->d;
 	default:
 		return a->u < b->u ? -1 : a->u > b->u;

@@ -11,7 +11,7 @@
 #include <time.h>
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
-					  "samples", "dataobjects", "typestats", NULL};
+					  "samples", "dataobjects", "datalayout", "typestats", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -125,6 +125,27 @@ static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, 
 	return tb_finish(&b, o, out, err);
 }
 
+/* The data object an instruction's samples touched, where the access was
+ * (the trigger: the sampled instruction or one before it) and how
+ * backtracking went, in columns of a row (-1: no such column). */
+static void annotate(const ds_session *s, ds_row *r, size_t si, size_t obj_col, size_t trig_col,
+		     size_t verdict_col)
+{
+	const char *verdict;
+	const ds_trigger *t;
+	const char *obj = ds_site_dataobject(s, si, &verdict, &t);
+	const site *st = &s->sites.v[si];
+
+	tb_cell_str(r, obj_col, obj);
+	if (verdict_col != (size_t)-1)
+		tb_cell_str(r, verdict_col, verdict);
+	if (trig_col != (size_t)-1 && t && t->verdict == DS_BT_OK && st->sym) {
+		char text[512];
+		snprintf(text, sizeof text, "%s+0x%" PRIx64, st->sym->name, t->pc - st->sym->start);
+		tb_cell_str(r, trig_col, text);
+	}
+}
+
 /* ---- lines ---- */
 
 /* Function and line of every sampled instruction; the first query of an
@@ -143,15 +164,19 @@ static void resolve_lines(ds_session *s)
 	ds_progress_end(&pr);
 }
 
-enum { LN_FUNCTION, LN_MODULE, LN_FILE, LN_LINE, LN_NCOLS };
+enum { LN_FUNCTION, LN_MODULE, LN_FILE, LN_LINE, LN_DATAOBJECT, LN_NCOLS };
 
 static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[LN_NCOLS] = {{"function", DS_COL_STR, true}, {"module", DS_COL_STR, true},
-					      {"file", DS_COL_STR, false}, {"line", DS_COL_U64, false}};
+					      {"file", DS_COL_STR, false}, {"line", DS_COL_U64, false},
+					      {"dataobject", DS_COL_STR, true}};
 	tb b;
 	ds_buf key = {0}, name = {0};
+	ds_vec_u64 best = {0}; /* per row: samples of the site that named its data object */
 
+	if (ds_dataspace_build(s, err))
+		return -1;
 	tb_init(&b, s, "lines", "line", cols, LN_NCOLS, false);
 	resolve_lines(s);
 	for (size_t i = 0; i < s->sites.n; i++) {
@@ -180,9 +205,16 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 				tb_cell_str(&b.v.v[r], LN_FILE, st->file);
 				tb_cell_u64(&b.v.v[r], LN_LINE, st->line);
 			}
+			ds_vec_push(&best, 0);
+		}
+		/* a line's data object: that of its most sampled instruction */
+		if (s->site_samples.v[i * s->nev] >= best.v[r]) {
+			best.v[r] = s->site_samples.v[i * s->nev];
+			annotate(s, &b.v.v[r], i, LN_DATAOBJECT, (size_t)-1, (size_t)-1);
 		}
 		add_metrics(s, &b.v.v[r], i);
 	}
+	ds_vec_free(&best);
 	ds_buf_free(&key);
 	ds_buf_free(&name);
 	return tb_finish(&b, o, out, err);
@@ -190,7 +222,10 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 
 /* ---- pcs ---- */
 
-enum { PC_ADDRESS, PC_MODULE, PC_FUNCTION, PC_OFFSET, PC_FILE, PC_LINE, PC_DISASM, PC_NCOLS };
+enum {
+	PC_ADDRESS, PC_MODULE, PC_FUNCTION, PC_OFFSET, PC_FILE, PC_LINE, PC_DISASM, PC_TRIGGER,
+	PC_DATAOBJECT, PC_VERDICT, PC_NCOLS
+};
 
 static void disasm_site(ds_session *s, const site *st, char *text, size_t n)
 {
@@ -214,11 +249,15 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	static const ds_col cols[PC_NCOLS] = {
 		{"address", DS_COL_HEX, true}, {"module", DS_COL_STR, true},
 		{"function", DS_COL_STR, false}, {"offset", DS_COL_HEX, false},
-		{"file", DS_COL_STR, false}, {"line", DS_COL_U64, true}, {"disasm", DS_COL_STR, true}};
+		{"file", DS_COL_STR, false}, {"line", DS_COL_U64, true}, {"disasm", DS_COL_STR, true},
+		{"trigger", DS_COL_STR, true}, {"dataobject", DS_COL_STR, true},
+		{"verdict", DS_COL_STR, true}};
 	tb b;
 	ds_buf name = {0};
 	char text[160];
 
+	if (ds_dataspace_build(s, err))
+		return -1;
 	tb_init(&b, s, "pcs", "instruction", cols, PC_NCOLS, false);
 	resolve_lines(s);
 	for (size_t i = 0; i < s->sites.n; i++) {
@@ -245,6 +284,7 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 		disasm_site(s, st, text, sizeof text);
 		if (text[0])
 			tb_cell_str(&b.v.v[r], PC_DISASM, text);
+		annotate(s, &b.v.v[r], i, PC_DATAOBJECT, PC_TRIGGER, PC_VERDICT);
 		add_metrics(s, &b.v.v[r], i);
 	}
 	ds_buf_free(&name);
@@ -293,12 +333,31 @@ static void join_argv(ds_buf *b, char **v, int n)
 	}
 }
 
+/* When an event samples data addresses, the summary shows how often the
+ * address computed from the trigger instruction and the registers agreed
+ * with the one the kernel gave: a self-check of the backtracking. */
+static void addr_check(ds_session *s, ds_table *t)
+{
+	ds_err e = {0};
+	bool addr = false;
+	for (size_t i = 0; i < s->nev; i++)
+		addr |= (ds_perfdata_event(s->pd, i)->attr.sample_type & PERF_SAMPLE_ADDR) != 0;
+	if (!addr)
+		return;
+	if (ds_dataspace_build(s, &e)) {
+		tb_prop(t, "note", DS_PROP_TEXT, "address self-check unavailable: %s", e.msg);
+		return;
+	}
+	tb_prop(t, "addresses_checked", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_checked);
+	tb_prop(t, "address_disagreements", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_disagree);
+}
+
 static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[SU_NCOLS] = {
 		{"period", DS_COL_U64, true}, {"freq", DS_COL_U64, true}, {"precise", DS_COL_STR, true}};
 	const ds_meta *m = &s->meta;
-	ds_view_opts keep = {o ? o->sort : NULL, 0};
+	ds_view_opts keep = {.sort = o ? o->sort : NULL};
 	ds_buf b = {0};
 	tb tbl;
 	ds_table *t;
@@ -353,6 +412,7 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	tb_prop(t, "callchains", DS_PROP_BOOL, "%s", s->callchains ? "yes" : "no");
 	tb_prop(t, "unique_instructions", DS_PROP_NUMBER, "%zu", s->sites.n);
 	tb_prop(t, "threads", DS_PROP_NUMBER, "%zu", s->threads.n);
+	addr_check(s, t);
 	if (m->exit_status >= 0)
 		tb_prop(t, "exit_status", DS_PROP_NUMBER, "%lld", (long long)m->exit_status);
 	for (size_t i = 0; i < s->notes.n; i++)
@@ -372,7 +432,7 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		{"cpu", DS_COL_U64, true}, {"event", DS_COL_STR, true}, {"ip", DS_COL_HEX, true},
 		{"module", DS_COL_STR, true}, {"addr", DS_COL_HEX, true},
 		{"phys_addr", DS_COL_HEX, true}, {"period", DS_COL_U64, true}};
-	ds_view_opts keep = {o && o->sort ? o->sort : "time", o ? o->limit : 0};
+	ds_view_opts keep = {.sort = o && o->sort ? o->sort : "time", .limit = o ? o->limit : 0};
 	uint64_t cur = 0, n = 0;
 	ds_record r;
 	tb b;
@@ -427,13 +487,14 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 	} views[] = {
 		{"functions", view_functions}, {"lines", view_lines}, {"pcs", view_pcs},
 		{"threads", view_threads}, {"summary", view_summary}, {"samples", view_samples},
-		{"dataobjects", ds_view_dataobjects}, {"typestats", ds_view_typestats},
+		{"dataobjects", ds_view_dataobjects}, {"datalayout", ds_view_datalayout},
+		{"typestats", ds_view_typestats},
 	};
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
 		if (strcmp(views[i].name, view) == 0)
 			return views[i].fn(s, o, out, err);
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
-			  "dataobjects, typestats",
+			  "dataobjects, datalayout, typestats",
 			  view);
 }

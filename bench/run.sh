@@ -90,3 +90,5 @@ done
 awk '{ n[NR] = $2; u[NR] = $3; t[NR] = $4;
 	printf "%s: %d samples, %d unique instructions, report (pcs view) %.3f s, %.2f us/sample\n", $1, $2, $3, $4, $4 / $2 * 1e6 }
 	END { printf "8x the samples cost %.1fx the time (%.1fx the unique instructions)\n", t[2] / t[1], u[2] / u[1] }' "$W/scale"
+echo; "$BUILD/bench/mobj_eval"
+echo; sh "$(dirname "$0")/layout.sh" "$BUILD"

@@ -12,6 +12,8 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_layout(int argc, char **argv);
+int cmd_mobj(int argc, char **argv);
 
 /* Print "dsprof: MSG" for an error and return its exit status. */
 int cli_fail(const ds_err *err);

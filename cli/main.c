@@ -15,6 +15,8 @@ static const struct {
 	{"report", cmd_report, "print views of an experiment (text, CSV, JSON)"},
 	{"list", cmd_list, "list the events this machine supports"},
 	{"import", cmd_import, "make an experiment out of a perf.data recorded by perf"},
+	{"layout", cmd_layout, "print the layout of structs as pahole does (holes, cache lines)"},
+	{"mobj", cmd_mobj, "list, define and undefine memory objects (cache lines, sets, pages...)"},
 };
 
 static void usage(FILE *f)

@@ -29,7 +29,9 @@ static void fmt_count(char *out, size_t n, const ds_table_event *ev, uint64_t v)
 		snprintf(out, n, "%" PRIu64, v);
 }
 
-static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v)
+/* Text tables show percentages with a sign and one decimal; CSV keeps two
+ * decimals and no sign, for spreadsheets. */
+static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text)
 {
 	if (!v->set) {
 		out[0] = 0;
@@ -39,7 +41,7 @@ static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v)
 	case DS_COL_STR: snprintf(out, n, "%s", v->s ? v->s : ""); break;
 	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
 	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
-	case DS_COL_DOUBLE: snprintf(out, n, "%.6g", v->d); break;
+	case DS_COL_PERCENT: snprintf(out, n, text ? "%.1f%%" : "%.2f", v->d); break;
 	}
 }
 
@@ -93,11 +95,11 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 	for (size_t r = 0; r < t->nrows; r++) {
 		char *n = safe(t->rows[r].name, ascii);
 		size_t w = ds_text_width(n);
-		if (w > namew)
+		if (w > namew && (w <= 60 || !t->rows[r].note)) /* long notes overflow their row */
 			namew = w;
 		free(n);
 		for (size_t c = 0; c < t->ncols; c++) {
-			fmt_cell(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c]);
+			fmt_cell(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c], true);
 			if (strlen(buf) > colw[c])
 				colw[c] = strlen(buf);
 		}
@@ -140,6 +142,12 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 		fputc(' ', f);
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
 			char cnt[32];
+			if (row->note) {
+				fprintf(f, " %7s %8s %8s", "", "", "");
+				if (t->inclusive)
+					fprintf(f, " %7s %8s %8s", "", "", "");
+				continue;
+			}
 			fmt_count(cnt, sizeof cnt, &t->events[e], row->count[e]);
 			fprintf(f, " %6.2f%% %8" PRIu64 " %8s", pct(row->count[e], t->events[e].count),
 				row->samples[e], cnt);
@@ -156,7 +164,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 			char *v;
 			if (!t->cols[c].text)
 				continue;
-			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c]);
+			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c], true);
 			v = safe(buf, ascii);
 			fprintf(f, "  %-*s", (int)colw[c], v);
 			free(v);
@@ -184,11 +192,19 @@ static void render_text(FILE *f, const ds_table *t, const char *source, bool asc
 		fputc('\n', f);
 		free(n);
 	}
-	fputs("#\n", f);
-	if (strcmp(t->view, "summary") == 0)
+	if (strcmp(t->view, "summary") == 0) {
+		fputs("#\n", f);
 		text_summary(f, t, ascii);
-	else
-		text_table(f, t, ascii);
+		return;
+	}
+	/* other views' facts head the table as comments */
+	for (size_t i = 0; i < t->nprops; i++) {
+		char *v = safe(t->props[i].value, ascii);
+		fprintf(f, "# %s: %s\n", t->props[i].key, v);
+		free(v);
+	}
+	fputs("#\n", f);
+	text_table(f, t, ascii);
 }
 
 /* ---- CSV (RFC 4180) ---- */
@@ -235,7 +251,7 @@ static void render_csv(FILE *f, const ds_table *t)
 		csv_field(f, row->name);
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(',', f);
-			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c]);
+			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c], false);
 			csv_field(f, buf);
 		}
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
@@ -342,7 +358,7 @@ static void render_json(FILE *f, const ds_table *t, const char *source)
 				char hex[24];
 				snprintf(hex, sizeof hex, "0x%" PRIx64, v->u);
 				ds_jw_str(&w, hex);
-			} else if (t->cols[c].kind == DS_COL_DOUBLE) {
+			} else if (t->cols[c].kind == DS_COL_PERCENT) {
 				ds_jw_double(&w, v->d);
 			} else {
 				ds_jw_u64(&w, v->u);

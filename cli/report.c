@@ -1,4 +1,5 @@
-/* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F] */
+/* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F]
+ *               [--type NAME] [--line N] [--type-stats] */
 #include "cli/cli.h"
 
 #include "analyze/analyze.h"
@@ -12,12 +13,18 @@ static const char report_usage[] =
 	"usage: dsprof report [options]\n"
 	"\n"
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
-	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples\n"
+	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
+	"                         dataobjects, datalayout, typestats\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"
 	"  -n, --limit N          print the first N rows\n"
 	"  -t, --tid T[,T...]     only these threads\n"
 	"  -f, --format FORMAT    text (default), csv or json\n"
+	"      --type NAME        datalayout of this type only (\"struct node\" or \"node\");\n"
+	"                         implies --view datalayout\n"
+	"      --line N           datalayout: draw N-byte cache lines (a power of two, 8..4096)\n"
+	"                         instead of each cache level's measured line\n"
+	"      --type-stats       how samples were resolved to data (= --view typestats)\n"
 	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
@@ -47,15 +54,18 @@ int cmd_report(int argc, char **argv)
 		{"ascii", no_argument, NULL, 'A'},
 		{"debug-root", required_argument, NULL, 'D'},
 		{"kallsyms", required_argument, NULL, 'K'},
+		{"type", required_argument, NULL, 'T'},
+		{"line", required_argument, NULL, 'L'},
+		{"type-stats", no_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *input = "dsprof.data", *view = "functions";
+	const char *input = "dsprof.data", *view = NULL;
 	ds_session_opts so = {0};
 	ds_view_opts vo = {0};
 	enum cli_format fmt = CLI_TEXT;
 	ds_vec_u32 tids = {0};
-	bool ascii = false;
+	bool ascii = false, type_stats = false;
 	ds_session *s = NULL;
 	ds_table *t = NULL;
 	ds_err err = {0};
@@ -92,6 +102,14 @@ int cmd_report(int argc, char **argv)
 		case 'A': ascii = true; break;
 		case 'D': so.debug_root = optarg; break;
 		case 'K': so.kallsyms = optarg; break;
+		case 'T': vo.type = optarg; break;
+		case 'L':
+			if (!ds_parse_u64(optarg, &u, false) || u < 8 || u > 4096 || (u & (u - 1)))
+				return cli_usage_error("report", "bad --line '%s' (a power of two from 8 to 4096)",
+						       optarg);
+			vo.line = (unsigned)u;
+			break;
+		case 'S': type_stats = true; break;
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
@@ -104,6 +122,19 @@ int cmd_report(int argc, char **argv)
 		ds_vec_free(&tids);
 		return cli_usage_error("report", "unexpected argument '%s' (the experiment is given with -i)",
 				       argv[optind]);
+	}
+	if (type_stats) {
+		if (view && strcmp(view, "typestats") != 0) {
+			ds_vec_free(&tids);
+			return cli_usage_error("report", "--type-stats is --view typestats; give one of them");
+		}
+		view = "typestats";
+	}
+	if (!view)
+		view = vo.type || vo.line ? "datalayout" : "functions";
+	if ((vo.type || vo.line) && strcmp(view, "datalayout") != 0) {
+		ds_vec_free(&tids);
+		return cli_usage_error("report", "--%s applies to --view datalayout", vo.type ? "type" : "line");
 	}
 	so.tids = tids.v;
 	so.ntids = tids.n;

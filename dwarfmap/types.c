@@ -160,7 +160,7 @@ typedef struct loader {
 	ds_hash *abbrev_at;   /* .debug_abbrev offset -> index in abbrevs */
 	DS_VEC(abbrev) abbrevs;
 	DS_VEC(spec) specs;
-	ds_dwarf *files_dw;   /* a second handle for file names (see decl_file) */
+	ds_dwarf *files_dw;   /* a second handle for file names (see files_debug) */
 	bool files_tried;
 	char **srcfiles;      /* the unit's file names, read on first use */
 	Dwarf_Signed nsrcfiles;

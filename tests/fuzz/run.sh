@@ -34,6 +34,20 @@ seed_json() {
 	rm -rf "$d"
 }
 
+# Expressions and filters, one per file: the first byte picks the compiler
+# (bit 0: filter; bit 1: syntax only, without a machine).
+seed_mobj() {
+	c="$FUZZ/corpus/mobj"
+	mkdir -p "$c"
+	printf '\000(VADDR>>6)&63' >"$c/set"
+	printf '\000VADDR / L1D_LINE * L1D_LINE' >"$c/line"
+	printf '\000VADDR>255 ? VADDR>>6 : -1' >"$c/oracle"
+	printf '\000PADDR < 0 ? -1 : PADDR < 0x10000000 ? 0 : 1' >"$c/numa"
+	printf '\002(PADDR >> 8 ^ PADDR >> 13) & 1 || !~-THRID %% 0x7f' >"$c/bits"
+	printf '\001FUNC == "main" && MOBJ(L1D_set) != 5 || FIELD != "struct node.next"' >"$c/filter"
+	printf '\001DOBJ == "a\\"b" ? CPUID <= 3 : TSTAMP / 0' >"$c/escape"
+}
+
 run() { # target corpus
 	mkdir -p "$FUZZ/artifacts"
 	if "$FUZZ/$1" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
@@ -49,6 +63,8 @@ run() { # target corpus
 
 seed_perfdata
 seed_json
+seed_mobj
 run fuzz_perfdata perfdata
 run fuzz_json json
+run fuzz_mobj mobj
 exit $fail

@@ -1,0 +1,120 @@
+# The dataspace views beside dataobjects: datalayout (members in offset
+# order with their metrics, holes, cache-line boundaries and how instances
+# sit in lines), --type-stats, the pcs and lines annotations, and the
+# address self-check of --view summary.
+. "$TOP/tests/lib.sh"
+
+if ! gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -o dsf "$TOP/tests/programs/dsfields.c"; then
+	not_ok "cannot build dsfields"
+	exit 0
+fi
+"$DSPROF" record -q -o stream -- ./dsf stream >/dev/null
+"$DSPROF" record -q -o union -e page-faults -- ./dsf union 1 >/dev/null
+"$DSPROF" record -q -o bitfield -e page-faults -- ./dsf bitfield 1 >/dev/null
+
+# row FILE NAME_REGEX COLUMN: that column of the first row whose field is NAME
+field_col() { csv_lookup "$1" field "$2" "$3"; }
+
+# ---- struct particle: 128 bytes, streamed by .mass; calloc'd, so its
+# instances start 16 bytes into a line (malloc's header) ----
+"$DSPROF" report -i stream --view datalayout --type particle --line 64 -f csv >p.csv 2>p.err
+check_eq "datalayout --type: one type" "$(csv_col p.csv kind | grep -c '^type$')" 1
+check_eq "datalayout: the type row names the type" "$(csv_col p.csv name | sed -n 1p)" "struct particle"
+check_eq "datalayout: members in offset order" \
+	"$(awk -F, 'NR > 1 && $2 == "member" { print $4 }' p.csv | tr '\n' ' ')" "x y z vx vy vz name mass id "
+check_eq "datalayout: offsets are the members' offsets" \
+	"$(awk -F, 'NR > 1 && $2 == "member" { print $5 }' p.csv | tr '\n' ' ')" "0 8 16 24 32 40 48 112 120 "
+check_eq "datalayout: mass is 8 bytes at 112" "$(field_col p.csv mass offset)/$(field_col p.csv mass size)" "112/8"
+share=$(field_col p.csv mass share)
+check_within "datalayout: mass has (nearly) all of the type's samples" "${share:-0}" 100 10
+type_samples=$(csv_lookup p.csv name "struct particle" samples:cpu-clock)
+member_sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:cpu-clock") k = i; next }
+	$2 == "member" { s += $k } END { print s + 0 }' p.csv)
+check_eq "datalayout: members add up to the type" "$member_sum" "$type_samples"
+check_ge "datalayout: the type has samples" "${type_samples:-0}" 20
+check_eq "datalayout: the 64-byte boundary is drawn (at 64, inside name: 48..111)" \
+	"$(awk -F, '$2 == "boundary" { print $5 }' p.csv | tr '\n' ' ')" "64 "
+check_contains "datalayout: a member over a boundary says so" p.csv '^ *name  \[spans 2 64-byte lines\],'
+check_contains "datalayout: instances are seen 16 bytes into their lines" p.csv \
+	'instances start at byte 16 of a 64-byte line in (9[0-9]|100)% of samples'
+check_contains "datalayout: and so touch three lines instead of two" p.csv 'each spans 3 lines, 2 if aligned'
+
+"$DSPROF" report -i stream --view datalayout --type "struct particle" --line 32 -f csv >p32.csv 2>&1
+check_eq "datalayout --line 32: boundaries every 32 bytes, one per run of lines" \
+	"$(awk -F, '$2 == "boundary" { print $5 }' p32.csv | tr '\n' ' ')" "32 96 "
+check_contains "datalayout --line 32: alignment in 32-byte lines" p32.csv 'start at byte 16 of a 32-byte line'
+"$DSPROF" report -i stream --type particle >p.txt 2>&1
+check_contains "--type alone selects datalayout" p.txt '^# dsprof report: datalayout'
+check_contains "datalayout text: percentages with one decimal" p.txt ' mass  .* 1?[0-9][0-9]\.[0-9]%'
+check_contains "datalayout text: boundaries name the cache level" p.txt -- '--- L1D line 1 \(64 bytes\) ---'
+
+# ---- struct item: a 4-byte hole after tag; the union member v is hot,
+# through its float member f (a nested row) ----
+"$DSPROF" report -i union --view datalayout --type item -f csv >u.csv 2>&1
+check_eq "datalayout: the hole after tag" "$(awk -F, '$2 == "hole" { print $5 "/" $6 }' u.csv)" "4/4"
+check_eq "datalayout: no metrics on a hole" "$(awk -F, '$2 == "hole" { v = $NF; sub(/\r$/, "", v); print v }' u.csv)" "0"
+ushare=$(field_col u.csv v share)
+check_within "datalayout: the union member has the samples" "${ushare:-0}" 100 10
+check_eq "datalayout: a nested row for the hot union member" "$(awk -F, '$2 == "nested" { print $4 }' u.csv)" "v.f"
+
+# ---- struct flags: bit fields in one unit ----
+"$DSPROF" report -i bitfield --view datalayout --type flags -f csv >b.csv 2>&1
+check_eq "datalayout: bit fields show their bits" \
+	"$(awk -F, '$2 == "member" && $7 != "" { print $4 "=" $7 }' b.csv | tr '\n' ' ')" "ready=0..0 busy=1..1 count=2..7 "
+bshare=$(field_col b.csv count share)
+check_within "datalayout: the hot bit field" "${bshare:-0}" 100 10
+
+# ---- errors ----
+"$DSPROF" report -i stream --type nosuch >e1.out 2>&1; rc=$?
+check_eq "--type with no samples: status 1" "$rc" 1
+check_contains "--type with no samples: says where to look" e1.out "no samples touched type 'nosuch'.*--view dataobjects"
+"$DSPROF" report -i stream --view datalayout --line 100 >e2.out 2>&1; rc=$?
+check_eq "--line 100: status 1" "$rc" 1
+check_contains "--line 100: says what is allowed" e2.out "bad --line '100' \(a power of two from 8 to 4096\)"
+"$DSPROF" report -i stream --view pcs --type particle >e3.out 2>&1; rc=$?
+check_eq "--type with another view: status 1" "$rc" 1
+check_contains "--type with another view: says why" e3.out "applies to --view datalayout"
+"$DSPROF" report -i stream --type-stats --view lines >e4.out 2>&1; rc=$?
+check_eq "--type-stats with another view: status 1" "$rc" 1
+
+# ---- --type-stats: backtrack verdicts and resolutions both partition the
+# user samples ----
+"$DSPROF" report -i stream --type-stats -f csv >ts.csv 2>&1
+"$DSPROF" report -i stream --type-stats -f json >ts.json 2>&1
+user=$("$TOOLS/dsjq" .properties.user_samples ts.json)
+bt=$(awk -F, '$2 == "backtrack" { s += $3 } END { print s + 0 }' ts.csv)
+res=$(awk -F, '$2 == "resolution" { s += $3 } END { print s + 0 }' ts.csv)
+check_eq "--type-stats: verdicts add up to the user samples" "$bt" "$user"
+check_eq "--type-stats: resolutions add up to the user samples" "$res" "$user"
+check_eq "--type-stats: groups in order, each once" "$(csv_col ts.csv group | uniq | awk 'BEGIN { r["backtrack"] = 1; r["address"] = 2; r["resolution"] = 3; r["unknown"] = 4 }
+	{ if (!($1 in r) || r[$1] <= last) bad = 1; last = r[$1] } END { print bad ? "no" : "yes" }')" yes
+check_eq "--type-stats: the first row is the backtrack successes" "$(csv_col ts.csv name | sed -n 1p)" "backtrack: ok"
+pct=$("$TOOLS/dsjq" .properties.resolved_pct_of_memory_samples ts.json)
+check_within "--type-stats: memory samples resolved on -O2 code" "${pct:-0}" 100 20
+"$DSPROF" report -i stream --type-stats >ts.txt 2>&1
+check_contains "--type-stats text: the totals head the table" ts.txt '^# user_samples: [0-9]+'
+
+# ---- pcs and lines name the data object and the verdict ----
+"$DSPROF" report -i stream --view pcs -f csv >pcs.csv 2>&1
+top=$(awk -F, 'NR > 1 && $0 ~ /total_mass/ { print; exit }' pcs.csv)
+check_contains "pcs: the hot load names its field" pcs.csv 'total_mass.*,struct particle\.mass,ok'
+echo "$top" >top.txt
+check_contains "pcs: the top row of total_mass is its mass access" top.txt 'struct particle\.mass'
+"$DSPROF" report -i stream --view pcs >pcs.txt 2>&1
+check_contains "pcs text: trigger, dataobject and verdict columns" pcs.txt ' trigger +dataobject +verdict'
+"$DSPROF" report -i stream --view lines -f csv >lines.csv 2>&1
+check_contains "lines: the hot line names its field" lines.csv 'struct particle\.mass'
+
+# ---- summary: the computed addresses against the sampled ones ----
+"$DSPROF" report -i union --view summary -f json >s.json 2>&1
+checked=$("$TOOLS/dsjq" .properties.addresses_checked s.json)
+disagree=$("$TOOLS/dsjq" .properties.address_disagreements s.json)
+samples=$("$TOOLS/dsjq" '.total["page-faults"]' s.json)
+check_ge "summary: page-fault addresses checked against the registers" "${checked:-0}" $((${samples:-0} * 9 / 10))
+check_ge "summary: at most 1% disagree" $((${checked:-0} / 100)) "${disagree:-1}"
+"$DSPROF" report -i stream --view summary >s.txt 2>&1
+if grep -q addresses_checked s.txt; then
+	not_ok "summary: no self-check without sampled addresses"
+else
+	ok "summary: no self-check without sampled addresses"
+fi

@@ -1,0 +1,204 @@
+#!/bin/sh
+# dsprof layout against pahole (dwarves): the same structs with the same
+# sizes, member offsets and sizes, holes, bit holes, padding and cache
+# lines, on the test programs, on a program that includes many system
+# headers (thousands of structs), and on dsprof itself.
+. "$TOP/tests/lib.sh"
+
+if ! command -v pahole >/dev/null 2>&1; then
+	skip "layout: pahole is not installed (Debian package dwarves)"
+	exit 0
+fi
+
+# Both outputs become comparable lines, one block per type: its name, then
+# for each member its nesting depth, name, offset, bit offset and size, the
+# hole, boundary and remark lines, and the summary lines.  Type names are
+# left out (pahole's spelling of some, like function pointers, is its own).
+# pahole's lines that dsprof does not print, each for a reason:
+#   "forced alignments": needs a member's DW_AT_alignment, which dsprof's
+#     types do not keep (the struct's own alignment they do);
+#   ", static members: N": static members have no place in a layout, so
+#     dsprof's types leave them out;
+#   enumerators of an anonymous enum member (dsprof prints "enum {...}");
+#   the access (public, private...) of a C++ base class.
+# A block in which pahole met a type it does not know (it prints "<ERROR";
+# dwarves 1.24 does not know C11's _Atomic, DW_TAG_atomic_type) is left out
+# of the comparison and counted.
+cat >norm.awk <<'EOF'
+function flush() {
+	if (block != "" && !bad)
+		print block
+	if (bad)
+		errors++
+	block = ""; bad = 0
+}
+function member_name(s,   n) {
+	sub(/[ \t]*\/\*[^*]*\*\/[ \t]*$/, "", s)   # the offset comment
+	gsub(/ __attribute__\(\([^)]*\)\)\)?\)?/, "", s)
+	sub(/;[ \t]*$/, "", s)
+	sub(/:[0-9]+$/, "", s)                      # bit field width
+	while (s ~ /\[[0-9]*\]$/) sub(/\[[0-9]*\]$/, "", s)
+	if (s ~ /\(\*[A-Za-z_0-9]*\)/) {             # function pointer
+		match(s, /\(\*[A-Za-z_0-9]*\)/)
+		return substr(s, RSTART + 2, RLENGTH - 3)
+	}
+	n = split(s, w, /[ \t*&]+/)
+	return n ? w[n] : ""
+}
+/^(struct|union|class|typedef)/ {
+	flush(); name = $0; sub(/ \{.*$/, "", name)
+	gsub(/(public|protected|private|virtual) /, "", name)  # C++ base classes' access
+	block = name; next
+}
+/^}/ { if ($0 ~ /^} [A-Za-z_]/) { t = $0; sub(/^} /, "", t); sub(/;.*$/, "", t); block = block " = " t }
+       flush(); next }
+block == "" { next }
+/<ERROR/ { bad = 1; next }
+{
+	line = $0
+	depth = match(line, /[^\t]/) - 1
+	if (line ~ /\/\* +[0-9]+(: *[0-9]+)? +[0-9]+ \*\/$/) {
+		c = line; sub(/^.*\/\* +/, "", c); sub(/ \*\/$/, "", c); gsub(/: +/, ":", c); gsub(/ +/, " ", c)
+		block = block "|" depth " " member_name(line) " " c
+		next
+	}
+	gsub(/^[ \t]+|[ \t]+$/, "", line)
+	if (line ~ /^\/\* forced alignments/) next
+	sub(/, static members: [0-9]+/, "", line)
+	if (line ~ /^\/\*/) { block = block "|" depth " " line; next }
+	if (line ~ /:[0-9]+;$/) { sub(/^.*[ \t]/, "", line); block = block "|" depth " filler " line }
+}
+END { flush(); if (errors) print "ERRORS " errors > "/dev/stderr" }
+EOF
+
+# compare NAME BINARY [PAHOLE_ARGS...]: dsprof layout (default, then --all)
+# against pahole --show_private_classes (dsprof's default includes the
+# structs defined inside functions, which pahole prints only with that
+# option), then against pahole -a.
+compare() {
+	label=$1 bin=$2
+	pahole --show_private_classes "$bin" >"$label.ph" 2>"$label.ph.err"
+	"$DSPROF" layout --line 64 "$bin" >"$label.ds" 2>"$label.ds.err"
+	check_eq "layout $label: dsprof layout succeeds" "$?" 0
+	awk -f norm.awk "$label.ph" 2>"$label.ph.skip" | sort -u >"$label.ph.n"
+	awk -f norm.awk "$label.ds" | sort -u >"$label.ds.n"
+	n=$(wc -l <"$label.ph.n")
+	skipped=$(awk '{ print $2 }' "$label.ph.skip")
+	if cmp -s "$label.ph.n" "$label.ds.n"; then
+		ok "layout $label: $n structs agree with pahole${skipped:+ ($skipped that pahole cannot print left out)}"
+		echo "$n" >>counts
+	else
+		not_ok "layout $label: differs from pahole on $(diff "$label.ph.n" "$label.ds.n" | grep -c '^[<>]') of $n structs: $(diff "$label.ph.n" "$label.ds.n" | head -4 | cut -c1-600)"
+	fi
+	pahole -a --show_private_classes "$bin" >"$label.pha" 2>/dev/null
+	"$DSPROF" layout --all --line 64 "$bin" >"$label.dsa" 2>/dev/null
+	awk -f norm.awk "$label.pha" 2>/dev/null | sort -u >"$label.pha.n"
+	awk -f norm.awk "$label.dsa" | sort -u >"$label.dsa.n"
+	n=$(wc -l <"$label.pha.n")
+	if cmp -s "$label.pha.n" "$label.dsa.n"; then
+		ok "layout --all $label: $n types agree with pahole -a"
+	else
+		not_ok "layout --all $label: differs from pahole -a: $(diff "$label.pha.n" "$label.dsa.n" | head -4 | cut -c1-600)"
+	fi
+}
+
+: >counts
+for p in "$PROGS"/*; do
+	[ -x "$p" ] || continue
+	compare "$(basename "$p")" "$p"
+done
+compare dsprof "$DSPROF"
+
+# Many system headers in one program, with every type they declare kept:
+# the C library, the libraries dsprof uses, and the kernel's UAPI headers
+# that have several structs each (and that compile together).
+LIBC_HEADERS="stdio.h stdlib.h string.h pthread.h signal.h time.h sys/socket.h sys/stat.h \
+	sys/resource.h sys/epoll.h sys/uio.h sys/mman.h sys/ucontext.h sys/sysinfo.h \
+	sys/statvfs.h netinet/in.h netinet/ip.h netinet/tcp.h netinet/udp.h arpa/inet.h netdb.h \
+	dirent.h termios.h regex.h glob.h search.h link.h elf.h gelf.h libdwarf.h \
+	capstone/capstone.h ncurses.h papi.h zlib.h lzma.h"
+KERNEL_HEADERS="\
+	linux/acrn.h linux/android/binder.h linux/auto_dev-ioctl.h linux/auto_fs.h linux/ax25.h \
+	linux/batadv_packet.h linux/bpf.h linux/btf.h linux/btrfs.h linux/btrfs_tree.h \
+	linux/can/netlink.h linux/cdrom.h linux/cec-funcs.h linux/cec.h linux/chio.h \
+	linux/comedi.h linux/cryptouser.h linux/dcbnl.h linux/dccp.h linux/dlm_device.h \
+	linux/dm-ioctl.h linux/dvb/dmx.h linux/dvb/frontend.h linux/ethtool.h linux/f2fs.h \
+	linux/fanotify.h linux/fb.h linux/fd.h linux/firewire-cdev.h linux/fpga-dfl.h linux/fs.h \
+	linux/fscrypt.h linux/fsl_hypervisor.h linux/fuse.h linux/gfs2_ondisk.h linux/gpio.h \
+	linux/hiddev.h linux/hyperv.h linux/i2o-dev.h linux/icmp.h linux/idxd.h \
+	linux/if_arcnet.h linux/if_bridge.h linux/if_link.h linux/if_packet.h linux/if_pppox.h \
+	linux/if_xdp.h linux/in.h linux/inet_diag.h linux/input.h linux/io_uring.h linux/ip_vs.h \
+	linux/ipmi.h linux/ipv6.h linux/isst_if.h linux/kd.h linux/kvm.h linux/media.h \
+	linux/minix_fs.h linux/ndctl.h linux/netfilter/nfnetlink_queue.h \
+	linux/netfilter/x_tables.h linux/netfilter/xt_hashlimit.h linux/netfilter/xt_set.h \
+	linux/netfilter_ipv4/ip_tables.h linux/netfilter_ipv6/ip6_tables.h linux/netlink.h \
+	linux/nfsd/cld.h linux/nilfs2_api.h linux/nilfs2_ondisk.h linux/nl80211.h \
+	linux/omap3isp.h linux/omapfb.h linux/openvswitch.h linux/perf_event.h linux/pfkeyv2.h \
+	linux/pfrut.h linux/pkt_cls.h linux/pkt_sched.h linux/ppp_defs.h linux/pps.h \
+	linux/psp-sev.h linux/ptp_clock.h linux/raid/md_p.h linux/rds.h linux/rio_mport_cdev.h \
+	linux/rkisp1-config.h linux/rtnetlink.h linux/scc.h linux/scif_ioctl.h linux/sctp.h \
+	linux/sed-opal.h linux/sev-guest.h linux/smc_diag.h linux/soundcard.h \
+	linux/switchtec_ioctl.h linux/tee.h linux/time_types.h linux/tipc.h linux/tipc_config.h \
+	linux/tls.h linux/ublk_cmd.h linux/uhid.h linux/usb/audio.h linux/usb/cdc.h \
+	linux/usb/ch9.h linux/usb/functionfs.h linux/usb/raw_gadget.h linux/usb/video.h \
+	linux/usbdevice_fs.h linux/userfaultfd.h linux/v4l2-controls.h linux/v4l2-subdev.h \
+	linux/vboxguest.h linux/vduse.h linux/vfio.h linux/vhost_types.h linux/videodev2.h \
+	linux/virtio_crypto.h linux/virtio_gpio.h linux/virtio_gpu.h linux/virtio_iommu.h \
+	linux/virtio_mem.h linux/virtio_net.h linux/virtio_ring.h linux/virtio_scsi.h \
+	linux/virtio_snd.h linux/vt.h linux/wireless.h linux/x25.h linux/xdp_diag.h linux/xfrm.h \
+	mtd/inftl-user.h mtd/mtd-abi.h mtd/nftl-user.h mtd/ubi-user.h rdma/bnxt_re-abi.h \
+	rdma/cxgb4-abi.h rdma/efa-abi.h rdma/hns-abi.h rdma/ib_user_ioctl_verbs.h \
+	rdma/ib_user_verbs.h rdma/irdma-abi.h rdma/mlx4-abi.h rdma/mlx5-abi.h rdma/mthca-abi.h \
+	rdma/ocrdma-abi.h rdma/qedr-abi.h rdma/rdma_user_cm.h rdma/rdma_user_rxe.h \
+	rdma/siw-abi.h rdma/vmw_pvrdma-abi.h sound/asequencer.h sound/asoc.h sound/asound.h \
+	sound/compress_offload.h sound/compress_params.h sound/emu10k1.h sound/firewire.h \
+	sound/hdsp.h sound/hdspm.h sound/sfnt_info.h sound/skl-tplg-interface.h \
+	"
+for h in $LIBC_HEADERS $KERNEL_HEADERS; do
+	echo "#include <$h>"
+done >hdrs.c
+echo 'int main(void) { return 0; }' >>hdrs.c
+if gcc -g -O2 -fno-eliminate-unused-debug-types -I/usr/include/libdwarf -o hdrs hdrs.c 2>hdrs.err; then
+	compare headers ./hdrs
+else
+	not_ok "layout: the system-headers program does not build: $(head -c 300 hdrs.err)"
+fi
+
+check_ge "layout: structs compared in all" "$(awk '{ s += $1 } END { print s }' counts)" 2000
+
+# Another cache-line size: pahole -c.
+pahole --show_private_classes -c 128 "$DSPROF" 2>/dev/null | awk -f norm.awk 2>/dev/null | sort -u >c128.ph
+"$DSPROF" layout --line 128 "$DSPROF" | awk -f norm.awk | sort -u >c128.ds
+check "layout --line 128: agrees with pahole -c 128 ($(wc -l <c128.ph) structs)" cmp -s c128.ph c128.ds
+
+# Types by name, as pahole -C prints them.
+pahole -C ds_err "$DSPROF" >one.ph 2>/dev/null
+"$DSPROF" layout "$DSPROF" ds_err >one.ds
+check "layout TYPE: struct ds_err as pahole -C prints it" cmp -s one.ph one.ds
+"$DSPROF" layout "$DSPROF" 'struct ds_err' >one2.ds
+check "layout 'struct TYPE' names the same type" cmp -s one.ds one2.ds
+
+# An experiment's program: the command it recorded.
+"$DSPROF" record -q -o exp -- "$PROGS/selftime" 1 >/dev/null 2>&1
+"$DSPROF" layout "$PROGS/selftime" >bin.ds
+"$DSPROF" layout -i exp >exp.ds
+check_eq "layout -i: exits 0" "$?" 0
+check "layout -i: the experiment's program" cmp -s bin.ds exp.ds
+
+# Errors: one line, exit 1.
+"$DSPROF" layout "$PROGS/selftime" no_such_type >/dev/null 2>err.txt
+check_eq "unknown type: exit 1" "$?" 1
+check_eq "unknown type: one line" "$(wc -l <err.txt)" 1
+check_contains "unknown type: names it" err.txt "no type 'no_such_type'"
+cp "$PROGS/selftime" stripped && strip -g stripped
+"$DSPROF" layout ./stripped >/dev/null 2>err.txt
+check_eq "no DWARF: exit 1" "$?" 1
+check_contains "no DWARF: says why" err.txt 'built without -g\?'
+"$DSPROF" layout --line 0 "$PROGS/selftime" >/dev/null 2>err.txt
+check_eq "bad --line: exit 1" "$?" 1
+"$DSPROF" layout >/dev/null 2>err.txt
+check_eq "no binary: exit 1" "$?" 1
+check_contains "no binary: says what to give" err.txt 'give a binary'
+"$DSPROF" layout -i ./no-such-dir >/dev/null 2>err.txt
+check_eq "no experiment: exit 1" "$?" 1
+check_eq "no experiment: one line" "$(wc -l <err.txt)" 1
