@@ -122,6 +122,21 @@ const char *const *ds_view_names(void);
 /* One line describing the --sort keys. */
 const char *ds_view_help_sort(void);
 
+/* ---- data-object metrics, for printers of types (dsprof layout) ----
+ * The first call attributes the samples to data (once per session). */
+struct ds_type;
+size_t ds_session_nevents(const ds_session *s);
+const char *ds_session_event_name(const ds_session *s, size_t ev);
+/* The aggregate types whose members were sampled, hottest first (samples
+ * of every event): *out is malloc'd, the types belong to the session. */
+int ds_session_hot_types(ds_session *s, const struct ds_type ***out, size_t *n, ds_err *err);
+/* Per-event samples and counts (ds_session_nevents slots each) of the
+ * accesses to member `path` of t or to anything nested in it; "" or NULL
+ * is the whole type.  t may come from another handle on the binary: types
+ * match by kind, name, size and members. */
+int ds_session_member_metrics(ds_session *s, const struct ds_type *t, const char *path, uint64_t *samples,
+			      uint64_t *count, ds_err *err);
+
 /* ---- static layout ----
  * The layout of a struct, union or class as pahole prints it: one row per
  * line of pahole's text (members in offset order, anonymous structs and
@@ -130,7 +145,6 @@ const char *ds_view_help_sort(void);
  * what pahole only counts (tail padding).  Member rows carry the member,
  * its offset, size and path, so a view can put metrics beside them. */
 
-struct ds_type;
 struct ds_member;
 
 enum ds_lrow_kind {

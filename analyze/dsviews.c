@@ -245,16 +245,34 @@ static bool type_matches(const char *name, const char *want)
 	return sp && strcmp(sp + 1, want) == 0;
 }
 
-/* Types with samples on their fields, hottest first. */
-static size_t hot_types(const ds_session *s, const ds_view_opts *o, hot_type **out)
+/* One aggregate in two handles on a binary (or in two binaries that share
+ * a header): same kind, name, size and members at the same places. */
+static bool same_type(const ds_type *a, const ds_type *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a->kind != b->kind || a->size != b->size || a->nmembers != b->nmembers ||
+	    !a->name != !b->name || (a->name && strcmp(a->name, b->name) != 0))
+		return false;
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const ds_member *x = &a->members[i], *y = &b->members[i];
+		if (x->offset != y->offset || x->bit_offset != y->bit_offset || x->bit_size != y->bit_size ||
+		    !x->name != !y->name || (x->name && strcmp(x->name, y->name) != 0))
+			return false;
+	}
+	return true;
+}
+
+/* Types with samples on their fields, hottest first; `want` keeps one name. */
+static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 {
 	DS_VEC(hot_type) v = {0};
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
 		size_t k;
-		if (!d->t || (o->type && !type_matches(d->type, o->type)))
+		if (!d->t || (want && !type_matches(d->type, want)))
 			continue;
-		for (k = 0; k < v.n && v.v[k].t != d->t; k++)
+		for (k = 0; k < v.n && !same_type(v.v[k].t, d->t); k++)
 			;
 		if (k == v.n)
 			ds_vec_push(&v, ((hot_type){d->t, d->type, 0}));
@@ -267,20 +285,24 @@ static size_t hot_types(const ds_session *s, const ds_view_opts *o, hot_type **o
 	return v.n;
 }
 
-/* Metrics of a member row: its own field and everything nested in it
- * ("b" sums "b.c" and "b.d" when b is a struct shown as one member); the
- * empty path sums the whole type. */
-static void member_metrics(const ds_session *s, const ds_type *t, const char *path, ds_row *r)
+/* Metrics of a member: its own field and everything nested in it ("b"
+ * sums "b.c" and "b.d" when b is a struct shown as one member); the empty
+ * path sums the whole type.  samples and count have one slot per event. */
+static void member_metrics(const ds_session *s, const ds_type *t, const char *path, uint64_t *samples,
+			   uint64_t *count)
 {
 	size_t pl = strlen(path);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		if (d->t != t)
+		if (!d->t || !same_type(d->t, t))
 			continue;
 		if (pl && (!d->path || strncmp(d->path, path, pl) != 0 ||
 			   (d->path[pl] && d->path[pl] != '.' && d->path[pl] != '[')))
 			continue;
-		add_dobj_metrics(s, r, i);
+		for (size_t e = 0; e < s->nev; e++) {
+			samples[e] += s->dobj_samples.v[i * s->nev + e];
+			count[e] += s->dobj_count.v[i * s->nev + e];
+		}
 	}
 }
 
@@ -413,7 +435,7 @@ static void nested_rows(dl_build *d, const ds_session *s, const hot_type *h, con
 		const dobj *o = &s->dobjs.v[i];
 		bool any = false;
 		ds_row *row;
-		if (o->t != h->t || !o->path || strncmp(o->path, path, pl) != 0 ||
+		if (!o->t || !same_type(o->t, h->t) || !o->path || strncmp(o->path, path, pl) != 0 ||
 		    (o->path[pl] != '.' && o->path[pl] != '['))
 			continue;
 		for (size_t e = 0; e < s->nev; e++)
@@ -449,7 +471,7 @@ static void layout_type(dl_build *d, const ds_session *s, const hot_type *h, con
 	row = dl_row(d, "type", h->name, h->name);
 	type_row = d->b.v.n - 1;
 	tb_cell_u64(row, DL_SIZE, h->t->size);
-	member_metrics(s, h->t, "", row);
+	member_metrics(s, h->t, "", row->samples, row->count);
 	alignment_row(d, s, h, sizes[0]);
 	for (size_t i = 0; i < l->nrows; i++) {
 		const ds_layout_row *lr = &l->rows[i];
@@ -500,7 +522,7 @@ static void layout_type(dl_build *d, const ds_session *s, const hot_type *h, con
 			tb_cell_str(row, DL_BITS, bits);
 		}
 		if (lr->kind == DS_LROW_MEMBER) {
-			member_metrics(s, h->t, lr->path, row);
+			member_metrics(s, h->t, lr->path, row->samples, row->count);
 			row->cells[DL_SHARE].d = share(row, &d->b.v.v[type_row]);
 			row->cells[DL_SHARE].set = true;
 			nested_rows(d, s, h, lr->path, lr->depth, type_row);
@@ -531,7 +553,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	if (ds_dataspace_build(s, err))
 		return -1;
 	nsizes = line_sizes(s, o, sizes, names);
-	nhot = hot_types(s, o, &hot);
+	nhot = hot_types(s, o->type, &hot);
 	if (o->type && !nhot) {
 		free(hot);
 		return ds_err_set(err, DS_EINPUT,
@@ -543,4 +565,40 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 		layout_type(&d, s, &hot[i], sizes, names, nsizes, err);
 	free(hot);
 	return tb_finish(&d.b, &all, out, err);
+}
+
+/* ---- data-object metrics for other printers of types (dsprof layout) ---- */
+
+size_t ds_session_nevents(const ds_session *s)
+{
+	return s->nev;
+}
+
+const char *ds_session_event_name(const ds_session *s, size_t ev)
+{
+	return ds_perfdata_event(s->pd, ev)->name;
+}
+
+int ds_session_hot_types(ds_session *s, const struct ds_type ***out, size_t *n, ds_err *err)
+{
+	hot_type *hot = NULL;
+	if (ds_dataspace_build(s, err))
+		return -1;
+	*n = hot_types(s, NULL, &hot);
+	*out = ds_xcalloc(*n ? *n : 1, sizeof **out);
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i] = hot[i].t;
+	free(hot);
+	return 0;
+}
+
+int ds_session_member_metrics(ds_session *s, const struct ds_type *t, const char *path, uint64_t *samples,
+			      uint64_t *count, ds_err *err)
+{
+	if (ds_dataspace_build(s, err))
+		return -1;
+	memset(samples, 0, s->nev * sizeof *samples);
+	memset(count, 0, s->nev * sizeof *count);
+	member_metrics(s, t, path ? path : "", samples, count);
+	return 0;
 }

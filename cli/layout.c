@@ -19,10 +19,12 @@ static const char layout_usage[] =
 	"pahole does: members with offset and size, holes, padding, cache lines.\n"
 	"Without TYPE, every named struct, union and class the binary defines.\n"
 	"\n"
-	"  -i, --input DIR        the program of an experiment (its recorded command)\n"
+	"  -i, --input DIR        the program of an experiment (its recorded command), each\n"
+	"                         member with its samples; without TYPE, the sampled types\n"
 	"  -l, --line N           cache-line size in bytes (default: the experiment's L1D\n"
 	"                         line, else this machine's, else 64)\n"
-	"  -a, --all              also the anonymous structs and unions named by a typedef\n"
+	"  -a, --all              also the anonymous structs and unions named by a typedef;\n"
+	"                         with -i, every type, sampled or not\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n";
 
 /* What the layouts are read from.  An experiment adds its line size, and
@@ -34,6 +36,7 @@ typedef struct source {
 	ds_dso *dso;
 	unsigned line;
 	bool all;
+	ds_session *session; /* -i: where the per-member metrics come from */
 } source;
 
 static bool is_file(const char *path)
@@ -156,25 +159,70 @@ static void put_safe(ds_buf *out, const char *text)
 	}
 }
 
-/* One type, row by row: member rows carry the member, its offset and path,
- * which is where an experiment's per-member metrics would be put beside
- * pahole's text. */
+/* With an experiment, each line of pahole's text is preceded by metrics,
+ * per event: the samples of a member (with everything nested in it) and
+ * its share of the type's; the type's own line has its total. */
+static int metrics_prefix(source *src, const ds_layout *l, const ds_layout_row *r, ds_buf *out,
+			  ds_err *err)
+{
+	size_t nev = ds_session_nevents(src->session);
+	uint64_t *tot = ds_xcalloc(nev * 4, sizeof *tot), *tc = tot + nev, *ms = tc + nev, *mc = ms + nev;
+	bool member = (r->kind == DS_LROW_MEMBER || r->kind == DS_LROW_CLOSE) && r->path && !r->pointee;
+	int rc = 0;
+
+	if (r->kind == DS_LROW_BEGIN || member)
+		rc = ds_session_member_metrics(src->session, l->type, "", tot, tc, err);
+	if (!rc && member)
+		rc = ds_session_member_metrics(src->session, l->type, r->path, ms, mc, err);
+	for (size_t e = 0; !rc && e < nev; e++) {
+		if (r->kind == DS_LROW_BEGIN)
+			ds_buf_printf(out, "%9llu %7s ", (unsigned long long)tot[e], "");
+		else if (member)
+			ds_buf_printf(out, "%9llu %6.1f%% ", (unsigned long long)ms[e],
+				      tot[e] ? 100.0 * (double)ms[e] / (double)tot[e] : 0.0);
+		else
+			ds_buf_printf(out, "%9s %7s ", "", "");
+	}
+	free(tot);
+	return rc;
+}
+
+/* One type, pahole's text row by row; member rows carry the member's path,
+ * which is how an experiment's metrics are put beside them. */
 static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
 {
 	ds_layout *l = ds_layout_build(t, src->line, err);
+	int rc = 0;
 
 	if (!l)
 		return -1;
-	for (size_t i = 0; i < l->nrows; i++) {
+	for (size_t i = 0; rc == 0 && i < l->nrows; i++) {
 		if (!l->rows[i].text)
 			continue;
+		if (src->session && l->rows[i].kind != DS_LROW_BLANK)
+			rc = metrics_prefix(src, l, &l->rows[i], out, err);
 		put_safe(out, l->rows[i].text);
 		ds_buf_putc(out, '\n');
 	}
 	ds_layout_free(l);
-	return 0;
+	return rc;
 }
 
+/* The header over the metric columns: event names, then what each is. */
+static void metrics_header(source *src, ds_buf *out)
+{
+	size_t nev = ds_session_nevents(src->session);
+	for (size_t e = 0; e < nev; e++) {
+		ds_buf b = {0};
+		ds_sanitize(&b, ds_session_event_name(src->session, e), false);
+		ds_buf_printf(out, e ? "%17.17s " : "#%16.16s ", ds_buf_str(&b));
+		ds_buf_free(&b);
+	}
+	ds_buf_putc(out, '\n');
+	for (size_t e = 0; e < nev; e++)
+		ds_buf_printf(out, e ? "%9s %7s " : "#%8s %7s ", "samples", "share");
+	ds_buf_puts(out, " (share: of the type's samples)\n");
+}
 static bool is_aggregate(const ds_type *t)
 {
 	return t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_UNION || t->kind == DS_TYPE_CLASS;
@@ -187,6 +235,25 @@ static bool is_layout_type(const ds_type *t, bool all)
 	if (t->kind == DS_TYPE_TYPEDEF)
 		return all && is_aggregate(ds_type_strip(t));
 	return is_aggregate(t);
+}
+
+/* With an experiment and no TYPE: the types whose members were sampled,
+ * hottest first (--all: every type, as without an experiment). */
+static int print_hot(source *src, ds_buf *out, ds_err *err)
+{
+	const ds_type **hot;
+	size_t n;
+	int rc = 0;
+
+	if (ds_session_hot_types(src->session, &hot, &n, err))
+		return -1;
+	if (n == 0)
+		ds_buf_puts(out, "# no sampled access touched a struct, union or class "
+				 "(see 'dsprof report --view dataobjects')\n");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = print_layout(src, hot[i], out, err);
+	free(hot);
+	return rc;
 }
 
 static int print_all(source *src, ds_buf *out, ds_err *err)
@@ -239,8 +306,10 @@ static int run(source *src, char **types, int ntypes, const char *debug_root, ds
 			   src->binary);
 		return -1;
 	}
+	if (src->session)
+		metrics_header(src, &out);
 	if (ntypes == 0)
-		rc = print_all(src, &out, err);
+		rc = src->session && !src->all ? print_hot(src, &out, err) : print_all(src, &out, err);
 	for (int i = 0; rc == 0 && i < ntypes; i++)
 		rc = print_named(src, types[i], &out, err);
 	if (rc == 0 && (fwrite(out.p ? out.p : "", 1, out.len, stdout) != out.len || fflush(stdout))) {
@@ -299,10 +368,23 @@ int cmd_layout(int argc, char **argv)
 	}
 	if (!src.line)
 		src.line = default_line(&src);
+	if (input) {
+		ds_session_opts so = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
+		if (ds_session_open(input, &so, &src.session, &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+	}
 	if (run(&src, argv + optind, argc - optind, debug_root, &err))
 		status = cli_fail(&err);
+	for (size_t i = 0; status == 0 && src.session && i < ds_session_nnotes(src.session); i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, ds_session_note(src.session, i));
+		fputc('\n', stderr);
+	}
 out:
 	ds_dso_close(src.dso);
+	ds_session_close(src.session);
 	ds_meta_fini(&src.meta);
 	free(src.binary);
 	return status;

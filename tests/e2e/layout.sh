@@ -181,9 +181,32 @@ check "layout 'struct TYPE' names the same type" cmp -s one.ds one2.ds
 # An experiment's program: the command it recorded.
 "$DSPROF" record -q -o exp -- "$PROGS/selftime" 1 >/dev/null 2>&1
 "$DSPROF" layout "$PROGS/selftime" >bin.ds
-"$DSPROF" layout -i exp >exp.ds
-check_eq "layout -i: exits 0" "$?" 0
-check "layout -i: the experiment's program" cmp -s bin.ds exp.ds
+"$DSPROF" layout -i exp --all >exp.ds
+check_eq "layout -i --all: exits 0" "$?" 0
+# without the metric columns (18 characters for one event) and their header
+grep -v '^#' exp.ds | sed -E 's/^.{18}//' >exp.text
+"$DSPROF" layout --all "$PROGS/selftime" >bin.all
+check "layout -i --all: the experiment's program, every type" cmp -s bin.all exp.text
+check_contains "layout -i: the event heads the metric columns" exp.ds '^# +cpu-clock'
+
+# With an experiment, members show their samples: dsfields' stream puts
+# them all on struct particle.mass.
+if gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -o dsf "$TOP/tests/programs/dsfields.c"; then
+	"$DSPROF" record -q -o stream -- ./dsf stream >/dev/null
+	"$DSPROF" layout -i stream >hot.ds 2>hot.err
+	check_eq "layout -i: the hottest sampled type first" "$(grep -m1 -o 'struct [a-z_]* {' hot.ds)" "struct particle {"
+	mass=$(awk '/\tdouble +mass;/ { print $1 }' hot.ds)
+	total=$(awk '/struct particle {/ { print $1 }' hot.ds)
+	check_ge "layout -i: struct particle has samples" "${total:-0}" 20
+	check_eq "layout -i: mass has all of them" "${mass:-x}" "${total:-y}"
+	check_contains "layout -i: mass's share" hot.ds '^ +[0-9]+ +100\.0% 	double +mass;'
+	check_contains "layout -i: an unsampled member shows 0" hot.ds '^ +0 +0\.0% 	double +x;'
+	check_contains "layout -i: comment lines have no metrics" hot.ds '^ {18}	/\* size: 128, cachelines: 2, members: 9 \*/'
+	"$DSPROF" layout -i stream entry >cold.ds
+	check_contains "layout -i TYPE: an unsampled type, with zeros" cold.ds '^ +0 +0\.0% 	int +val;'
+else
+	not_ok "layout -i: cannot build dsfields"
+fi
 
 # Errors: one line, exit 1.
 "$DSPROF" layout "$PROGS/selftime" no_such_type >/dev/null 2>err.txt
