@@ -403,19 +403,11 @@ static void index_section(const ds_dso *d, cfi_sec *s)
 		qsort(s->fdes.v, s->fdes.n, sizeof *s->fdes.v, fde_cmp);
 }
 
-/* A section's bytes, inflated in place by libelf when compressed. */
+/* A section's bytes, inflated when compressed. */
 static const uint8_t *section_bytes(const ds_elf *e, const char *name, GElf_Shdr *sh,
 				    size_t *size)
 {
-	Elf_Scn *scn = ds_elf_section(e, name, sh, NULL);
-
-	if (!scn || sh->sh_type == SHT_NOBITS)
-		return NULL;
-	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return NULL;
-	if (name[1] == 'z' && elf_compress_gnu(scn, 0, 0) < 0)
-		return NULL;
-	return ds_elf_section_data(scn, size);
+	return ds_elf_section_inflated(ds_elf_section(e, name, sh, NULL), name[1] == 'z', size);
 }
 
 static void add_section(ds_dso *d, const ds_elf *e, const char *name, bool eh)

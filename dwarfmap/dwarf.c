@@ -22,8 +22,8 @@
 
 typedef struct dsec {
 	const char *name;
-	Dwarf_Small *data;
-	Dwarf_Unsigned size;
+	const Dwarf_Small *data;
+	size_t size;
 } dsec;
 
 struct ds_dwarf {
@@ -76,7 +76,7 @@ static int obj_load_section(void *obj, Dwarf_Half i, Dwarf_Small **data, int *er
 	(void)error;
 	if (i == 0 || i >= o->n)
 		return DW_DLV_NO_ENTRY;
-	*data = o->sec[i].data;
+	*data = (Dwarf_Small *)o->sec[i].data; /* libdwarf's signature; it only reads */
 	return DW_DLV_OK;
 }
 
@@ -88,26 +88,6 @@ static const Dwarf_Obj_Access_Methods obj_methods = {
 	.get_section_count = obj_section_count,
 	.load_section = obj_load_section,
 };
-
-/* A section's uncompressed bytes: libelf inflates SHF_COMPRESSED sections
- * and GNU .zdebug ones in place. */
-static bool section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, bool gnu_z, dsec *out)
-{
-	Elf_Data *data;
-
-	if (sh->sh_type == SHT_NOBITS)
-		return false;
-	if ((sh->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return false;
-	if (gnu_z && elf_compress_gnu(scn, 0, 0) < 0)
-		return false;
-	data = elf_getdata(scn, NULL);
-	if (!data || !data->d_buf || !data->d_size)
-		return false;
-	out->data = data->d_buf;
-	out->size = data->d_size;
-	return true;
-}
 
 static void add_section(ds_dso *d, ds_dwarf *o, const ds_elf *e, const char *name)
 {
@@ -124,7 +104,7 @@ static void add_section(ds_dso *d, ds_dwarf *o, const ds_elf *e, const char *nam
 	if (!scn)
 		return;
 	o->sec[o->n].name = name;
-	if (section_bytes(scn, &sh, gnu_z, &o->sec[o->n]))
+	if ((o->sec[o->n].data = ds_elf_section_inflated(scn, gnu_z, &o->sec[o->n].size)))
 		o->n++;
 	else
 		ds_dso_set_note(d, "DWARF in '%s': cannot read %s", e->path, name);

@@ -32,6 +32,10 @@ Elf_Scn *ds_elf_section(const ds_elf *e, const char *name, GElf_Shdr *shdr, size
 const char *ds_elf_section_name(const ds_elf *e, const GElf_Shdr *shdr);
 /* A section's bytes when it has them in the file (not SHT_NOBITS), or NULL. */
 const void *ds_elf_section_data(Elf_Scn *scn, size_t *size);
+/* Its bytes uncompressed (SHF_COMPRESSED, or gnu_z: a GNU .zdebug section),
+ * inflated in place on the first call, so that every DWARF handle on the
+ * image may ask; NULL when absent, empty or corrupt. */
+const void *ds_elf_section_inflated(Elf_Scn *scn, bool gnu_z, size_t *size);
 /* NT_GNU_BUILD_ID of the image into out (at most cap bytes); its size or 0. */
 size_t ds_elf_build_id(const ds_elf *e, uint8_t *out, size_t cap);
 /* Whether the image carries a DWARF line table (plain or compressed). */

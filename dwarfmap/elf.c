@@ -114,6 +114,28 @@ const void *ds_elf_section_data(Elf_Scn *scn, size_t *size)
 	return data->d_buf;
 }
 
+const void *ds_elf_section_inflated(Elf_Scn *scn, bool gnu_z, size_t *size)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS)
+		return NULL;
+	/* libelf clears SHF_COMPRESSED once it has inflated the section */
+	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	/* A .zdebug section is compressed while it starts with "ZLIB" and the
+	 * size; elf_compress_gnu refuses one it has already inflated. */
+	if (gnu_z && (data = elf_getdata(scn, NULL)) && data->d_buf && data->d_size >= 12 &&
+	    memcmp(data->d_buf, "ZLIB", 4) == 0 && elf_compress_gnu(scn, 0, 0) < 0)
+		return NULL;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || !data->d_size)
+		return NULL;
+	*size = data->d_size;
+	return data->d_buf;
+}
+
 /* Scan one block of notes for the GNU build-id. */
 static size_t note_build_id(Elf_Data *data, uint8_t *out, size_t cap)
 {

@@ -118,3 +118,24 @@ if grep -q addresses_checked s.txt; then
 else
 	ok "summary: no self-check without sampled addresses"
 fi
+
+# ---- compressed debug sections (SHF_COMPRESSED and GNU .zdebug): every
+# reader of the DWARF (lines, types, variables, CFI) opens its own handle
+# on the same sections, inflated once ----
+for z in zlib zlib-gnu; do
+	if ! objcopy --compress-debug-sections=$z dsf "dsf-$z"; then
+		not_ok "objcopy --compress-debug-sections=$z"
+		continue
+	fi
+	"$DSPROF" record -q -o "z-$z" -- "./dsf-$z" stream 6 >/dev/null
+	"$DSPROF" report -i "z-$z" --view dataobjects -f csv >"z-$z.csv" 2>"z-$z.err"
+	check_eq "$z debug sections: the hot field" "$(awk -F, '$2 == "field" { print $1; exit }' "z-$z.csv")" \
+		"struct particle.mass"
+	if grep -q "cannot read" "z-$z.err"; then
+		not_ok "$z debug sections: read without notes: $(cat "z-$z.err")"
+	else
+		ok "$z debug sections: read without notes"
+	fi
+	"$DSPROF" report -i "z-$z" --view lines -f csv >"z-$z.lines" 2>&1
+	check_contains "$z debug sections: line numbers" "z-$z.lines" '^dsfields\.c:[0-9]+,total_mass'
+done
