@@ -310,8 +310,8 @@ static void load_dso(ds_session *s, dso_ent *d)
 		free(path);
 		return;
 	}
-	if (d->path[0] != '/')
-		return; /* [heap], //anon, JIT code: no file to read */
+	if (d->path[0] != '/' || strncmp(d->path, "//", 2) == 0 || strncmp(d->path, "/memfd:", 7) == 0)
+		return; /* [heap], //anon, memfd: JIT code with no file to read */
 	path = ds_xstrdup(d->path);
 	n = strlen(path);
 	if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)

@@ -1,0 +1,52 @@
+# Every backtracking verdict, produced by a program crafted to cause it
+# (tests/programs/verdicts.c): each scenario's samples must mostly get its
+# verdict, in --type-stats and on the top instruction of --view pcs.
+. "$TOP/tests/lib.sh"
+
+V="$PROGS/verdicts"
+
+# check_verdict SCENARIO EXPERIMENT MIN_PERCENT [all]: "all" when every
+# instruction of the loop gets the verdict, so that the hottest one has it
+check_verdict() {
+	"$DSPROF" report -i "$2" --type-stats -f csv >"$1.ts" 2>"$1.err" || echo "# report failed: $(cat "$1.err")"
+	top=$(awk -F, '$2 == "backtrack" { print $1; exit }' "$1.ts")
+	pct=$(csv_lookup "$1.ts" name "backtrack: $1" percent)
+	check_eq "$1: the most common verdict" "$top" "backtrack: $1"
+	if awk -v p="${pct:-0}" -v m="$3" 'BEGIN { exit !(p >= m) }'; then
+		ok "$1: ${pct}% of the samples (>= $3%)"
+	else
+		not_ok "$1: ${pct:-0}% of the samples, want >= $3%: $(tr '\n' ' ' <"$1.ts")"
+	fi
+	[ "${4:-}" = all ] || return 0
+	"$DSPROF" report -i "$2" --view pcs -f csv >"$1.pcs" 2>/dev/null
+	# the hottest user-space instruction (kernel rows have no verdict)
+	got=$(awk -F, 'NR > 1 && $(NF - 2) != "" { print $(NF - 2); exit }' "$1.pcs")
+	check_eq "$1: the verdict of the hottest instruction" "$got" "$1"
+}
+
+# Scenarios whose verdicts cover (nearly) every instruction of the loop;
+# trigger-not-found covers the 76 of its 100 instructions that lie beyond
+# the walk limit of 24.
+for sc in ok crossed-branch-target after-call after-jump indirect-jumps no-function bad-decode no-code; do
+	"$DSPROF" record -q -o "e-$sc" -- "$V" "$sc" 0.5 >/dev/null
+	check_verdict "$sc" "e-$sc" 80 all
+done
+"$DSPROF" record -q -o e-far -- "$V" trigger-not-found 0.5 >/dev/null
+check_verdict trigger-not-found e-far 60
+
+# not-memory: precise samples (page faults) at an instruction without a
+# memory operand: fetching v_notmem's first instruction after its page
+# was dropped.  The samples are instruction fetches, not data.
+"$DSPROF" record -q -e page-faults -o e-nm -- "$V" not-memory >/dev/null
+check_verdict not-memory e-nm 80 all
+check_contains "not-memory: counted as instruction fetches" not-memory.ts '^address: instruction fetch \(not data\),address,[0-9]{4}'
+"$DSPROF" report -i e-nm --view pcs -f csv >nm.pcs 2>&1
+check_contains "not-memory: the fetched instruction is v_notmem's first" nm.pcs '^v_notmem\+0x0,.*,<unknown: instruction-fetch>,not-memory,'
+
+# JIT code in anonymous memory is no file: no note about opening it
+"$DSPROF" report -i e-no-code --view pcs >nc.txt 2>nc.err
+if grep -q "cannot open" nc.err; then
+	not_ok "no-code: anonymous memory is not opened as a file: $(cat nc.err)"
+else
+	ok "no-code: anonymous memory is not opened as a file"
+fi
