@@ -659,6 +659,7 @@ void ds_session_close(ds_session *s)
 {
 	if (!s)
 		return;
+	ds_dataspace_free(s); /* first: it holds sites and types of the dsos */
 	for (size_t i = 0; i < s->dsos.n; i++) {
 		ds_dso_close(s->dsos.v[i].dso);
 		free(s->dsos.v[i].path);
@@ -693,7 +694,6 @@ void ds_session_close(ds_session *s)
 		free(s->notes.v[i]);
 	ds_vec_free(&s->notes);
 	ds_decoder_free(s->dec);
-	ds_dataspace_free(s);
 	ds_meta_fini(&s->meta);
 	ds_perfdata_close(s->pd);
 	free(s->path);
