@@ -153,3 +153,5 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+include sampler/sim/sim.mk

@@ -401,10 +401,18 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S %z", &tmv);
 		tb_prop(t, "started", DS_PROP_TEXT, "%s", when);
 	}
-	if (m->end_ns > m->start_ns)
+	if (m->clock && strcmp(m->clock, "logical") == 0) {
+		/* the simulator's clock counts accesses, not time */
+		if (m->end_wall > m->start_wall)
+			tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", m->end_wall - m->start_wall);
+		if (m->end_ns > m->start_ns)
+			tb_prop(t, "logical_time", DS_PROP_NUMBER, "%llu",
+				(unsigned long long)(m->end_ns - m->start_ns));
+	} else if (m->end_ns > m->start_ns) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
-	else if (s->last_time > s->first_time)
+	} else if (s->last_time > s->first_time) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
+	}
 	tb_prop(t, "samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->nsamples);
 	tb_prop(t, "lost_records", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost);
 	tb_prop(t, "lost_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost_samples);

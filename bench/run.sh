@@ -92,3 +92,4 @@ awk '{ n[NR] = $2; u[NR] = $3; t[NR] = $4;
 	END { printf "8x the samples cost %.1fx the time (%.1fx the unique instructions)\n", t[2] / t[1], u[2] / u[1] }' "$W/scale"
 echo; "$BUILD/bench/mobj_eval"
 echo; sh "$(dirname "$0")/layout.sh" "$BUILD"
+sh "$(dirname "$0")/sim.sh" "$BUILD"

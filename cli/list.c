@@ -29,6 +29,8 @@ static const char *group_title(const char *g)
 		return "PAPI presets";
 	if (strcmp(g, "libpfm4") == 0)
 		return "PMU events (libpfm4)";
+	if (strcmp(g, "simulated") == 0)
+		return "Simulated events (dsprof record --sim, on every machine)";
 	return g;
 }
 
@@ -78,5 +80,6 @@ int cmd_list(int argc, char **argv)
 		      "backtracking to the data access) or page-faults (exact data addresses).\n\n", stdout);
 	}
 	ds_event_list(print_event, &c, c.all);
+	ds_sim_event_list(print_event, &c);
 	return 0;
 }

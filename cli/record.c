@@ -29,7 +29,13 @@ static const char record_usage[] =
 	"  -d, --duration SECONDS     stop recording after SECONDS\n"
 	"  -o, --output DIR           experiment directory (default dsprof.data)\n"
 	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
-	"  -q, --quiet                no summary line at the end\n";
+	"  -q, --quiet                no summary line at the end\n"
+	"\n"
+	"      --sim                  simulate the caches instead of sampling the PMU (under\n"
+	"                             Valgrind); events sim:NAME (default sim:L1D_MISS,\n"
+	"                             sim:LLC_MISS, sim:HITM), exact at -c 1\n"
+	"      --machine FILE         --sim: the cache geometry of a machine model file\n"
+	"      --cache L1D=32K:8:64,...  --sim: override cache levels (SIZE:WAYS:LINE)\n";
 
 /* Whether argv0 names something execvp can run; mirrors its PATH search. */
 static int check_command(const char *cmd, ds_err *err)
@@ -66,8 +72,9 @@ static char **dup_argv(char **v, int n)
 	return o;
 }
 
+/* sim: the machine whose caches were simulated, NULL for the perf_event backend. */
 static int write_meta(const char *outdir, const ds_record_opts *o, const ds_record_result *res,
-		      int argc, char **argv, int ntarget, ds_err *err)
+		      const ds_machine *sim, int argc, char **argv, int ntarget, ds_err *err)
 {
 	ds_meta m;
 	ds_host h;
@@ -90,9 +97,14 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	m.cpu_model = ds_xstrdup(h.cpu_model);
 	m.ncpus = h.ncpus_online;
 	m.page_size = h.page_size;
-	m.ncaches = ds_geometry_sysfs(NULL, 0, m.caches, 8);
-	m.backend = ds_xstrdup("perf_event");
-	m.clock = ds_xstrdup("monotonic");
+	if (sim) {
+		m.ncaches = sim->ncaches;
+		memcpy(m.caches, sim->caches, sizeof m.caches);
+	} else {
+		m.ncaches = ds_geometry_sysfs(NULL, 0, m.caches, 8);
+	}
+	m.backend = ds_xstrdup(sim ? "sim" : "perf_event");
+	m.clock = ds_xstrdup(sim ? "logical" : "monotonic");
 	m.nevents = o->nevents;
 	m.events = ds_xcalloc(o->nevents, sizeof *m.events);
 	for (size_t i = 0; i < o->nevents; i++) {
@@ -100,7 +112,7 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 		m.events[i].period = res->event_period[i];
 		m.events[i].freq = res->event_freq[i];
 		m.events[i].precise = ds_attr_precise(&o->events[i].attr);
-		m.events[i].source = ds_xstrdup(ds_ev_source_name(o->events[i].source));
+		m.events[i].source = ds_xstrdup(sim ? "sim" : ds_ev_source_name(o->events[i].source));
 	}
 	m.callchains = o->callgraph != DS_CG_NONE;
 	m.inherit = o->inherit;
@@ -139,6 +151,35 @@ void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
 	free(path);
 }
 
+/* What the simulator counted, exactly; and what Valgrind had to say. */
+static void sim_summary(const ds_record_opts *o, const ds_sim_result *s, bool quiet)
+{
+	if (!quiet) {
+		fprintf(stderr, "[ dsprof record: simulated %llu accesses:",
+			(unsigned long long)s->accesses);
+		for (size_t i = 0; i < o->nevents; i++)
+			fprintf(stderr, "%s %s %llu", i ? "," : "", o->events[i].name,
+				(unsigned long long)s->event_count[i]);
+		fprintf(stderr, " ]\n");
+	}
+	if (s->truncated_streams)
+		fprintf(stderr, "dsprof: warning: %llu processes were killed while writing a sample; "
+			"their last records are lost\n", (unsigned long long)s->truncated_streams);
+	if (s->valgrind_said) {
+		fputs("dsprof: note: valgrind: ", stderr);
+		cli_puts_safe(stderr, s->valgrind_said);
+		fputs(" (its logs are in the experiment's sim/ folder)\n", stderr);
+	}
+}
+
+/* The machine --sim simulates: this one, or --machine's, with --cache's overrides. */
+static int sim_machine(ds_machine *m, const char *model, const char *cache, ds_err *err)
+{
+	if (model ? ds_machine_load(m, model, err) : ds_machine_sysfs(m, err))
+		return -1;
+	return cache ? ds_machine_override(m, cache, err) : 0;
+}
+
 static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 {
 	if (!quiet) {
@@ -175,6 +216,9 @@ int cmd_record(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"mmap-pages", required_argument, NULL, 'm'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"sim", no_argument, NULL, 'S'},
+		{"machine", required_argument, NULL, 'M'},
+		{"cache", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -189,6 +233,10 @@ int cmd_record(int argc, char **argv)
 	uint64_t u;
 	char **self = NULL;
 	bool moved_old;
+	bool sim = false;
+	const char *model = NULL, *cache = NULL;
+	ds_machine machine = {0};
+	ds_sim_result sres = {0};
 
 	o.inherit = true;
 	o.callgraph = DS_CG_FP;
@@ -243,6 +291,15 @@ int cmd_record(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'S':
+			sim = true;
+			break;
+		case 'M':
+			model = optarg;
+			break;
+		case 'C':
+			cache = optarg;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
@@ -257,11 +314,28 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "no command to run");
 	if (o.period && o.freq)
 		return cli_usage_error("record", "give either -c or -F, not both");
+	if ((model || cache) && !sim)
+		return cli_usage_error("record", "--machine and --cache describe the caches --sim simulates");
+	if (sim && (o.pid || o.freq || o.duration))
+		return cli_usage_error("record", "--sim runs a command and counts events: no -p, -F or -d");
+	if (sim && !names.n)
+		for (size_t i = 0; ds_sim_default_events[i]; i++)
+			ds_vec_push(&names, (char *)ds_sim_default_events[i]);
 	if (!names.n)
 		ds_vec_push(&names, "cpu-clock");
+	if (sim && sim_machine(&machine, model, cache, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
 	for (size_t i = 0; i < names.n; i++) {
 		ds_evspec e;
-		if (ds_event_resolve(names.v[i], &e, &err)) {
+		if (sim && !ds_sim_is_event(names.v[i])) {
+			ds_err_set(&err, DS_EINPUT, "--sim records simulated events (sim:NAME, see 'dsprof "
+				   "list'), not '%s'", names.v[i]);
+			status = cli_fail(&err);
+			goto out;
+		}
+		if (sim ? ds_sim_event_resolve(names.v[i], &e, &err) : ds_event_resolve(names.v[i], &e, &err)) {
 			status = cli_fail(&err);
 			goto out;
 		}
@@ -292,7 +366,8 @@ int cmd_record(int argc, char **argv)
 		status = cli_fail(&err);
 		goto out;
 	}
-	if (ds_sampler_record(&o, &res, &err)) {
+	if (sim ? ds_sim_record(&o, machine.caches, machine.ncaches, &res, &sres, &err)
+		: ds_sampler_record(&o, &res, &err)) {
 		status = cli_fail(&err);
 		/* nothing was recorded: leave the directory as it was */
 		if (!res.target_started)
@@ -300,10 +375,12 @@ int cmd_record(int argc, char **argv)
 		ds_record_result_fini(&res);
 		goto out;
 	}
-	if (write_meta(outdir, &o, &res, o.argc_self, self, ntarget, &err))
+	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err))
 		status = cli_fail(&err);
 	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	summary(outdir, &res, quiet);
+	if (sim)
+		sim_summary(&o, &sres, quiet);
 	if (!status && res.target_exited) {
 		int st = res.wait_status;
 		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -315,5 +392,8 @@ out:
 	ds_vec_free(&evs);
 	ds_vec_free(&names);
 	free(self);
+	ds_sim_result_fini(&sres);
+	if (sim)
+		ds_machine_fini(&machine);
 	return status;
 }

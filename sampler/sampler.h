@@ -118,4 +118,38 @@ typedef struct ds_record_result {
 int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err);
 void ds_record_result_fini(ds_record_result *r);
 
+/* ---- the simulated PMU (sampler/sim.c; docs/simulator.md) ----
+ * `dsprof record --sim` runs the command under dsprofsim, a Valgrind tool
+ * (sampler/sim/) that simulates per-thread private L1D and L2 caches, a
+ * shared last level and the coherence between threads, and samples every
+ * Nth simulated event precisely (exact IP and data address).  The samples
+ * land in perf.data like the kernel's, under the attrs made here. */
+
+/* Whether NAME[/PERIOD] names a simulated event ("sim:..."). */
+bool ds_sim_is_event(const char *spec);
+/* "sim:NAME[/PERIOD]" (NAME in any case): the attr is the event's in
+ * perf.data (PERF_TYPE_RAW, precise); period 0 means the event's default. */
+int ds_sim_event_resolve(const char *spec, ds_evspec *out, ds_err *err);
+/* The simulated events, for `dsprof list` (group "simulated"). */
+void ds_sim_event_list(ds_event_list_cb cb, void *ctx);
+/* What --sim records when no event is given; NULL-terminated. */
+extern const char *const ds_sim_default_events[];
+
+typedef struct ds_sim_result {
+	uint64_t accesses;          /* data accesses simulated, all processes */
+	uint64_t *event_count;      /* per recorded event: how many happened (exact) */
+	uint64_t truncated_streams; /* processes killed while writing a record */
+	char *valgrind_said;        /* the first line of Valgrind's logs, or NULL */
+} ds_sim_result;
+
+/* Run o->argv under the simulator with the geometry caches[0..ncaches)
+ * (the L1 data cache is needed; L2 and L3 are simulated when given) and
+ * write OUTDIR/perf.data.  o->events come from ds_sim_event_resolve;
+ * o->freq does not apply.  Like ds_sampler_record: 0 when an experiment
+ * was written (whatever the command did, its status in res), -1 with err
+ * when the simulation could not run. */
+int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int ncaches,
+		  ds_record_result *res, ds_sim_result *sres, ds_err *err);
+void ds_sim_result_fini(ds_sim_result *r);
+
 #endif

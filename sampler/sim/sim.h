@@ -1,0 +1,83 @@
+/*
+ * The dsprofsim Valgrind tool: declarations shared by its files.
+ *
+ *   sim_main.c    the tool's life: options, instrumentation, threads,
+ *                 processes, mappings
+ *   sim_model.c   the memory model: caches, coherence, events, samples
+ *   sim_stream.c  the per-process stream of perf records
+ *
+ * Built against Valgrind's headers and static libraries only (no libc):
+ * everything goes through VG_(...).  docs/simulator.md is the design.
+ */
+#ifndef DSPROF_SIM_H
+#define DSPROF_SIM_H
+
+#include "pub_tool_basics.h"
+
+#include "sim_proto.h"
+
+/* ---- the model (sim_model.c) ---- */
+
+/* One cache level's geometry. */
+typedef struct sim_geom {
+	ULong size;
+	UInt ways;
+	UInt line;
+} sim_geom;
+
+/* The configuration dsprof asked for. */
+typedef struct sim_config {
+	sim_geom l1, l2, llc;   /* l2/llc size 0: the level does not exist */
+	ULong period[SIM_NEVENTS]; /* 0: the event is not recorded */
+	UInt slot[SIM_NEVENTS];    /* its index in the recording's event list */
+	Bool callchain;
+} sim_config;
+
+typedef struct sim_thread sim_thread;
+
+void sim_model_init(const sim_config *c, Int pid);
+/* A new simulated core for a thread: private caches, clock at `clock`. */
+sim_thread *sim_thread_new(ThreadId vgtid, Int lwp, ULong clock);
+void sim_thread_free(sim_thread *t);
+/* The thread Valgrind runs now; the access helpers charge it. */
+void sim_set_current(sim_thread *t);
+sim_thread *sim_current(void);
+ULong sim_thread_clock(const sim_thread *t);
+void sim_thread_set_clock(sim_thread *t, ULong clock);
+Int sim_thread_lwp(const sim_thread *t);
+/* The process became multi-threaded: coherence is tracked from now on,
+ * for these threads and the ones made later. */
+void sim_enable_coherence(sim_thread **threads, UInt n);
+/* In a forked child: its own totals, its one thread, no coherence yet. */
+void sim_model_after_fork(sim_thread *survivor, Int child_pid);
+void sim_model_stats(struct sim_rec_stats *s);
+
+/* The helpers the instrumentation calls: addr, and the instruction's
+ * address and access size packed as pc << 16 | size. */
+VG_REGPARM(2) void sim_load(Addr addr, UWord pc_size);
+VG_REGPARM(2) void sim_store(Addr addr, UWord pc_size);
+VG_REGPARM(2) void sim_modify(Addr addr, UWord pc_size);
+#define SIM_PACK(pc, size) (((UWord)(pc) << 16) | (UWord)(size))
+
+/* ---- the stream (sim_stream.c) ---- */
+
+/* Open DIR/PID.stream for appending; False when it cannot be opened. */
+Bool sim_stream_open(const HChar *dir, Int pid);
+void sim_stream_close(void);
+/* Write out what is buffered (the file stays open). */
+void sim_stream_flush(void);
+/* Whether the last flush is older than a moment: then the caller writes
+ * its statistics and flushes, so that dsprof shows progress and a hard
+ * kill loses little. */
+Bool sim_stream_due(void);
+
+/* Records.  `time` is the logical clock; pid/tid are the OS's ids. */
+void sim_emit_sample(UInt slot, Int pid, Int tid, ULong time, Addr ip, Addr addr, ULong period,
+		     ULong weight, ULong data_src, const Addr *chain, UInt nchain);
+void sim_emit_comm(Int pid, Int tid, ULong time, const HChar *comm, Bool exec);
+void sim_emit_mmap2(Int pid, Int tid, ULong time, Addr start, ULong len, ULong pgoff, ULong dev,
+		    ULong ino, UInt prot, Bool shared, const HChar *filename);
+void sim_emit_task(UInt type, Int pid, Int ppid, Int tid, Int ptid, ULong time);
+void sim_emit_stats(const struct sim_rec_stats *s);
+
+#endif

@@ -1,0 +1,235 @@
+# dsprof record --sim: the simulated PMU (docs/simulator.md).  Exact miss
+# counts for known patterns, agreement with Cachegrind line by line, false
+# sharing seen as HITM, and the experiment as every other: perf reads it,
+# the target runs untouched, processes and threads are followed.
+. "$TOP/tests/lib.sh"
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	skip "simulator: valgrind is not installed ('make deps' installs it)"
+	exit 0
+fi
+
+# The geometry the expected counts are computed for (see each program).
+GEOM=L1D=32K:8:64,L2=256K:8:64,L3=2M:16:64
+
+# fn EXPERIMENT FUNCTION EVENT: the event's count in the function (or a
+# clone of it, like fn.isra.0), 0 when none
+fn() {
+	"$DSPROF" report -i "$1" -f csv --limit 1000000 2>/dev/null |
+		awk -F, -v f="$2" -v c="count:sim:$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+			$1 == f || index($1, f ".") == 1 { n += $k } END { print n + 0 }'
+}
+
+# line_of PROGRAM MARK: the source line that carries /* SIM:MARK */
+line_of() {
+	grep -n "SIM:$2 \*/" "$TOP/tests/programs/$1.c" | cut -d: -f1
+}
+
+# count EXPERIMENT PROGRAM MARK EVENT: the event's count on that line
+count() {
+	"$DSPROF" report -i "$1" --view lines -f csv --limit 1000000 >"$1.lines.csv" 2>/dev/null
+	v=$(csv_lookup "$1.lines.csv" name "$2.c:$(line_of "$2" "$3")" "count:sim:$4")
+	echo "${v:-0}"
+}
+
+"$DSPROF" list >list.txt
+check_contains "list: a simulated group" list.txt '^Simulated events'
+for e in loads stores L1D_MISS L2_MISS LLC_MISS HITM INVAL; do
+	check_contains "list: sim:$e" list.txt "^  sim:$e "
+done
+
+# ---- exact counts from the geometry (period 1) ----
+rec() { # NAME PROGRAM ARGS...: record every miss of every level
+	name=$1; shift
+	"$DSPROF" record -q --sim -c 1 -e sim:L1D_MISS -e sim:L2_MISS -e sim:LLC_MISS --cache "$GEOM" \
+		-o "$name" -- "$@" >"$name.out" 2>"$name.err"
+}
+
+rec stride "$PROGS/sim_stride" 10
+check_eq "stride: status" "$?" 0
+check_eq "stride: the program's output passes through" "$(cat stride.out)" 20480
+check_eq "stride: L1D misses = 2048 lines x 10 passes" "$(count stride sim_stride sweep L1D_MISS)" 20480
+check_eq "stride: no L2 miss (the array fits the L2)" "$(count stride sim_stride sweep L2_MISS)" 0
+check_eq "stride: no LLC miss" "$(count stride sim_stride sweep LLC_MISS)" 0
+
+rec chase "$PROGS/sim_chase" 4
+check_eq "chase: L1D misses = 4 laps x 16384 nodes" "$(count chase sim_chase chase L1D_MISS)" 65536
+check_eq "chase: L2 misses = every step" "$(count chase sim_chase chase L2_MISS)" 65536
+check_eq "chase: no LLC miss (the nodes fit the L3)" "$(count chase sim_chase chase LLC_MISS)" 0
+
+rec matrix "$PROGS/sim_matrix"
+check_eq "matrix by rows: one L1D miss per line (8192)" "$(count matrix sim_matrix rows L1D_MISS)" 8192
+check_eq "matrix by rows: one L2 miss per line" "$(count matrix sim_matrix rows L2_MISS)" 8192
+check_eq "matrix by columns: every access misses the L1D (65536)" \
+	"$(count matrix sim_matrix columns L1D_MISS)" 65536
+check_eq "matrix by columns: every access misses the L2" "$(count matrix sim_matrix columns L2_MISS)" 65536
+check_eq "matrix: no LLC miss" "$(count matrix sim_matrix rows LLC_MISS)$(count matrix sim_matrix columns LLC_MISS)" 00
+
+# ---- agreement with Cachegrind, line by line ----
+# D1mr + D1mw per line of the program's source file, from cachegrind.out
+cg_lines() { # OUT FILE_BASENAME
+	awk -v want="$2" '
+		/^events:/ { for (i = 2; i <= NF; i++) col[$i] = i; next }
+		/^f[lie]=/ { n = split(substr($0, 4), p, "/"); file = p[n]; next }
+		/^[0-9]/ && file == want { v = 0
+			if (col["D1mr"] <= NF) v += $(col["D1mr"])
+			if (col["D1mw"] <= NF) v += $(col["D1mw"])
+			if (v) sum[$1] += v }
+		END { for (l in sum) print l, sum[l] }' "$1" | sort -n
+}
+ds_lines() { # EXPERIMENT FILE_BASENAME
+	"$DSPROF" report -i "$1" --view lines -f csv --limit 1000000 2>/dev/null |
+		awk -F, -v want="$2" 'NR > 1 && $4 ~ ("/" want "$") && $7 > 0 { print $5, $7 }' | sort -n
+}
+# (run from the same folder as dsprof runs the simulator, so that the two
+# clients start with the same environment, and so the same stack addresses)
+for p in sim_stride sim_chase sim_matrix; do
+	VALGRIND_LIB="$BUILD/sim/lib" valgrind -q --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 --LL=2097152,16,64 \
+		--cachegrind-out-file="$p.cg" "$PROGS/$p" >/dev/null 2>"$p.cg.err"
+	"$DSPROF" record -q --sim -c 1 -e sim:L1D_MISS --cache "$GEOM" -o "$p.d1" -- "$PROGS/$p" \
+		>/dev/null 2>&1
+	cg_lines "$p.cg" "$p.c" >"$p.cg.txt"
+	ds_lines "$p.d1" "$p.c" >"$p.ds.txt"
+	# every line within 1% of Cachegrind's count (so far all are exact)
+	verdict=$(join -a1 -a2 -e 0 -o 0,1.2,2.2 "$p.cg.txt" "$p.ds.txt" | awk '
+		{ n++; d = $2 - $3; if (d < 0) d = -d; if (d == 0) exact++; if (d * 100 > $2) bad = bad " " $1 ":" $2 "/" $3 }
+		END { printf "%d %d%s\n", n, exact, bad }')
+	lines=${verdict%% *}
+	check_ge "$p: Cachegrind counts D1 misses on some lines" "$lines" 3
+	case "$verdict" in
+	*:*) not_ok "$p: D1 misses per line differ from Cachegrind's (line:cachegrind/dsprof):${verdict#* * }" ;;
+	*) ok "$p: D1 misses equal Cachegrind's D1mr+D1mw on every line ($verdict lines, exact)" ;;
+	esac
+done
+
+# ---- false sharing ----
+N=100000
+"$DSPROF" record -q --sim -e sim:HITM/1 -e sim:INVAL/1 -o fs -- "$PROGS/sim_false_sharing" adjacent $N \
+	>fs.out 2>&1
+check_eq "false sharing: both counters reach N" "$(cat fs.out)" "$N $N"
+# (per function: the loops' line tables at -O2 are too coarse to name lines)
+hitm_a=$(fn fs bump_a HITM)
+hitm_b=$(fn fs bump_b HITM)
+check_ge "false sharing: HITM on the shared line >= N/2" $((hitm_a + hitm_b)) $((N / 2))
+check_ge "false sharing: both threads suffer it (a)" "$hitm_a" $((N / 4))
+check_ge "false sharing: both threads suffer it (b)" "$hitm_b" $((N / 4))
+inval=$(( $(fn fs bump_a INVAL) + $(fn fs bump_b INVAL) ))
+check_ge "false sharing: the stores invalidate the other core's copy" "$inval" $((N / 2))
+hitm=$((hitm_a + hitm_b))
+"$DSPROF" record -q --sim -e sim:HITM/1 -e sim:INVAL/1 -o pad -- "$PROGS/sim_false_sharing" padded $N \
+	>/dev/null 2>&1
+padhitm=$(( $(fn pad bump_a HITM) + $(fn pad bump_b HITM) ))
+check "padded: HITM under 1% of the shared line's ($padhitm vs $hitm)" test $((padhitm * 100)) -lt "$hitm"
+
+# ---- the dataspace programs: exact addresses put the hot field on top ----
+# (not chase: its list is built by a store to every node in random order, as
+# many misses as the walk makes, and the model counts that tie exactly)
+for sc in stream:particle.mass global:entry.val twoptr:slot.hits union:item.v.f \
+	bitfield:flags.count stack:rec.score; do
+	name=${sc%%:*} want="struct ${sc#*:}"
+	"$DSPROF" record -q --sim -e sim:L1D_MISS -o "ds-$name" -- "$PROGS/dsfields" "$name" 1 >/dev/null 2>&1
+	"$DSPROF" report -i "ds-$name" -v dataobjects -f csv 2>/dev/null |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:sim:L1D_MISS") k = i; next }
+			$2 == "field" { print $k "," $1 }' | sort -t, -k1,1nr >"ds-$name.top"
+	top=$(sed -n 1p "ds-$name.top" | cut -d, -f2-)
+	n1=$(sed -n 1p "ds-$name.top" | cut -d, -f1)
+	n2=$(sed -n 2p "ds-$name.top" | cut -d, -f1)
+	if [ "$top" = "$want" ] && [ "${n1:-0}" -ge $((10 * ${n2:-0} + 10)) ]; then
+		ok "dsfields $name: $want on top for sim:L1D_MISS ($n1 samples, next ${n2:-0})"
+	else
+		not_ok "dsfields $name: want $want on top, got: $(head -3 "ds-$name.top" | tr '\n' ' ')"
+	fi
+done
+
+# ---- the experiment ----
+check_eq "meta.json backend" "$("$TOOLS/dsjq" .backend stride/meta.json)" sim
+check_eq "meta.json: the simulated L1D" "$("$TOOLS/dsjq" '.caches[0].size' stride/meta.json)" 32768
+check_eq "meta.json: events precise" "$("$TOOLS/dsjq" '.events[0].precise' stride/meta.json)" true
+check_eq "meta.json: period" "$("$TOOLS/dsjq" '.events[0].period' stride/meta.json)" 1
+check_eq "meta.json: event name" "$("$TOOLS/dsjq" '.events[1].name' stride/meta.json)" sim:L2_MISS
+perf report -i stride/perf.data --stdio --sort sym >perf.txt 2>perf.err
+check_eq "perf report reads it" "$?" 0
+check_eq "perf report: no warnings" "$(cat perf.err)" ""
+check_contains "perf report: the program's functions" perf.txt '\[\.\] sweep'
+check_contains "perf report: the event's name" perf.txt "of event 'sim:L1D_MISS'"
+
+"$DSPROF" record --sim -o dflt -- "$PROGS/sim_stride" 2 >/dev/null 2>dflt.err
+check_contains "default events, exact totals on stderr" dflt.err \
+	'simulated [0-9]+ accesses: sim:L1D_MISS [0-9]+, sim:LLC_MISS [0-9]+, sim:HITM 0'
+check_eq "default: call chains" "$("$TOOLS/dsjq" .callchains dflt/meta.json)" true
+"$DSPROF" report -i dflt -f csv >dflt.csv 2>/dev/null
+check_ge "call chains: main includes sweep" "$(csv_lookup dflt.csv name main incl_count:sim:L1D_MISS)" 4000
+
+# exit status, stderr, crashes and Ctrl-C pass through as with perf_event
+"$DSPROF" record -q --sim -o ex -- "$PROGS/behave" exit 42 >ex.out 2>ex.err
+check_eq "target's exit status is dsprof's" "$?" 42
+check_eq "target's stdout untouched" "$(cat ex.out)" "to stdout"
+check_eq "target's stderr untouched (-q)" "$(cat ex.err)" "to stderr"
+"$DSPROF" record -q --sim -o crash -- "$PROGS/behave" crash >/dev/null 2>&1
+check_eq "crashed target: status 128+SIGSEGV" "$?" 139
+check_eq "crashed target: exit status in meta.json" "$("$TOOLS/dsjq" .exit_status crash/meta.json)" 139
+setsid env --default-signal=INT "$DSPROF" record -q --sim -o int -- "$PROGS/behave" spin 60 >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -INT "-$pid"
+wait "$pid"
+check_eq "Ctrl-C: status 128+SIGINT" "$?" 130
+"$DSPROF" report -i int -f csv >int.csv 2>&1
+check_eq "Ctrl-C: experiment readable" "$?" 0
+
+# threads, a fork and an exec: every process's functions resolve
+"$DSPROF" record -q --sim -e sim:L1D_MISS/100 -o fork -- "$PROGS/sim_fork" "$PROGS/sim_stride" 2 >/dev/null 2>&1
+check_eq "fork/exec: status" "$?" 0
+for f in thread_work parent_work child_work; do
+	check_ge "fork/exec: $f attributed" "$(fn fork "$f" L1D_MISS)" 10000
+done
+check_ge "fork/exec: the exec'd program's sweep" "$(fn fork sweep L1D_MISS)" 4000
+"$DSPROF" report -i fork -v threads -f csv >forkt.csv 2>/dev/null
+check_ge "fork/exec: two processes" "$(csv_col forkt.csv pid | sort -u | wc -l)" 2
+check_ge "fork/exec: three threads" "$(($(wc -l <forkt.csv) - 1))" 3
+
+# errors are one line
+"$DSPROF" record --sim -e sim:BOGUS -o bad -- "$PROGS/sim_stride" >/dev/null 2>bad.err
+check_eq "unknown simulated event: status 1" "$?" 1
+check_contains "unknown simulated event: names the events" bad.err '^dsprof: unknown simulated event .sim:BOGUS.*sim:HITM'
+"$DSPROF" record --sim -e cpu-clock -o bad -- "$PROGS/sim_stride" >/dev/null 2>bad2.err
+check_eq "--sim with a perf event: status 1" "$?" 1
+"$DSPROF" record --cache L1D=32K:8:64 -o bad -- "$PROGS/sim_stride" >/dev/null 2>bad3.err
+check_eq "--cache without --sim: status 1" "$?" 1
+"$DSPROF" record --sim --cache L1D=32K:7:48 -o bad -- "$PROGS/sim_stride" >/dev/null 2>bad4.err
+check_eq "impossible geometry: status 1" "$?" 1
+check_eq "impossible geometry: one line" "$(wc -l <bad4.err)" 1
+PATH=/nonexistent "$DSPROF" record --sim -o bad -- "$PROGS/sim_stride" >/dev/null 2>novg.err
+check_eq "no valgrind: status 2" "$?" 2
+check_eq "no valgrind: what to install" "$(cat novg.err)" "dsprof: --sim needs valgrind (apt-get install valgrind)"
+check "no valgrind: no experiment left" test ! -e bad
+
+# ---- a program of a few hundred MB taking a signal every millisecond ----
+"$DSPROF" record -q --sim -c 1 -e sim:L1D_MISS -e sim:LLC_MISS --cache "$GEOM" -o big -- \
+	"$PROGS/sim_big" 300 4 >big.out 2>big.err
+check_eq "300 MB: status" "$?" 0
+check_eq "300 MB: the program ran right, signals included" "$(cat big.out)" "76800 4 signals sum-ok"
+check_eq "300 MB: one L1D miss per page and pass" "$(count big sim_big touch L1D_MISS)" 307200
+check_eq "300 MB: and one LLC miss" "$(count big sim_big touch LLC_MISS)" 307200
+check_ge "signals: the handler's stores are simulated" "$(fn big on_alarm L1D_MISS)" 1
+"$DSPROF" report -i big -f csv >big.csv 2>/dev/null
+incl=$(csv_lookup big.csv name touch_pages incl_count:sim:L1D_MISS)
+check_ge "signals: call chains go through the signal frame" "${incl:-0}" 307201
+"$DSPROF" report -i big --view summary -f json >big.json 2>&1
+check_ge "summary: the logical clock counts accesses" "$("$TOOLS/dsjq" .properties.logical_time big.json)" 307200
+check_within "summary: the duration is wall time" "$("$TOOLS/dsjq" .properties.duration_s big.json)" 5 5
+
+# ---- data sources in perf's encoding, read by perf mem ----
+perf mem report -i stride/perf.data --stdio --sort mem >mem.txt 2>mem.err
+check_eq "perf mem report reads it" "$?" 0
+check_contains "perf mem report: misses served by the L2" mem.txt 'L2 hit'
+perf script -i big/perf.data -F event,data_src,weight 2>/dev/null | sort | uniq -c | sort -rn >src.txt
+check_contains "data source: the LLC misses come from RAM" src.txt \
+	'sim:LLC_MISS: +[0-9a-f]+ \|OP (LOAD|STORE)\|LVL Local RAM or RAM hit\|SNP Miss.* 200$'
+"$DSPROF" record -q --sim -e sim:HITM/1 -o fs2 -- "$PROGS/sim_false_sharing" adjacent 1000 >/dev/null 2>&1
+perf script -i fs2/perf.data -F data_src 2>/dev/null | sort | uniq -c | sort -rn >hitm.txt
+check_contains "data source: HITM is a hit in a modified line of another cache" hitm.txt 'SNP HitM'
+
+# ---- a machine model file ----
+"$DSPROF" record -q --sim --machine "$TOP/docs/machines/amd-k8.machine" -o k8 -- "$PROGS/sim_stride" 1 >/dev/null 2>&1
+check_eq "--machine: the model's L1D" "$("$TOOLS/dsjq" '.caches[0].size' k8/meta.json)/$("$TOOLS/dsjq" '.caches[0].ways' k8/meta.json)" 65536/2
