@@ -89,7 +89,8 @@ $(BUILD)/bench/%: bench/%.c
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 
 # libFuzzer targets: each links only the modules it exercises.
-FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json $(BUILD)/fuzz/fuzz_mobj
+FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json $(BUILD)/fuzz/fuzz_mobj \
+             $(BUILD)/fuzz/fuzz_elf
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
 $(BUILD)/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c $(wildcard base/*.c experiment/*.c)
 	@mkdir -p $(dir $@)
@@ -100,6 +101,9 @@ $(BUILD)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(wildcard base/*.c)
 $(BUILD)/fuzz/fuzz_mobj: tests/fuzz/fuzz_mobj.c $(wildcard base/*.c memobj/*.c)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^
+$(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c $(wildcard base/*.c dwarfmap/*.c) analyze/layout.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -I/usr/include/libdwarf -o $@ $^ -ldwarf $(PKG_LIBS) -lstdc++
 
 # The evaluator benchmark measures dsprof's own code, so unlike the
 # profiled bench programs it is built and linked like the tests.

@@ -56,6 +56,9 @@ typedef struct printer {
 	ds_layout_summary *sum; /* filled by the outermost struct */
 	ds_buf scratch;      /* type names */
 	ds_buf paths;        /* member paths, each ended by a NUL */
+	const ds_type *open[MAX_DEPTH + 2]; /* the structs and unions being expanded */
+	unsigned nopen;
+	unsigned long expansions;
 } printer;
 
 /* What pahole's printing functions pass each other (its conf_fprintf). */
@@ -541,6 +544,34 @@ static size_t sub_path(printer *p, const conf *c, const char *name, unsigned bra
 
 static void array_decl(printer *p, const ds_type *t, const char *name, conf *c);
 
+/* Real types nest a few levels; corrupt DWARF can make a type contain itself,
+ * or anonymous types that each hold the next one many times over. */
+#define MAX_EXPANSIONS 65536
+
+/* Whether an anonymous struct or union may be printed in place: not too deep,
+ * not inside itself, and within the budget that keeps a corrupt graph of
+ * types from expanding exponentially.  Otherwise it is printed by name. */
+static bool may_expand(const printer *p, const ds_type *t, unsigned depth)
+{
+	if (depth >= MAX_DEPTH - 1 || p->expansions >= MAX_EXPANSIONS)
+		return false;
+	for (unsigned i = 0; i < p->nopen; i++)
+		if (p->open[i] == t)
+			return false;
+	return true;
+}
+
+static void expand(printer *p, const ds_type *t, const conf *c)
+{
+	p->open[p->nopen++] = t;
+	p->expansions++;
+	if (is_union(t))
+		print_union(p, t, c);
+	else
+		print_struct(p, t, c);
+	p->nopen--;
+}
+
 /* pahole's type__fprintf: a member's type and name, expanding anonymous
  * structs and unions (and those behind pointers) in place. */
 static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
@@ -562,7 +593,7 @@ static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 				put(p, ds_buf_str(&b));
 				goto done;
 			}
-			if ((is_struct(to) || is_union(to)) && !to->name && tc.depth < MAX_DEPTH - 1) {
+			if ((is_struct(to) || is_union(to)) && !to->name && may_expand(p, to, tc.depth)) {
 				ptr_name = ds_xasprintf("* %s", name ? name : "");
 				name = ptr_name;
 				tc.rel_offset = true;
@@ -591,25 +622,25 @@ static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 			goto done;
 		case DS_TYPE_STRUCT:
 		case DS_TYPE_CLASS:
-			if (t->name || tc.depth >= MAX_DEPTH) {
+			if (t->name || !may_expand(p, t, tc.depth)) {
 				put(p, t->kind == DS_TYPE_CLASS ? "class " : "struct ");
 				put_left(p, t->name ? t->name : "{...}", tc.type_spacing - 7);
 				put(p, " ");
 				put(p, tc.suffix ? tc.suffix : "");
 			} else {
 				tc.type_spacing -= 8;
-				print_struct(p, t, &tc);
+				expand(p, t, &tc);
 			}
 			goto done;
 		case DS_TYPE_UNION:
-			if (t->name || tc.depth >= MAX_DEPTH) {
+			if (t->name || !may_expand(p, t, tc.depth)) {
 				put(p, "union ");
 				put_left(p, t->name ? t->name : "{...}", tc.type_spacing - 6);
 				put(p, " ");
 				put(p, tc.suffix ? tc.suffix : "");
 			} else {
 				tc.type_spacing -= 8;
-				print_union(p, t, &tc);
+				expand(p, t, &tc);
 			}
 			goto done;
 		case DS_TYPE_ENUM:
@@ -1164,10 +1195,8 @@ ds_layout *ds_layout_build(const ds_type *t, unsigned line_size, ds_err *err)
 		l->sum.size = s->size;
 		l->sum.cachelines = (psize(s, 0) + p.line_size - 1) / p.line_size;
 		l->sum.members = s->nmembers;
-		print_union(&p, s, &c);
-	} else {
-		print_struct(&p, s, &c);
 	}
+	expand(&p, s, &c);
 	put(&p, ";\n");
 	make_rows(&p, l);
 	ds_buf_free(&p.scratch);

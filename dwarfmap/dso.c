@@ -122,6 +122,8 @@ ds_dso *ds_dso_open_mem(const void *image, size_t size, const char *label, ds_er
 		return NULL;
 	}
 	read_layout(d);
+	if (ds_elf_has_dwarf(&d->main))
+		d->dwarf = &d->main;
 	ds_dso_load_symbols(d);
 	return d;
 }

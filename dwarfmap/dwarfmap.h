@@ -47,7 +47,8 @@ typedef struct ds_dso_opts {
 /* Open an ELF file.  NULL with err when the file cannot be read or is not
  * ELF (DS_EINPUT); a file without symbols opens fine and has none. */
 ds_dso *ds_dso_open(const char *path, const ds_dso_opts *opts, ds_err *err);
-/* The same over an in-memory ELF image (the vdso); the image is copied. */
+/* The same over an in-memory ELF image (the vdso), with the DWARF it
+ * carries (no separate debug file is looked for); the image is copied. */
 ds_dso *ds_dso_open_mem(const void *image, size_t size, const char *label, ds_err *err);
 /* The running kernel's symbols from a kallsyms file (vaddr = address). */
 ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err);

@@ -14,10 +14,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A file cut short (an interrupted copy, a full disk) still parses as ELF,
+ * but its section headers, at the end of the file, lie past it: say so,
+ * rather than "no symbols" or "no DWARF" later.  (Segments are not
+ * checked: debug files may keep the sizes of segments they do not hold.) */
+static int check_truncated(ds_elf *e, const char *label, ds_err *err)
+{
+	size_t size = 0;
+	uint64_t shnum = e->ehdr.e_shnum ? e->ehdr.e_shnum : 1, need; /* 0: the count is in header 0 */
+
+	if (!e->ehdr.e_shoff || !elf_rawfile(e->elf, &size))
+		return 0;
+	if (__builtin_add_overflow(e->ehdr.e_shoff, shnum * e->ehdr.e_shentsize, &need))
+		need = UINT64_MAX;
+	if (need <= size)
+		return 0;
+	return ds_err_set(err, DS_EINPUT,
+			  "cannot read '%s': truncated at byte %zu (its section headers end at byte %llu)", label,
+			  size, (unsigned long long)need);
+}
+
 static int finish_open(ds_elf *e, const char *label, ds_err *err)
 {
 	if (!e->elf || elf_kind(e->elf) != ELF_K_ELF || !gelf_getehdr(e->elf, &e->ehdr)) {
 		ds_err_set(err, DS_EINPUT, "cannot read '%s': not an ELF file", label);
+		ds_elf_close(e);
+		return -1;
+	}
+	if (check_truncated(e, label, err)) {
 		ds_elf_close(e);
 		return -1;
 	}

@@ -217,6 +217,19 @@ cp "$PROGS/selftime" stripped && strip -g stripped
 "$DSPROF" layout ./stripped >/dev/null 2>err.txt
 check_eq "no DWARF: exit 1" "$?" 1
 check_contains "no DWARF: says why" err.txt 'built without -g\?'
+head -c 3000 "$PROGS/selftime" >truncated
+"$DSPROF" layout ./truncated >/dev/null 2>err.txt
+check_eq "truncated binary: exit 1" "$?" 1
+check_contains "truncated binary: says so" err.txt "^dsprof: cannot read './truncated': truncated at byte 3000 \(its section headers end at byte [0-9]+\)$"
+# .debug_info overwritten after its first unit header: the types that can
+# be read are printed, the rest is one note
+cp "$PROGS/selftime" corrupt
+off=$(readelf -SW corrupt | awk '$2 == ".debug_info" { print $5; exit }')
+head -c 300 /dev/zero | tr '\0' '\377' | dd of=corrupt bs=1 seek=$((0x$off + 40)) conv=notrunc 2>/dev/null
+"$DSPROF" layout ./corrupt >/dev/null 2>err.txt
+check_eq "corrupt DWARF: exit 0 with what could be read" "$?" 0
+check_contains "corrupt DWARF: one note" err.txt "^dsprof: note: DWARF in './corrupt': "
+check_eq "corrupt DWARF: only that note" "$(wc -l <err.txt)" 1
 "$DSPROF" layout --line 0 "$PROGS/selftime" >/dev/null 2>err.txt
 check_eq "bad --line: exit 1" "$?" 1
 "$DSPROF" layout >/dev/null 2>err.txt

@@ -48,6 +48,21 @@ seed_mobj() {
 	printf '\001DOBJ == "a\\"b" ? CPUID <= 3 : TSTAMP / 0' >"$c/escape"
 }
 
+# Small programs with their DWARF in every form the readers meet: DWARF 5
+# from GCC, DWARF 4 from Clang, GNU-compressed sections, a relocatable
+# object, and code that is hand-written assembly in part (verdicts.c).
+seed_elf() {
+	c="$FUZZ/corpus/elf"
+	mkdir -p "$c"
+	src="$(dirname "$0")/../programs"
+	gcc -O2 -g -o "$c/gcc-dwarf5" "$src/selftime.c" 2>/dev/null
+	clang -O2 -gdwarf-4 -Wno-unknown-attributes -o "$c/clang-dwarf4" "$src/selftime.c" 2>/dev/null
+	objcopy --compress-debug-sections=zlib-gnu "$c/gcc-dwarf5" "$c/zlib-gnu" 2>/dev/null
+	gcc -O2 -g -c -o "$c/object.o" "$src/dsfields.c" 2>/dev/null
+	gcc -O2 -g -o "$c/verdicts" "$src/verdicts.c" 2>/dev/null
+	ls "$c" | grep -q . || { echo "not ok - fuzz: no ELF seed could be built"; exit 1; }
+}
+
 run() { # target corpus
 	mkdir -p "$FUZZ/artifacts"
 	if "$FUZZ/$1" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
@@ -64,7 +79,9 @@ run() { # target corpus
 seed_perfdata
 seed_json
 seed_mobj
+seed_elf
 run fuzz_perfdata perfdata
 run fuzz_json json
 run fuzz_mobj mobj
+run fuzz_elf elf
 exit $fail
