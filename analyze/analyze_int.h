@@ -169,6 +169,8 @@ struct ds_session {
 	uint64_t verdict_samples[DS_BT_NVERDICTS];
 	uint64_t ea_from_addr, ea_from_regs, ea_regs_changed, ea_none, ea_checked, ea_disagree;
 	uint64_t ea_ifetch;               /* page faults on code: ADDR is the instruction */
+	DS_VEC(uint64_t) dso_mem;        /* per dso: samples whose trigger was found */
+	DS_VEC(uint64_t) dso_resolved;   /* per dso: of those, resolved to a data object */
 };
 
 /* ---- building tables (table.c) ---- */

@@ -763,6 +763,15 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 	if (d.id == NO_DOBJ)
 		d = unknown(s, es == DS_EA_REGS_CHANGED ? "regs-changed" : "no-variable");
 	s->how_samples[how]++;
+	if (x->trig[pr].verdict == DS_BT_OK) {
+		uint32_t dso = s->sites.v[si].dso;
+		while (s->dso_mem.n <= dso) {
+			ds_vec_push(&s->dso_mem, 0);
+			ds_vec_push(&s->dso_resolved, 0);
+		}
+		s->dso_mem.v[dso]++;
+		s->dso_resolved.v[dso] += how != HOW_NONE;
+	}
 	if (have_ea && s->dobjs.v[d.id].t)
 		count_alignment(s, &s->dobjs.v[d.id], ea - d.off, r->evidx);
 	note_seen(x, d.id);
@@ -836,6 +845,8 @@ void ds_dataspace_free(ds_session *s)
 	ds_vec_free(&s->dobj_samples);
 	ds_vec_free(&s->dobj_count);
 	ds_vec_free(&s->align_samples);
+	ds_vec_free(&s->dso_mem);
+	ds_vec_free(&s->dso_resolved);
 	ds_hash_free(s->dobj_index);
 	ds_hash_free(s->align_index);
 	ds_backtracker_free(s->bt);

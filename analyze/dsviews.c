@@ -123,18 +123,21 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 }
 
 /* --type-stats: how every sample was (or was not) resolved, group by group
- * (backtrack, address, resolution, unknown buckets), largest first in each. */
+ * (backtrack, address, resolution, unknown buckets), largest first in each;
+ * then per module its memory samples and the share of them resolved, so
+ * that a library without debug information does not hide the program's. */
 enum { TS_GROUP, TS_SAMPLES, TS_SHARE, TS_ORDER, TS_NCOLS };
 
 typedef struct stat_ent {
 	int group;            /* index in stat_groups */
 	const char *what;
 	uint64_t n;
+	double pct;           /* module rows: the share resolved; else < 0 (of all samples) */
 } stat_ent;
 
 typedef DS_VEC(stat_ent) stat_vec;
 
-static const char *const stat_groups[] = {"backtrack", "address", "resolution", "unknown"};
+static const char *const stat_groups[] = {"backtrack", "address", "resolution", "unknown", "module"};
 
 static int cmp_stat(const void *a, const void *b)
 {
@@ -149,7 +152,7 @@ static int cmp_stat(const void *a, const void *b)
 static void stat_add(stat_vec *v, int group, const char *what, uint64_t n)
 {
 	if (n)
-		ds_vec_push(v, ((stat_ent){group, what, n}));
+		ds_vec_push(v, ((stat_ent){group, what, n, -1}));
 }
 
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
@@ -187,6 +190,11 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 				n += s->dobj_samples.v[i * s->nev + e];
 			stat_add(&v, 3, s->dobjs.v[i].path, n);
 		}
+	for (size_t i = 0; i < s->dso_mem.n; i++)
+		if (s->dso_mem.v[i]) {
+			stat_add(&v, 4, s->dsos.v[i].module, s->dso_mem.v[i]);
+			v.v[v.n - 1].pct = 100.0 * (double)s->dso_resolved.v[i] / (double)s->dso_mem.v[i];
+		}
 	if (v.n)
 		qsort(v.v, v.n, sizeof *v.v, cmp_stat);
 
@@ -202,7 +210,8 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		tb_cell_str(row, TS_GROUP, stat_groups[v.v[i].group]);
 		tb_cell_u64(row, TS_SAMPLES, v.v[i].n);
 		tb_cell_u64(row, TS_ORDER, i);
-		row->cells[TS_SHARE].d = user ? 100.0 * (double)v.v[i].n / (double)user : 0;
+		row->cells[TS_SHARE].d = v.v[i].pct >= 0 ? v.v[i].pct
+					 : user ? 100.0 * (double)v.v[i].n / (double)user : 0;
 		row->cells[TS_SHARE].set = true;
 	}
 	ds_buf_free(&name);

@@ -4,7 +4,7 @@
 #include <asm/perf_regs.h>
 #include <capstone/capstone.h>
 #include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 #include <string.h>
 
 struct ds_arch {
@@ -191,24 +191,6 @@ void ds_decoder_free(ds_decoder *d)
 	free(d);
 }
 
-size_t ds_decode_text(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
-		      char *text, size_t textlen)
-{
-	const uint8_t *p = code;
-	size_t n = len;
-	uint64_t a = addr;
-
-	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn)) {
-		snprintf(text, textlen, "(bad)");
-		return 0;
-	}
-	if (d->insn->op_str[0])
-		snprintf(text, textlen, "%s %s", d->insn->mnemonic, d->insn->op_str);
-	else
-		snprintf(text, textlen, "%s", d->insn->mnemonic);
-	return d->insn->size;
-}
-
 /* ---- decoding for backtracking and type tracking ---- */
 
 static uint64_t reg_bit(int r)
@@ -371,6 +353,171 @@ static void classify_alu(const cs_insn *in, ds_insn *out)
 	out->alu_imm = imm;
 }
 
+/* ---- VEX and EVEX instructions Capstone 4 does not know ----
+ * Capstone 4.0.2 (Debian 12) rejects some AVX-512 instructions that glibc's
+ * string functions run on every AVX-512 machine: kmovd/kmovq and the
+ * compares into mask registers (vpcmp[u]b ...).  A function holding one
+ * could not be decoded at all, so samples in memcmp or strlen got no
+ * trigger.  These instructions are regular: prefix, opcode, ModRM, SIB,
+ * displacement, immediate; this decodes their length and memory operand
+ * and says conservatively what they write. */
+
+/* x86 encoding order (rax rcx rdx rbx rsp rbp rsi rdi r8..r15) to DWARF. */
+static int dwarf_of_enc(unsigned r)
+{
+	static const int8_t map[8] = {RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI};
+	return r < 8 ? map[r] : (int)r;
+}
+
+typedef struct vex {
+	unsigned map;          /* 1: 0F, 2: 0F38, 3: 0F3A */
+	uint8_t opcode;
+	bool evex, w, r, x, b; /* r, x, b: the register-number extensions, un-inverted */
+	unsigned pp, vl;       /* vl: vector bytes */
+	bool broadcast;
+	size_t prefix_len;
+} vex;
+
+static bool vex_prefix(const uint8_t *c, size_t len, vex *v)
+{
+	memset(v, 0, sizeof *v);
+	if (len >= 3 && c[0] == 0xc5) {
+		v->r = !(c[1] & 0x80);
+		v->map = 1;
+		v->pp = c[1] & 3;
+		v->vl = c[1] & 4 ? 32 : 16;
+		v->prefix_len = 2;
+	} else if (len >= 4 && c[0] == 0xc4) {
+		v->r = !(c[1] & 0x80), v->x = !(c[1] & 0x40), v->b = !(c[1] & 0x20);
+		v->map = c[1] & 0x1f;
+		v->w = c[2] & 0x80;
+		v->pp = c[2] & 3;
+		v->vl = c[2] & 4 ? 32 : 16;
+		v->prefix_len = 3;
+	} else if (len >= 5 && c[0] == 0x62 && (c[2] & 4)) {
+		v->evex = true;
+		v->r = !(c[1] & 0x80), v->x = !(c[1] & 0x40), v->b = !(c[1] & 0x20);
+		v->map = c[1] & 3;
+		v->w = c[2] & 0x80;
+		v->pp = c[2] & 3;
+		v->vl = 16u << ((c[3] >> 5) & 3);
+		v->broadcast = c[3] & 0x10;
+		v->prefix_len = 4;
+	} else {
+		return false;
+	}
+	if (v->map < 1 || v->map > 3)
+		return false;
+	v->opcode = c[v->prefix_len];
+	return true;
+}
+
+static bool vex_has_imm8(const vex *v)
+{
+	if (v->map == 3)
+		return true;
+	return v->map == 1 && ((v->opcode >= 0x70 && v->opcode <= 0x73) || v->opcode == 0xc2 ||
+			       (v->opcode >= 0xc4 && v->opcode <= 0xc6));
+}
+
+/* Gathers and scatters address memory through a vector of indexes. */
+static bool vex_vsib(const vex *v)
+{
+	return v->map == 2 && ((v->opcode >= 0x90 && v->opcode <= 0x93) ||
+			       (v->opcode >= 0xa0 && v->opcode <= 0xa3) || v->opcode == 0xc6 ||
+			       v->opcode == 0xc7);
+}
+
+static bool decode_vex(const uint8_t *c, size_t len, uint64_t addr, ds_insn *out)
+{
+	vex v;
+	size_t p;
+	unsigned mod, reg, rm;
+	ds_memop *m = &out->mem[0];
+
+	if (!vex_prefix(c, len, &v) || vex_vsib(&v) || (v.map == 1 && v.opcode == 0x77))
+		return false;
+	p = v.prefix_len + 1;
+	if (p >= len)
+		return false;
+	mod = c[p] >> 6, reg = (c[p] >> 3) & 7, rm = c[p] & 7;
+	p++;
+	memset(out, 0, sizeof *out);
+	out->addr = addr;
+	out->flow = DS_FLOW_NEXT;
+	out->dst = out->src = DS_REG_NONE;
+	if (mod != 3) {
+		int64_t disp = 0;
+		m->base = m->index = DS_REG_NONE;
+		m->scale = 1;
+		if (rm == 4) {
+			uint8_t sib;
+			if (p >= len)
+				return false;
+			sib = c[p++];
+			m->scale = 1 << (sib >> 6);
+			if (((sib >> 3) & 7) != 4 || v.x)
+				m->index = dwarf_of_enc(((sib >> 3) & 7) | (v.x ? 8u : 0));
+			if ((sib & 7) == 5 && mod == 0)
+				mod = 2; /* no base: a 32-bit displacement */
+			else
+				m->base = dwarf_of_enc((sib & 7) | (v.b ? 8u : 0));
+		} else if (rm == 5 && mod == 0) {
+			m->rip_relative = true;
+			mod = 2;
+		} else {
+			m->base = dwarf_of_enc(rm | (v.b ? 8u : 0));
+		}
+		if (mod == 1) {
+			if (p + 1 > len)
+				return false;
+			/* EVEX scales a one-byte displacement by the memory operand's
+			 * size: the whole vector, or one element when broadcast
+			 * (the full-vector forms, which are the ones decoded here) */
+			disp = (int8_t)c[p++];
+			if (v.evex)
+				disp *= v.broadcast ? (v.w ? 8 : 4) : (int64_t)v.vl;
+		} else if (mod == 2) {
+			int32_t d32;
+			if (p + 4 > len)
+				return false;
+			memcpy(&d32, c + p, 4);
+			disp = d32;
+			p += 4;
+		}
+		m->disp = disp;
+		m->size = v.evex && v.broadcast ? (v.w ? 8 : 4) : v.vl;
+		m->read = true;
+		out->nmem = 1;
+		out->regs_read = reg_bit(m->base) | reg_bit(m->index);
+	}
+	if (vex_has_imm8(&v))
+		p++;
+	if (p > len || p > 15)
+		return false;
+	out->len = (uint32_t)p;
+	/* what they write: kmov and the compares into mask registers write no
+	 * general-purpose register but kmov's r32/r64 form; anything else may */
+	if (!v.evex && v.map == 1 && v.opcode >= 0x90 && v.opcode <= 0x93) {
+		if (out->nmem) {
+			static const uint32_t kmov_size[2][2] = {{2, 8}, {1, 4}}; /* [66 prefix][W] */
+			m->size = v.pp <= 1 ? kmov_size[v.pp][v.w] : (v.w ? 8 : 4);
+			m->read = v.opcode == 0x90;
+			m->write = v.opcode == 0x91;
+		}
+		if (v.opcode == 0x93) {
+			out->dst = dwarf_of_enc(reg | (v.r ? 8u : 0));
+			out->regs_written = reg_bit(out->dst);
+			out->move = DS_MOVE_OTHER;
+		}
+	} else if (!(v.evex && v.map == 3 && (v.opcode & 0xfe) == 0x3e) &&
+		   !(v.evex && v.map == 3 && (v.opcode & 0xfe) == 0x1e) &&
+		   !(!v.evex && v.map == 1 && (v.opcode == 0x98 || v.opcode == 0x99))) {
+		out->regs_written = 0xffffull & ~reg_bit(RSP);
+	}
+	return true;
+}
+
 bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds_insn *out)
 {
 	const uint8_t *p = code;
@@ -382,7 +529,7 @@ bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds
 
 	memset(out, 0, sizeof *out);
 	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn))
-		return false;
+		return decode_vex(code, len, addr, out);
 	out->addr = addr;
 	out->len = in->size;
 	if (cs_regs_access(d->cs, in, rr, &nr, rw, &nw) == CS_ERR_OK) {
@@ -405,4 +552,36 @@ bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds
 	classify_move(d, in, out);
 	classify_alu(in, out);
 	return true;
+}
+
+size_t ds_decode_text(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr,
+		      char *text, size_t textlen)
+{
+	const uint8_t *p = code;
+	size_t n = len;
+	uint64_t a = addr;
+
+	if (!cs_disasm_iter(d->cs, &p, &n, &a, d->insn)) {
+		ds_insn in;
+		vex v;
+		static const char *const maps[] = {"", "0f", "0f38", "0f3a"};
+		if (decode_vex(code, len, addr, &in) && vex_prefix(code, len, &v)) {
+			/* the family when it is one of those glibc uses, and the
+			 * encoding, for the reader to look up */
+			const char *fam = v.map == 1 && (v.opcode & 0xfc) == 0x90 ? "kmov "
+					  : v.map == 1 && (v.opcode & 0xfe) == 0x98 ? "ktest "
+					  : v.map == 3 && (v.opcode & 0xde) == 0x1e ? "vpcmp "
+										   : "";
+			snprintf(text, textlen, "%s(%s %s %02x, unknown to Capstone 4)", fam,
+				 v.evex ? "evex" : "vex", maps[v.map], v.opcode);
+			return in.len;
+		}
+		snprintf(text, textlen, "(bad)");
+		return 0;
+	}
+	if (d->insn->op_str[0])
+		snprintf(text, textlen, "%s %s", d->insn->mnemonic, d->insn->op_str);
+	else
+		snprintf(text, textlen, "%s", d->insn->mnemonic);
+	return d->insn->size;
 }

@@ -131,15 +131,18 @@ static bool read_table(fn *f, uint64_t table, bool rel)
 }
 
 /* An indirect jump is a jump table when the jump reads `[table + r * 8]`
- * (absolute entries) or the code just before it computes the table's
- * address, `lea r, [rip + table]` (32-bit relative entries, as GCC and
- * Clang emit for position-independent code).  A jump through a single
- * memory slot is a tail call through a function pointer.  Any other
- * indirect jump might land anywhere in the function, whose blocks are then
- * unknown. */
+ * (absolute entries) or the code computes the table's address with
+ * `lea r, [rip + table]` (32-bit relative entries, as GCC and Clang emit
+ * for position-independent code): just before the jump, or anywhere in
+ * the function when the entry is loaded as `[base + i * 4]` from a base
+ * register the compiler set up once, outside a loop.  A jump through a
+ * single memory slot is a tail call through a function pointer.  Any
+ * other indirect jump might land anywhere in the function, whose blocks
+ * are then unknown. */
 static void resolve_indirect(fn *f, size_t k)
 {
 	const ds_insn *j = &f->insns.v[k];
+	int base = DS_REG_NONE;
 
 	if (j->nmem && j->mem[0].base == DS_REG_NONE && !j->mem[0].rip_relative &&
 	    j->mem[0].index != DS_REG_NONE && j->mem[0].scale == 8 &&
@@ -153,6 +156,15 @@ static void resolve_indirect(fn *f, size_t k)
 		if (l->flow != DS_FLOW_NEXT && l->flow != DS_FLOW_COND)
 			break;
 		if (l->move == DS_MOVE_LEA && l->nmem && l->mem[0].rip_relative &&
+		    read_table(f, l->addr + l->len + (uint64_t)l->mem[0].disp, true))
+			return;
+		if (base == DS_REG_NONE && l->nmem && !l->mem[0].address_only && l->mem[0].scale == 4 &&
+		    l->mem[0].index != DS_REG_NONE && !l->mem[0].rip_relative)
+			base = l->mem[0].base;
+	}
+	for (size_t i = 0; base != DS_REG_NONE && i < f->insns.n; i++) {
+		const ds_insn *l = &f->insns.v[i];
+		if (l->move == DS_MOVE_LEA && l->dst == base && l->nmem && l->mem[0].rip_relative &&
 		    read_table(f, l->addr + l->len + (uint64_t)l->mem[0].disp, true))
 			return;
 	}
@@ -194,16 +206,16 @@ static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_
 	return f;
 }
 
-static fn *function_of(ds_backtracker *b, ds_dso *d, const ds_symbol *sym)
+static fn *function_of(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_t end)
 {
 	struct {
 		const void *dso;
 		uint64_t start;
-	} key = {d, sym->start};
+	} key = {d, start};
 	bool added;
 	size_t i = ds_hash_intern(b->fn_index, &key, sizeof key, &added);
 	if (added)
-		ds_vec_push(&b->fns, decode_function(b, d, sym->start, sym->start + sym->size));
+		ds_vec_push(&b->fns, decode_function(b, d, start, end));
 	return b->fns.v[i];
 }
 
@@ -275,6 +287,7 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 void ds_backtrack(ds_backtracker *b, ds_dso *d, uint64_t ip, bool precise, ds_trigger *out)
 {
 	const ds_symbol *sym;
+	uint64_t start, end;
 	size_t avail;
 	fn *f;
 	int64_t k;
@@ -299,12 +312,17 @@ void ds_backtrack(ds_backtracker *b, ds_dso *d, uint64_t ip, bool precise, ds_tr
 		}
 		return;
 	}
+	/* the function's bounds: its symbol, else (a stripped library's static
+	 * functions) the FDE that unwinds it */
 	sym = ds_dso_symbol_at(d, ip);
-	if (!sym || !sym->size) {
+	if (sym && sym->size) {
+		start = sym->start;
+		end = sym->start + sym->size;
+	} else if (!ds_dso_fde_range(d, ip, &start, &end)) {
 		out->verdict = DS_BT_NO_FUNCTION;
 		return;
 	}
-	f = function_of(b, d, sym);
+	f = function_of(b, d, start, end);
 	k = insn_at(f, ip);
 	if (f->bad || k < 0) {
 		out->verdict = DS_BT_BAD_DECODE;

@@ -720,3 +720,20 @@ bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out)
 	}
 	return false;
 }
+
+bool ds_dso_fde_range(ds_dso *d, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	if (d->kallsyms)
+		return false;
+	if (!d->cfi)
+		load_cfi(d);
+	for (size_t i = 0; i < d->cfi->n; i++) {
+		const fde_ref *f = find_fde(&d->cfi->sec[i], vaddr);
+		if (f) {
+			*start = f->start;
+			*end = f->end;
+			return true;
+		}
+	}
+	return false;
+}

@@ -117,6 +117,10 @@ typedef struct ds_cfa {
  * lookup then interprets one FDE's instructions up to vaddr.  Not
  * thread-safe, like the line queries; false for kallsyms. */
 bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out);
+/* The code range [start, end) of the FDE covering vaddr: a function's bounds
+ * (or of a part of it, like GCC's .cold blocks) where the symbol table has
+ * none, as in stripped libraries. */
+bool ds_dso_fde_range(ds_dso *d, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
 /* A C++/Rust-mangled name demangled (malloc'd), or NULL when not mangled. */
 char *ds_demangle(const char *raw);

@@ -86,7 +86,7 @@ bt=$(awk -F, '$2 == "backtrack" { s += $3 } END { print s + 0 }' ts.csv)
 res=$(awk -F, '$2 == "resolution" { s += $3 } END { print s + 0 }' ts.csv)
 check_eq "--type-stats: verdicts add up to the user samples" "$bt" "$user"
 check_eq "--type-stats: resolutions add up to the user samples" "$res" "$user"
-check_eq "--type-stats: groups in order, each once" "$(csv_col ts.csv group | uniq | awk 'BEGIN { r["backtrack"] = 1; r["address"] = 2; r["resolution"] = 3; r["unknown"] = 4 }
+check_eq "--type-stats: groups in order, each once" "$(csv_col ts.csv group | uniq | awk 'BEGIN { r["backtrack"] = 1; r["address"] = 2; r["resolution"] = 3; r["unknown"] = 4; r["module"] = 5 }
 	{ if (!($1 in r) || r[$1] <= last) bad = 1; last = r[$1] } END { print bad ? "no" : "yes" }')" yes
 check_eq "--type-stats: the first row is the backtrack successes" "$(csv_col ts.csv name | sed -n 1p)" "backtrack: ok"
 pct=$("$TOOLS/dsjq" .properties.resolved_pct_of_memory_samples ts.json)
@@ -139,3 +139,9 @@ for z in zlib zlib-gnu; do
 	"$DSPROF" report -i "z-$z" --view lines -f csv >"z-$z.lines" 2>&1
 	check_contains "$z debug sections: line numbers" "z-$z.lines" '^dsfields\.c:[0-9]+,total_mass'
 done
+
+# ---- --type-stats per module: the program's own share, apart from the
+# libraries' ----
+res=$(csv_lookup ts.csv name "module: dsf" percent)
+check_within "--type-stats: the program's memory samples resolved" "${res:-0}" 100 20
+check_ge "--type-stats: the program's memory samples" "$(csv_lookup ts.csv name "module: dsf" samples)" 20
