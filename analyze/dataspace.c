@@ -83,6 +83,23 @@ static const ds_type *element(const ds_type *t, uint64_t *off)
 	return t;
 }
 
+/* The name of aggregate agg, reached from t through typedefs, qualifiers
+ * and arrays: its tag, or for an anonymous one the typedef that names it
+ * (`typedef struct { ... } Elf64_Dyn` is "Elf64_Dyn", as C code calls it). */
+static void aggregate_name(const ds_type *t, const ds_type *agg, ds_buf *out)
+{
+	const char *tdef = NULL;
+	for (int depth = 0; t && t != agg && depth < 16; depth++) {
+		if (t->kind == DS_TYPE_TYPEDEF && t->name)
+			tdef = t->name;
+		t = t->target;
+	}
+	if (!agg->name && tdef)
+		ds_buf_puts(out, tdef);
+	else
+		ds_type_name(agg, out);
+}
+
 /* The object an access of `size` bytes at byte `off` of a `t` touches;
  * var names a variable that is the whole object (a global or a stack
  * slot), or NULL when the access came through a pointer. */
@@ -95,7 +112,7 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 	dref d = {NO_DOBJ, off};
 
 	if (is_aggregate(agg)) {
-		ds_type_name(agg, &tn);
+		aggregate_name(t, agg, &tn);
 		if (!agg->size || off >= agg->size) {
 			d = unknown(s, "bad-offset");
 		} else if (ds_type_member_path(agg, off, size, &path, &leaf)) {
