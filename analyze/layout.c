@@ -551,6 +551,16 @@ static void array_decl(printer *p, const ds_type *t, const char *name, conf *c);
 /* Whether an anonymous struct or union may be printed in place: not too deep,
  * not inside itself, and within the budget that keeps a corrupt graph of
  * types from expanding exponentially.  Otherwise it is printed by name. */
+/* A struct, union or enum by name: its tag word, the name padded to the
+ * type column (less the word's `width`), then the member's name. */
+static void put_tagged(printer *p, const char *word, int width, const char *name, const conf *c)
+{
+	put(p, word);
+	put_left(p, name, c->type_spacing - width);
+	put(p, " ");
+	put(p, c->suffix ? c->suffix : "");
+}
+
 static bool may_expand(const printer *p, const ds_type *t, unsigned depth)
 {
 	if (depth >= MAX_DEPTH - 1 || p->expansions >= MAX_EXPANSIONS)
@@ -622,22 +632,12 @@ static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 			goto done;
 		case DS_TYPE_STRUCT:
 		case DS_TYPE_CLASS:
-			if (t->name || !may_expand(p, t, tc.depth)) {
-				put(p, t->kind == DS_TYPE_CLASS ? "class " : "struct ");
-				put_left(p, t->name ? t->name : "{...}", tc.type_spacing - 7);
-				put(p, " ");
-				put(p, tc.suffix ? tc.suffix : "");
-			} else {
-				tc.type_spacing -= 8;
-				expand(p, t, &tc);
-			}
-			goto done;
 		case DS_TYPE_UNION:
 			if (t->name || !may_expand(p, t, tc.depth)) {
-				put(p, "union ");
-				put_left(p, t->name ? t->name : "{...}", tc.type_spacing - 6);
-				put(p, " ");
-				put(p, tc.suffix ? tc.suffix : "");
+				bool u = t->kind == DS_TYPE_UNION;
+				const char *word = u ? "union " : t->kind == DS_TYPE_CLASS ? "class " : "struct ";
+				/* pahole pads "class " as it pads "struct " */
+				put_tagged(p, word, u ? 6 : 7, t->name ? t->name : "{...}", &tc);
 			} else {
 				tc.type_spacing -= 8;
 				expand(p, t, &tc);
@@ -645,10 +645,7 @@ static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 			goto done;
 		case DS_TYPE_ENUM:
 			if (t->name) {
-				put(p, "enum ");
-				put_left(p, t->name, tc.type_spacing - 5);
-				put(p, " ");
-				put(p, tc.suffix ? tc.suffix : "");
+				put_tagged(p, "enum ", 5, t->name, &tc);
 				goto done;
 			}
 			break;

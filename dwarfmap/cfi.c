@@ -707,33 +707,37 @@ static bool rule_at(const cfi_sec *s, size_t off, uint64_t vaddr, ds_cfa *out)
 	return true;
 }
 
-bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out)
+/* The FDE covering vaddr in any of the dso's CFI sections, and its section. */
+static const fde_ref *fde_at(ds_dso *d, uint64_t vaddr, const cfi_sec **sec)
 {
 	if (d->kallsyms)
-		return false;
-	if (!d->cfi)
-		load_cfi(d);
-	for (size_t i = 0; i < d->cfi->n; i++) {
-		const fde_ref *f = find_fde(&d->cfi->sec[i], vaddr);
-		if (f)
-			return rule_at(&d->cfi->sec[i], f->off, vaddr, out);
-	}
-	return false;
-}
-
-bool ds_dso_fde_range(ds_dso *d, uint64_t vaddr, uint64_t *start, uint64_t *end)
-{
-	if (d->kallsyms)
-		return false;
+		return NULL;
 	if (!d->cfi)
 		load_cfi(d);
 	for (size_t i = 0; i < d->cfi->n; i++) {
 		const fde_ref *f = find_fde(&d->cfi->sec[i], vaddr);
 		if (f) {
-			*start = f->start;
-			*end = f->end;
-			return true;
+			*sec = &d->cfi->sec[i];
+			return f;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out)
+{
+	const cfi_sec *sec;
+	const fde_ref *f = fde_at(d, vaddr, &sec);
+	return f && rule_at(sec, f->off, vaddr, out);
+}
+
+bool ds_dso_fde_range(ds_dso *d, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	const cfi_sec *sec;
+	const fde_ref *f = fde_at(d, vaddr, &sec);
+	if (!f)
+		return false;
+	*start = f->start;
+	*end = f->end;
+	return true;
 }

@@ -1,8 +1,10 @@
 /* What the recording machine is: written into perf.data and meta.json. */
+#include "sampler/backend.h"
 #include "sampler/sampler.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -61,4 +63,27 @@ void ds_host_probe(ds_host *h)
 	h->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	if (v > 0)
 		h->mem_kb = (uint64_t)v * h->page_size / 1024;
+}
+
+uint64_t ds_clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void ds_pdw_info_host(ds_pdw_info *info, ds_host *h, const ds_record_opts *o)
+{
+	ds_host_probe(h);
+	info->hostname = h->hostname;
+	info->osrelease = h->kernel;
+	info->version = "dsprof " DSPROF_VERSION;
+	info->arch = h->arch;
+	info->cpudesc = h->cpu_model;
+	info->cpuid = h->cpuid[0] ? h->cpuid : NULL;
+	info->nr_cpus_online = h->ncpus_online;
+	info->nr_cpus_avail = h->ncpus_avail;
+	info->total_mem_kb = h->mem_kb;
+	info->argc = o->argc_self;
+	info->argv = o->argv_self;
 }

@@ -9,11 +9,11 @@
  * standard perf.data); we only peek at their headers to count samples,
  * lost records and throttling.
  *
- * Signals (SIGINT, SIGTERM, SIGHUP, SIGCHLD) are blocked and read from a
- * signalfd in the drain loop, so no handler and no global flag is needed;
- * the child gets the original mask back before exec.
+ * The command, its start and end, and the stop signals read in the drain
+ * loop are sampler/workload.c's, shared with the simulator.
  */
 #include "sampler/sampler.h"
+#include "sampler/backend.h"
 
 #include "arch/arch.h"
 
@@ -21,14 +21,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,7 +37,6 @@
  * of a leaf function that has no frame of its own, which frame pointers
  * cannot (see analyze/session.c). */
 #define LEAF_STACK_BYTES 256
-#define GRACE_SECONDS 2.0
 
 struct ring {
 	int fd;
@@ -61,20 +57,11 @@ typedef struct rec {
 	DS_VEC(struct ring) rings;
 	ds_event *events;            /* name, attr, ids: for the perf.data header */
 	ds_pdw *w;
-	int sigfd, pidfd;
-	sigset_t oldmask;
-	pid_t child;
-	int go_fd, exec_err_fd;
+	ds_workload wl;              /* the command, and the stop signals */
+	int pidfd;                   /* -p: the attached process, to see it end */
 	uint64_t first_time, last_time;
 	ds_hash *kernel_ips;         /* so that the kernel symbols they need can be kept */
 } rec;
-
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long flags)
 {
@@ -535,56 +522,20 @@ static int drain_all(rec *r, ds_err *err)
 
 static int start_child(rec *r, ds_err *err)
 {
-	int go[2], ex[2];
-	char **argv = r->o->argv;
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0)
-		return ds_err_set(err, DS_EENV, "cannot create a pipe: %s", strerror(errno));
-	r->child = fork();
-	if (r->child < 0)
-		return ds_err_set(err, DS_EENV, "cannot fork: %s", strerror(errno));
-	if (r->child == 0) {
-		char c;
-		int e;
-		close(go[1]);
-		close(ex[0]);
-		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-		/* wait until the events are open; EOF means dsprof gave up */
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ex[1], &e, sizeof e) < 0)
-			_exit(126);
-		_exit(127);
-	}
-	close(go[0]);
-	close(ex[1]);
-	r->go_fd = go[1];
-	r->exec_err_fd = ex[0];
-	ds_vec_push(&r->tids, r->child);
+	if (ds_workload_fork(&r->wl, r->o->argv, NULL, NULL, err))
+		return -1;
+	ds_vec_push(&r->tids, r->wl.pid);
 	return 0;
 }
 
 /* Let the child exec; returns -1 when exec failed. */
 static int release_child(rec *r, ds_err *err)
 {
-	int e = 0;
-	ssize_t n;
-	if (write(r->go_fd, "g", 1) != 1)
-		return ds_err_set(err, DS_EENV, "cannot start '%s': %s", r->o->argv[0], strerror(errno));
-	close(r->go_fd);
-	r->go_fd = -1;
-	do
-		n = read(r->exec_err_fd, &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	close(r->exec_err_fd);
-	r->exec_err_fd = -1;
-	if (n == sizeof e) {
-		waitpid(r->child, NULL, 0);
-		r->child = 0;
+	int e = ds_workload_start(&r->wl, err);
+	if (e < 0)
+		return -1;
+	if (e > 0)
 		return ds_err_set(err, DS_EINPUT, "cannot run '%s': %s", r->o->argv[0], strerror(e));
-	}
 	r->res->target_started = true;
 	return 0;
 }
@@ -629,30 +580,6 @@ static void disable_all(rec *r)
 		ioctl(r->fds.v[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* Reap the child if it has ended. */
-static bool reap(rec *r)
-{
-	int st;
-	if (r->child <= 0 || r->res->target_exited)
-		return r->res->target_exited;
-	if (waitpid(r->child, &st, WNOHANG) == r->child && (WIFEXITED(st) || WIFSIGNALED(st))) {
-		r->res->wait_status = st;
-		r->res->target_exited = true;
-	}
-	return r->res->target_exited;
-}
-
-/* Read pending signals; returns how many stop requests arrived. */
-static int read_signals(rec *r)
-{
-	struct signalfd_siginfo si;
-	int stops = 0;
-	while (read(r->sigfd, &si, sizeof si) == sizeof si)
-		if (si.ssi_signo != SIGCHLD)
-			stops++;
-	return stops;
-}
-
 /* The drain loop: until the target ends, a stop signal, or the duration. */
 static int record_loop(rec *r, bool *interrupted, ds_err *err)
 {
@@ -663,7 +590,7 @@ static int record_loop(rec *r, bool *interrupted, ds_err *err)
 
 	for (size_t i = 0; i < n; i++)
 		pfd[i] = (struct pollfd){r->rings.v[i].fd, POLLIN, 0};
-	pfd[n] = (struct pollfd){r->sigfd, POLLIN, 0};
+	pfd[n] = (struct pollfd){r->wl.sigfd, POLLIN, 0};
 	pfd[n + 1] = (struct pollfd){r->pidfd, POLLIN, 0};
 	for (;;) {
 		int timeout = DRAIN_INTERVAL_MS;
@@ -685,11 +612,11 @@ static int record_loop(rec *r, bool *interrupted, ds_err *err)
 			rc = -1;
 			break;
 		}
-		if (read_signals(r)) {
+		if (ds_workload_stop_requests(&r->wl)) {
 			*interrupted = true;
 			break;
 		}
-		if (r->child > 0 && reap(r))
+		if (r->wl.pid > 0 && ds_workload_reap(&r->wl))
 			break;
 		if (r->pidfd >= 0 && (pfd[n + 1].revents & POLLIN))
 			break; /* the attached process ended */
@@ -698,54 +625,16 @@ static int record_loop(rec *r, bool *interrupted, ds_err *err)
 	return rc;
 }
 
-/* After recording stopped: wait for the command to end.  After Ctrl-C it
- * got the signal too; give it GRACE_SECONDS, then SIGTERM, then SIGKILL,
- * as `perf record` ends its workload. */
-static void wait_child(rec *r, bool interrupted)
-{
-	double deadline = interrupted ? ds_now() + GRACE_SECONDS : 0;
-	int stage = 0;
-	struct pollfd p = {r->sigfd, POLLIN, 0};
-
-	while (r->child > 0 && !reap(r)) {
-		int timeout = -1;
-		if (deadline) {
-			double left = deadline - ds_now();
-			if (left <= 0) {
-				kill(r->child, stage == 0 ? SIGTERM : SIGKILL);
-				stage++;
-				deadline = stage < 2 ? ds_now() + GRACE_SECONDS : 0;
-				continue;
-			}
-			timeout = (int)(left * 1000) + 1;
-		}
-		poll(&p, 1, timeout);
-		if (read_signals(r) && !deadline)
-			deadline = ds_now() + GRACE_SECONDS;
-	}
-}
-
 static int finish_file(rec *r, ds_err *err)
 {
 	ds_host h;
 	ds_pdw_info info = {0};
 	int rc;
 
-	ds_host_probe(&h);
-	info.hostname = h.hostname;
-	info.osrelease = h.kernel;
-	info.version = "dsprof " DSPROF_VERSION;
-	info.arch = h.arch;
-	info.cpudesc = h.cpu_model;
-	info.cpuid = h.cpuid[0] ? h.cpuid : NULL;
-	info.nr_cpus_online = h.ncpus_online;
-	info.nr_cpus_avail = h.ncpus_avail;
-	info.total_mem_kb = h.mem_kb;
-	info.argc = r->o->argc_self;
-	info.argv = r->o->argv_self;
+	ds_pdw_info_host(&info, &h, r->o);
 	info.clockid = CLOCK_MONOTONIC;
-	info.clock_wall_ns = now_ns(CLOCK_REALTIME);
-	info.clock_ref_ns = now_ns(CLOCK_MONOTONIC);
+	info.clock_wall_ns = ds_clock_ns(CLOCK_REALTIME);
+	info.clock_ref_ns = ds_clock_ns(CLOCK_MONOTONIC);
 	info.first_sample_time = r->first_time;
 	info.last_sample_time = r->last_time;
 	r->res->bytes = ds_pdw_data_size(r->w);
@@ -771,26 +660,12 @@ static void cleanup(rec *r)
 	}
 	if (r->w)
 		ds_pdw_abort(r->w);
-	if (r->go_fd >= 0)
-		close(r->go_fd);
-	if (r->exec_err_fd >= 0)
-		close(r->exec_err_fd);
-	if (r->child > 0 && !r->res->target_exited) {
-		if (r->res->target_started) {
-			/* recording failed while the command ran: let it finish */
-			wait_child(r, false);
-		} else {
-			/* it never ran, and must not run unobserved */
-			kill(r->child, SIGKILL);
-			waitpid(r->child, NULL, 0);
-		}
-	}
-	if (r->sigfd >= 0)
-		close(r->sigfd);
+	ds_workload_fini(&r->wl);
+	r->res->target_exited = r->wl.exited;
+	r->res->wait_status = r->wl.wait_status;
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	ds_hash_free(r->kernel_ips);
-	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -812,7 +687,6 @@ static void export_kernel_ips(rec *r)
 int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err)
 {
 	rec r = {0};
-	sigset_t stop;
 	bool interrupted = false;
 	char *path = NULL;
 	int rc = -1;
@@ -823,20 +697,11 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	r.o = o;
 	r.res = res;
 	r.page = (size_t)sysconf(_SC_PAGESIZE);
-	r.sigfd = r.pidfd = r.go_fd = r.exec_err_fd = -1;
+	r.pidfd = -1;
 	r.kernel_ips = ds_hash_new();
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &stop, &r.oldmask);
-	r.sigfd = signalfd(-1, &stop, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (r.sigfd < 0) {
-		ds_err_set(err, DS_EENV, "cannot create a signalfd: %s", strerror(errno));
+	if (ds_workload_init(&r.wl, err))
 		goto out;
-	}
 	if (online_cpus(&r, err))
 		goto out;
 	choose_pages(&r);
@@ -850,8 +715,8 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	    ds_pdw_flush(r.w, err))
 		goto out;
 
-	res->start_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
-	res->start_ns = now_ns(CLOCK_MONOTONIC);
+	res->start_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
+	res->start_ns = ds_clock_ns(CLOCK_MONOTONIC);
 	if (o->pid)
 		enable_all(&r);
 	else if (release_child(&r, err)) {
@@ -863,12 +728,13 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	if (record_loop(&r, &interrupted, err))
 		goto out;
 	disable_all(&r);
-	res->end_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
-	res->end_ns = now_ns(CLOCK_MONOTONIC);
+	res->end_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
+	res->end_ns = ds_clock_ns(CLOCK_MONOTONIC);
 	if (drain_all(&r, err) || finish_file(&r, err) || ds_expdir_save_vdso(o->outdir, err))
 		goto out;
 	export_kernel_ips(&r);
-	wait_child(&r, interrupted);
+	if (ds_workload_wait(&r.wl, interrupted, 0, NULL, NULL, err))
+		goto out;
 	rc = 0;
 out:
 	free(path);

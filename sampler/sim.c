@@ -18,18 +18,15 @@
  */
 #include "sampler/sampler.h"
 #include "sampler/sim/sim_proto.h"
+#include "sampler/backend.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +34,6 @@
 /* Progress shows on a terminal once a run has lasted this long: shorter
  * ones would only have their output mixed with it. */
 #define PROGRESS_AFTER 3.0
-#define GRACE_SECONDS 2.0
 #define READ_CHUNK (1u << 20)
 #define PUNCH_GRAIN (1u << 20)
 #define TOOL_FILE SIM_TOOL "-amd64-linux"
@@ -184,9 +180,7 @@ typedef struct simrec {
 	DS_VEC(stream) streams;
 	DS_VEC(struct sim_rec_stats) stats; /* the latest of each Valgrind instance */
 	char *chunk;
-	pid_t child;
-	int sigfd;
-	sigset_t oldmask;
+	ds_workload wl;            /* valgrind running the command */
 	double started;
 	bool progress_on;
 	ds_progress progress;
@@ -446,95 +440,33 @@ static void free_argv(char **v)
 
 static int start_child(simrec *r, char **argv, const char *libdir, ds_err *err)
 {
-	int ex[2];
-	int e = 0;
-	ssize_t n;
+	int e;
 
-	if (pipe2(ex, O_CLOEXEC) < 0)
-		return ds_err_set(err, DS_EENV, "cannot create a pipe: %s", strerror(errno));
-	r->child = fork();
-	if (r->child < 0)
-		return ds_err_set(err, DS_EENV, "cannot fork: %s", strerror(errno));
-	if (r->child == 0) {
-		close(ex[0]);
-		sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-		setenv("VALGRIND_LIB", libdir, 1);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(ex[1], &e, sizeof e) < 0)
-			_exit(126);
-		_exit(127);
-	}
-	close(ex[1]);
-	do
-		n = read(ex[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	close(ex[0]);
-	if (n == sizeof e) {
-		waitpid(r->child, NULL, 0);
-		r->child = 0;
+	if (ds_workload_fork(&r->wl, argv, "VALGRIND_LIB", libdir, err))
+		return -1;
+	e = ds_workload_start(&r->wl, err);
+	if (e < 0)
+		return -1;
+	if (e > 0)
 		return ds_err_set(err, DS_EENV, "--sim cannot run valgrind: %s; is it installed "
 				  "(apt-get install valgrind)?", strerror(e));
-	}
 	r->res->target_started = true;
 	return 0;
 }
 
-static bool reap(simrec *r)
+static int drain_tick(void *arg, ds_err *err)
 {
-	int st;
-	if (r->child <= 0 || r->res->target_exited)
-		return r->res->target_exited;
-	if (waitpid(r->child, &st, WNOHANG) == r->child && (WIFEXITED(st) || WIFSIGNALED(st))) {
-		r->res->wait_status = st;
-		r->res->target_exited = true;
-	}
-	return r->res->target_exited;
+	return drain_all(arg, err);
 }
 
-static int read_signals(simrec *r)
-{
-	struct signalfd_siginfo si;
-	int stops = 0;
-	while (read(r->sigfd, &si, sizeof si) == sizeof si)
-		if (si.ssi_signo != SIGCHLD)
-			stops++;
-	return stops;
-}
-
-/* Until the command ends.  A stop signal (the terminal's Ctrl-C reached
- * the command too) gives it GRACE_SECONDS to end, then SIGTERM, then
- * SIGKILL, as `perf record` does; the streams are read all along. */
+/* Until the command ends (a stop signal, the terminal's Ctrl-C, reached it
+ * too: it gets the time perf record gives), reading the streams all along. */
 static int run(simrec *r, ds_err *err)
 {
-	struct pollfd p = {r->sigfd, POLLIN, 0};
-	double deadline = 0;
-	int stage = 0;
-
-	while (!reap(r)) {
-		if (poll(&p, 1, DRAIN_MS) < 0 && errno != EINTR)
-			return ds_err_set(err, DS_EENV, "poll: %s", strerror(errno));
-		if (drain_all(r, err))
-			return -1;
-		if (read_signals(r) && !deadline)
-			deadline = ds_now() + GRACE_SECONDS;
-		if (deadline && ds_now() > deadline && stage < 2) {
-			kill(r->child, stage == 0 ? SIGTERM : SIGKILL);
-			stage++;
-			deadline = ds_now() + GRACE_SECONDS;
-		}
-	}
-	return 0;
+	return ds_workload_wait(&r->wl, false, DRAIN_MS, drain_tick, r, err);
 }
 
 /* ---- after the run ---- */
-
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int finish_file(simrec *r, ds_err *err)
 {
@@ -542,18 +474,7 @@ static int finish_file(simrec *r, ds_err *err)
 	ds_pdw_info info = {0};
 	int rc;
 
-	ds_host_probe(&h);
-	info.hostname = h.hostname;
-	info.osrelease = h.kernel;
-	info.version = "dsprof " DSPROF_VERSION;
-	info.arch = h.arch;
-	info.cpudesc = h.cpu_model;
-	info.cpuid = h.cpuid[0] ? h.cpuid : NULL;
-	info.nr_cpus_online = h.ncpus_online;
-	info.nr_cpus_avail = h.ncpus_avail;
-	info.total_mem_kb = h.mem_kb;
-	info.argc = r->o->argc_self;
-	info.argv = r->o->argv_self;
+	ds_pdw_info_host(&info, &h, r->o);
 	info.clockid = -1; /* logical time: no clock to pair with the wall */
 	info.first_sample_time = r->res->start_ns;
 	info.last_sample_time = r->res->end_ns;
@@ -635,16 +556,11 @@ static void export_stats(simrec *r)
 
 static void cleanup(simrec *r)
 {
-	int st;
-
 	if (r->w)
 		ds_pdw_abort(r->w);
-	/* recording failed while the command ran: let it finish, as the
-	 * perf_event backend does */
-	if (r->child > 0 && !r->res->target_exited && waitpid(r->child, &st, 0) == r->child) {
-		r->res->wait_status = st;
-		r->res->target_exited = true;
-	}
+	ds_workload_fini(&r->wl);
+	r->res->target_exited = r->wl.exited;
+	r->res->wait_status = r->wl.wait_status;
 	for (size_t i = 0; i < r->streams.n; i++) {
 		free(r->streams.v[i].path);
 		ds_buf_free(&r->streams.v[i].partial);
@@ -656,11 +572,8 @@ static void cleanup(simrec *r)
 			free(r->events[i].ids);
 		free(r->events);
 	}
-	if (r->sigfd >= 0)
-		close(r->sigfd);
 	free(r->chunk);
 	free(r->dir);
-	sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
 }
 
 int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int ncaches,
@@ -669,7 +582,6 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 	simrec r = {0};
 	ds_buf cache = {0}, evopt = {0};
 	char *libdir = NULL, *path = NULL, **argv = NULL;
-	sigset_t stop;
 	int rc = -1;
 
 	memset(res, 0, sizeof *res);
@@ -679,13 +591,8 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 	r.o = o;
 	r.res = res;
 	r.sres = sres;
-	r.sigfd = -1;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigaddset(&stop, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &stop, &r.oldmask);
+	if (ds_workload_init(&r.wl, err))
+		goto out;
 	if (o->pid || !o->argv) {
 		ds_err_set(err, DS_EINPUT, "--sim runs a command; it cannot attach to a process (-p)");
 		goto out;
@@ -693,11 +600,6 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 	if (!(libdir = tool_dir(err)) || cache_option(&cache, caches, ncaches, err) ||
 	    setup_events(&r, &evopt, err))
 		goto out;
-	r.sigfd = signalfd(-1, &stop, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (r.sigfd < 0) {
-		ds_err_set(err, DS_EENV, "cannot create a signalfd: %s", strerror(errno));
-		goto out;
-	}
 	r.dir = ds_xasprintf("%s/sim", o->outdir);
 	if (mkdir(r.dir, 0755) < 0 && errno != EEXIST) {
 		ds_err_set(err, DS_EENV, "cannot create '%s': %s", r.dir, strerror(errno));
@@ -708,12 +610,12 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 		goto out;
 	r.chunk = ds_xmalloc(READ_CHUNK);
 	argv = valgrind_argv(&r, ds_buf_str(&cache), ds_buf_str(&evopt));
-	res->start_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
+	res->start_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
 	r.started = ds_now();
 	if (start_child(&r, argv, libdir, err) || run(&r, err) || drain_all(&r, err))
 		goto out;
 	ds_progress_end(&r.progress);
-	res->end_wall = (double)now_ns(CLOCK_REALTIME) / 1e9;
+	res->end_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
 	if (!r.streams.n) {
 		/* Valgrind ended before the tool wrote a thing */
 		char *said = valgrind_said(&r);
