@@ -77,7 +77,8 @@ int cmd_list(int argc, char **argv)
 		fputs("This machine exposes no hardware PMU: ", stdout);
 		cli_puts_safe(stdout, why);
 		fputs("\nHardware events cannot be sampled here; use cpu-clock (timer samples with\n"
-		      "backtracking to the data access) or page-faults (exact data addresses).\n\n", stdout);
+		      "backtracking to the data access), page-faults (exact data addresses), or\n"
+		      "record --sim for the simulated events below (exact cache misses).\n\n", stdout);
 	}
 	ds_event_list(print_event, &c, c.all);
 	ds_sim_event_list(print_event, &c);

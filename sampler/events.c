@@ -181,8 +181,8 @@ static int no_pmu_error(ds_err *err, const char *name, const char *cause)
 {
 	return ds_err_set(err, DS_EENV,
 			  "event '%s' needs a hardware PMU, and this machine exposes none (%s; %s); "
-			  "use -e cpu-clock (timer samples with backtracking) or -e page-faults "
-			  "(exact data addresses)",
+			  "use -e cpu-clock (timer samples with backtracking), -e page-faults "
+			  "(exact data addresses), or --sim (simulated cache misses, exact)",
 			  name, cause,
 			  in_vm() ? "a VM without PMU passthrough?" : "no kernel driver for this CPU's PMU?");
 }

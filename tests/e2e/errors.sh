@@ -91,7 +91,7 @@ check "a failed import leaves no experiment" test ! -e imp
 
 # a hardware event on a machine without a PMU fails before the target starts
 if "$DSPROF" list | grep -q "no hardware PMU"; then
-	expect_error "hardware event without a PMU" 2 "^dsprof: event 'cycles' needs a hardware PMU.*cpu-clock" \
+	expect_error "hardware event without a PMU" 2 "^dsprof: event 'cycles' needs a hardware PMU.*cpu-clock.*page-faults.*--sim" \
 		"$DSPROF" record -e cycles -o hw -- "$PROGS/behave" exit 0
 	check_eq "the target did not run" "$(cat out.txt)" ""
 	expect_error "libpfm4 event without a PMU" 2 "needs a hardware PMU" \
