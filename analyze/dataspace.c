@@ -822,7 +822,7 @@ const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verd
 int ds_dataspace_build(ds_session *s, ds_err *err)
 {
 	uint64_t cur = 0, n = 0, total = ds_perfdata_data_size(s->pd);
-	bool *precise = ds_xcalloc(s->nev, sizeof *precise);
+	bool *precise;
 	ds_progress pr;
 	ds_record r;
 	int rc;
@@ -830,6 +830,7 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	if (s->ds_built)
 		return 0;
 	s->ds_built = true;
+	precise = ds_xcalloc(s->nev, sizeof *precise);
 	s->bt = ds_backtracker_new(ds_arch_host(), err);
 	if (!s->bt) {
 		free(precise);

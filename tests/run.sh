@@ -13,6 +13,8 @@ PATTERN=${2:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$BUILD" && pwd)
 export DSPROF="$BUILD/dsprof" PROGS="$BUILD/tests/programs" TOOLS="$BUILD/tests/tools" TOP BUILD
+# sanitizer builds: leaks inside libraries we cannot fix (see the file)
+export LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 WORK=$(mktemp -d /tmp/dsprof-tests.XXXXXX)
 export WORK
 trap 'rm -rf "$WORK"' EXIT INT TERM

@@ -238,3 +238,16 @@ check_contains "no binary: says what to give" err.txt 'give a binary'
 "$DSPROF" layout -i ./no-such-dir >/dev/null 2>err.txt
 check_eq "no experiment: exit 1" "$?" 1
 check_eq "no experiment: one line" "$(wc -l <err.txt)" 1
+
+# Reading types and printing every layout frees all it took, libdwarf's
+# allocations included (the sanitizer runs cannot see into libdwarf; see
+# tests/lsan.supp).
+if ldd "$DSPROF" | grep -q libasan; then
+	skip "valgrind leak check: Valgrind cannot run a sanitizer build (the plain build runs it)"
+elif command -v valgrind >/dev/null 2>&1; then
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+		"$DSPROF" layout --all "$PROGS/dsfields" >/dev/null 2>vg.txt
+	check_eq "valgrind: no leak reading types and layouts" "$?" 0
+else
+	not_ok "valgrind is not installed ('make deps' installs it)"
+fi
