@@ -50,3 +50,12 @@ csv_lookup() {
 		NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == kc) a = i; if ($i == vc) b = i } next }
 		{ x = $a; y = $b; sub(/\r$/, "", x); sub(/\r$/, "", y); if (x == key) { print y; exit } }' "$1"
 }
+
+# sample_span EXPERIMENT FUNCTION: seconds from the first to the last
+# sample in FUNCTION.  Wall time, so it holds on a loaded machine, where
+# the sample count of a program that runs for a given time does not.
+sample_span() {
+	"$DSPROF" report -i "$1" --view samples -f csv 2>/dev/null |
+		awk -F, -v f="$2" 'NR > 1 && $1 == f { t = $2 + 0; if (!n++ || t < lo) lo = t; if (t > hi) hi = t }
+			END { printf "%.2f\n", n ? (hi - lo) / 1e9 : 0 }'
+}

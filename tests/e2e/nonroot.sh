@@ -28,7 +28,11 @@ if [ "$paranoid" -ge 2 ]; then
 		"^dsprof: note: kernel.perf_event_paranoid forbids kernel samples here"
 fi
 as_nobody "$DSPROF" report -i "$OUT/exp" -f csv >f.csv 2>/dev/null
-check_ge "user nobody: samples attributed" "$(csv_lookup f.csv name spin_work samples:cpu-clock)" 800
+n=$(csv_lookup f.csv name spin_work samples:cpu-clock)
+check_ge "user nobody: samples attributed" "${n:-0}" 50
+# the count depends on the CPU the machine gives; the share does not
+check_ge "user nobody: spin_work has most of them (percent)" \
+	"$(csv_col f.csv samples:cpu-clock | awk -v n="${n:-0}" '{ t += $1 } END { print t ? int(100 * n / t) : 0 }')" 80
 
 # the locked-memory limit shrinks the ring buffers; they must still keep up
 as_nobody "$DSPROF" record -q -o "$OUT/fast" -c 50000 -- "$PROGS/threads" "$PROGS/behave" >/dev/null 2>&1
