@@ -8,9 +8,15 @@ if ! gcc -std=gnu11 -O2 -g -fno-omit-frame-pointer -pthread -o dsf "$TOP/tests/p
 	not_ok "cannot build dsfields"
 	exit 0
 fi
-"$DSPROF" record -q -o stream -- ./dsf stream >/dev/null
-"$DSPROF" record -q -o union -e page-faults -- ./dsf union 1 >/dev/null
-"$DSPROF" record -q -o bitfield -e page-faults -- ./dsf bitfield 1 >/dev/null
+# A failed recording is reported here, not as a zero share further down.
+rec() {
+	local out=$1; shift
+	"$DSPROF" record -q -o "$out" "$@" >/dev/null 2>"$out.err" ||
+		not_ok "record $out: $(head -n 1 "$out.err")"
+}
+rec stream -- ./dsf stream
+rec union -e page-faults -- ./dsf union 1
+rec bitfield -e page-faults -- ./dsf bitfield 1
 
 # row FILE NAME_REGEX COLUMN: that column of the first row whose field is NAME
 field_col() { csv_lookup "$1" field "$2" "$3"; }
