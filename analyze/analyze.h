@@ -30,6 +30,7 @@ typedef struct ds_session_opts {
 	const uint32_t *tids;     /* only these threads (NULL: all) */
 	size_t ntids;
 	bool progress;            /* progress lines on a terminal */
+	bool deferred;            /* read no samples yet: ds_session_load reads them */
 } ds_session_opts;
 
 /* Open DIR (or a perf.data file) and read its samples.  Errors name the
@@ -45,7 +46,13 @@ const char *ds_session_note(const ds_session *s, size_t i);
 
 /* ---- tables ---- */
 
-enum ds_col_kind { DS_COL_STR, DS_COL_U64, DS_COL_HEX, DS_COL_PERCENT };
+enum ds_col_kind {
+	DS_COL_STR, DS_COL_U64, DS_COL_HEX, DS_COL_PERCENT,
+	/* diffs (ds_diff): a signed difference of counts, or of nanoseconds
+	 * (time events), held in ds_cell.u as an int64_t; a relative change
+	 * in percent, signed, in ds_cell.d */
+	DS_COL_DELTA, DS_COL_DELTA_NS, DS_COL_CHANGE
+};
 
 typedef struct ds_col {
 	const char *name;     /* "module", "file", "line", "address", ... */
@@ -103,17 +110,28 @@ typedef struct ds_table {
 	size_t total_rows;    /* before --limit */
 	ds_prop *props;       /* summary: facts about the experiment */
 	size_t nprops;
+	const char *diff_key; /* how ds_diff matches rows across experiments: NULL by
+			       * name, else these columns (comma-separated), their
+			       * values joined by '.' ("type,field": "struct node.next") */
 } ds_table;
 
 typedef struct ds_view_opts {
 	const char *sort;     /* NULL: first event's samples; see ds_view_help_sort */
 	size_t limit;         /* 0: all rows (datalayout: all hot types) */
 	const char *type;     /* datalayout: only this type ("struct node" or "node") */
-	unsigned line;        /* datalayout: cache-line size; 0 = each level's measured one */
+	unsigned line;        /* datalayout, hotlines: cache-line size; 0 = the measured one(s) */
+	const char *function; /* callers, source: the function ("NAME" or "NAME@MODULE") */
+	const char *file;     /* source: this file (a path or its last components) */
+	unsigned slices;      /* timeline: time slices per thread (0: 100) */
+	uint64_t from_ns, to_ns; /* timeline: the window, in ns after the first sample
+				  * (to_ns 0: to the last sample) */
+	const char *level;    /* hotlines: whose lines to rank, "L1D" (NULL), "L2" or "L3" */
 } ds_view_opts;
 
 /* Views: functions, lines, pcs, threads, summary, samples, dataobjects,
- * datalayout, typestats. */
+ * datalayout, typestats, hotlines, memobj:NAME (any memory object of
+ * ds_session_mobjs), and those below.  Every view covers the samples the
+ * filter keeps (ds_session_set_filter). */
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
 		  ds_err *err);
 void ds_table_free(ds_table *t);
@@ -121,6 +139,30 @@ void ds_table_free(ds_table *t);
 const char *const *ds_view_names(void);
 /* One line describing the --sort keys. */
 const char *ds_view_help_sort(void);
+
+/* ---- memory objects and filters (docs/memory-objects.md) ----
+ * Memory objects are evaluated for the machine the experiment was recorded
+ * on (its meta.json) or a machine model; they are the predefined ones of
+ * that machine, the machine's own, the user's file (ds_mobj_user_path)
+ * and those added here.  A filter keeps the samples an expression of the
+ * same language accepts (FUNC, DOBJ, FIELD, MOBJ(name), VADDR, PADDR,
+ * THRID, CPUID, VIRTPC, TSTAMP); every view built after it is set covers
+ * those samples only, and every table then has the property `filter`.
+ * Setting a filter attributes the samples to data first (it needs their
+ * addresses and objects) and reads a deferred session to its end. */
+struct ds_mobjs;
+/* Evaluate memory objects for the machine model FILE instead. */
+int ds_session_set_machine(ds_session *s, const char *model, ds_err *err);
+/* Define a memory object for this session: "NAME=EXPR" (--mobj). */
+int ds_session_add_mobj(ds_session *s, const char *arg, ds_err *err);
+/* The session's memory objects; errors name a broken user file. */
+const struct ds_mobjs *ds_session_mobjs(ds_session *s, ds_err *err);
+/* Keep only the samples FILTER accepts; NULL or "" keeps every sample
+ * again.  Errors point at the column ("filter: expected ')' at column 9");
+ * on error the previous filter stays. */
+int ds_session_set_filter(ds_session *s, const char *filter, ds_err *err);
+/* The filter in force (NULL: none). */
+const char *ds_session_filter(const ds_session *s);
 
 /* ---- data-object metrics, for printers of types (dsprof layout) ----
  * The first call attributes the samples to data (once per session). */
@@ -205,5 +247,103 @@ ds_layout *ds_layout_build(const struct ds_type *t, unsigned line_size, ds_err *
 void ds_layout_free(ds_layout *l);
 /* pahole's text: every row that has text, one per line. */
 void ds_layout_text(const ds_layout *l, ds_buf *out);
+
+/* ---- loading in steps, call graph, source and time ----
+ * For the TUI, which shows a first screen before a large experiment is
+ * read: a session opened with ds_session_opts.deferred has read only the
+ * side-band records (mappings, threads); ds_session_load reads samples for
+ * about `seconds` at a time.  Views of a session still loading cover the
+ * samples read so far (the dataspace views, which read the samples again
+ * by themselves, are best left until loading is done).
+ *
+ * Views of analyze/callviews.c and analyze/timeline.c:
+ *   callers   the callers and callees of ds_view_opts.function, and the
+ *             function itself (column relation: caller, function, callee)
+ *   source    the source file of .function (or .file), every line with
+ *             its metrics
+ *   timeline  per thread, the run cut into .slices slices of time (within
+ *             .from_ns .. .to_ns): samples and the function and data
+ *             object most of them were in
+ * docs/report-formats.md describes their rows and columns. */
+
+/* Read samples for about `seconds` (0: all the rest): 1 when some remain,
+ * 0 when all are read, -1 on error. */
+int ds_session_load(ds_session *s, double seconds, ds_err *err);
+/* How much of the sample data has been read, 0..1. */
+double ds_session_loaded(const ds_session *s);
+/* Samples read so far. */
+uint64_t ds_session_samples(const ds_session *s);
+
+/* ---- diff of two experiments ----
+ * One view of two experiments, BEFORE and AFTER, side by side.  Rows are
+ * matched by name (function, file:line, type.field; a view may name its
+ * rows by columns instead: ds_table.diff_key), never by address, so that
+ * two builds of a program compare.  Rows whose names differ only by GCC's
+ * clone suffixes (foo.constprop.0, foo.isra.1, foo.part.0, and foo.cold in
+ * function views) are one row: the function, however the compiler copied
+ * it.  Rows with one name in several objects are matched by object first,
+ * then, when one is left on each side, across objects (a renamed binary).
+ *
+ * The result is a table like any view's, which the command line renders
+ * and the TUI shows:
+ *   events   each side's events: "before:E" and "after:E" (an event only
+ *            one experiment recorded has only its side)
+ *   rows     metrics per side (exclusive samples and count; inclusive
+ *            metrics are not compared), the view's columns (from AFTER
+ *            when the row is there, else from BEFORE), then status (both,
+ *            gone: only BEFORE has samples, new: only AFTER), before_name
+ *            and after_name (the names matched, when not the row's own),
+ *            and per event both recorded, delta:E (count, AFTER - BEFORE)
+ *            and change:E (relative, percent; unset when BEFORE is 0)
+ * Counts (sums of periods) are compared, so experiments recorded with
+ * different periods compare; samples are shown beside them.
+ * The verdict lists the biggest changes first (docs/report-formats.md);
+ * with sessions and an event that counts coherence misses (HITM), first of
+ * all the cache lines that stopped or started being shared. */
+
+typedef struct ds_diff_event {
+	char *name;           /* as the experiments name it */
+	int before, after;    /* its index in the table's events; -1: that side did not record it */
+} ds_diff_event;
+
+typedef struct ds_diff_finding {
+	const char *kind;     /* total, period, only, line, row, none, function, clone,
+			       * module (docs/report-formats.md) */
+	const char *status;   /* row, function: up, down, gone, new; line: stopped,
+			       * started, still; else NULL */
+	char *event;          /* NULL for findings about no one event */
+	char *row;            /* row, function, clone: the row's name; line: its data */
+	bool has_before, has_after;
+	uint64_t before, after; /* counts (sums of periods) */
+	bool noise;           /* the change is within sampling noise */
+	char *text;           /* the finding in one line, for people (not sanitized) */
+} ds_diff_finding;
+
+typedef struct ds_diff {
+	ds_table *table;      /* belongs to the diff (ds_diff_free) */
+	ds_diff_event *events; /* every event of either side, BEFORE's order first */
+	size_t nevents;
+	ds_diff_finding *verdict; /* most telling first */
+	size_t nverdict;
+} ds_diff;
+
+typedef struct ds_diff_opts {
+	const char *sort;     /* NULL: by the size of the change; see ds_diff_help_sort */
+	size_t limit;         /* 0: all rows */
+} ds_diff_opts;
+
+/* Compare two tables of one view (each as ds_view_build made it, all its
+ * rows).  Views without metrics (samples, typestats) do not compare. */
+int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_opts *o, ds_diff **out,
+		   ds_err *err);
+/* Build `view` on both sessions and compare them.  With sessions, the
+ * verdict goes past the one view: when an event counts coherence misses
+ * (HITM), it tells of the shared cache lines (from the hotlines view) and
+ * names the functions whose misses changed. */
+int ds_diff_sessions(ds_session *before, ds_session *after, const char *view, const ds_diff_opts *o,
+		     ds_diff **out, ds_err *err);
+void ds_diff_free(ds_diff *d);
+/* One line describing the diff's --sort keys. */
+const char *ds_diff_help_sort(void);
 
 #endif

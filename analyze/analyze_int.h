@@ -6,6 +6,9 @@
 #include "arch/arch.h"
 #include "backtrack/backtrack.h"
 #include "dwarfmap/dwarfmap.h"
+#include "memobj/memobj.h"
+
+#include <string.h>
 
 /* An object file seen in MMAP records (or the kernel, or nothing). */
 typedef struct dso_ent {
@@ -120,6 +123,51 @@ typedef struct thread_ent {
 	bool forked;
 } thread_ent;
 
+/* ---- per-sample records (dataspace.c) ----
+ * ds_dataspace_build reads the samples once and keeps, for every sample it
+ * attributes, a compact record of what views and filters need per access:
+ * where it was (instruction, thread, CPU, time), what it touched (the
+ * effective address, the data object and the offset in it, load or store)
+ * and how that was found.  The memory-object, hot-line and false-sharing
+ * views and --filter read these records; they never decode, backtrack or
+ * resolve again.  Everything costly stays per unique instruction (site)
+ * or per data object (dobj), which a record only points to, so a record
+ * is 56 bytes (a million samples: 56 MB).  Physical addresses and data
+ * sources, which few events have, sit in parallel arrays that exist only
+ * when some event samples them.  The session's aggregates (site, thread,
+ * chain and data-object metrics) are sums over the records the filter
+ * keeps, so every view honours the filter.  Records are in the order of
+ * the sample stream: record i is the i-th sample the session reads. */
+enum {
+	SR_EA = 1 << 0,       /* ea holds the effective address */
+	SR_LOAD = 1 << 1,     /* the access reads memory */
+	SR_STORE = 1 << 2,    /* it writes memory (a read-modify-write is both) */
+	SR_KERNEL = 1 << 3,   /* a kernel-mode sample: no trigger, data object <kernel> */
+	SR_PRECISE = 1 << 4,  /* of a precise event: its trigger is site_ds.trig[1] */
+	SR_IFETCH = 1 << 5,   /* a fault on the instruction's own bytes, not data */
+	SR_CHECKED = 1 << 6,  /* the sampled address could be checked against the registers' */
+	SR_DISAGREE = 1 << 7, /* ... and the two differ */
+};
+#define SR_EA_SHIFT 8         /* 2 bits: enum sr_ea_from */
+#define SR_HOW_SHIFT 10       /* 3 bits: enum ds_how */
+
+/* Where a record's effective address came from (or why there is none). */
+enum sr_ea_from { EA_FROM_NONE, EA_FROM_ADDR, EA_FROM_REGS, EA_FROM_REGS_CHANGED };
+
+typedef struct ds_srec {
+	uint64_t ip;          /* the sampled runtime IP (VIRTPC) */
+	uint64_t ea;          /* the runtime data address (VADDR), when SR_EA */
+	uint64_t time;        /* TSTAMP; UINT64_MAX when the event has none */
+	uint64_t period;
+	uint32_t site;        /* the sampled instruction */
+	int32_t dobj;         /* the data object the sample is attributed to */
+	uint32_t off;         /* FIELD, PADDING: byte offset of the access in the aggregate */
+	uint32_t thread;      /* index in the session's threads */
+	uint32_t cpu;         /* UINT32_MAX when unknown */
+	uint16_t ev;
+	uint16_t flags;       /* SR_*, the address's origin and the resolution's how */
+} ds_srec;
+
 struct ds_session {
 	char *path;
 	ds_perfdata *pd;
@@ -152,9 +200,12 @@ struct ds_session {
 	uint64_t *ev_samples, *ev_count;
 	uint64_t nsamples, lost, lost_samples, throttled;
 	uint64_t first_time, last_time;
+	uint64_t load_cur;            /* where reading the samples goes on (ds_session_load) */
+	bool loaded;                  /* every sample read */
 
 	DS_VEC(char *) notes;
 	ds_decoder *dec;
+	struct ds_timeline *timeline; /* timeline.c, built on the first timeline view */
 
 	/* dataspace (dataspace.c), built on the first view that needs it */
 	bool ds_built;
@@ -171,6 +222,22 @@ struct ds_session {
 	uint64_t ea_ifetch;               /* page faults on code: ADDR is the instruction */
 	DS_VEC(uint64_t) dso_mem;        /* per dso: samples whose trigger was found */
 	DS_VEC(uint64_t) dso_resolved;   /* per dso: of those, resolved to a data object */
+
+	/* per-sample records (dataspace.c) */
+	DS_VEC(ds_srec) srecs;
+	DS_VEC(uint64_t) srec_paddr;     /* per record, when an event samples PHYS_ADDR; 0 unknown */
+	DS_VEC(uint64_t) srec_data_src;  /* per record, when an event samples DATA_SRC */
+	bool has_paddr;                  /* some sample has a physical address */
+
+	/* memory objects and the filter (filter.c) */
+	bool mobjs_ready;
+	ds_machine machine;              /* the experiment's, or --machine's */
+	ds_mobjs mobjs;                  /* predefined, the machine's, the user's, --mobj */
+	DS_VEC(char *) mobj_args;        /* --mobj NAME=EXPR, in order */
+	ds_expr *filter;
+	char *filter_text;
+	DS_VEC(uint64_t) keep;           /* with a filter: bit i set when it keeps record i */
+	uint64_t unfiltered_samples;     /* with a filter: the samples before it */
 };
 
 /* ---- building tables (table.c) ---- */
@@ -186,8 +253,16 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label, con
 size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added);
 void tb_cell_str(ds_row *r, size_t col, const char *s);
 void tb_cell_u64(ds_row *r, size_t col, uint64_t v);
+/* Free a row's contents (for views that drop rows after tb_finish). */
+void tb_row_free(ds_row *r, size_t ncols);
 /* Sort (by o->sort) and cut (o->limit); hands the table out. */
 int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* Keep the first `limit` rows (0: all); total_rows stays. */
+void tb_cut(ds_table *t, size_t limit);
+/* Drop a table being built (on an error). */
+void tb_discard(tb *b);
+/* Cells of one column in --sort order: unset last, else ascending. */
+int tb_cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b);
 void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -199,9 +274,69 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
  * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
 			       const ds_trigger **trig);
-/* Read the samples once more and attribute each to its data object. */
+/* Read the samples once more, attribute each to its data object and keep
+ * its record (once per session; later calls return at once). */
 int ds_dataspace_build(ds_session *s, ds_err *err);
 void ds_dataspace_free(ds_session *s);
+/* Sum the kept records into the data-object metrics, the types'
+ * alignments, the resolution statistics and the sites' annotations, from
+ * zero: after the filter changed. */
+void ds_dataspace_recount(ds_session *s);
+
+/* Zero n counters (p may be NULL when n is 0). */
+static inline void ds_zero_u64(uint64_t *p, size_t n)
+{
+	if (n)
+		memset(p, 0, n * sizeof *p);
+}
+
+/* ---- reading the records (dataspace.c) ---- */
+/* Call fn for every record the filter keeps (every record without a
+ * filter), in sample order; builds the dataspace first. */
+typedef void ds_srec_fn(ds_session *s, size_t i, const ds_srec *r, void *ctx);
+int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err);
+bool ds_srec_kept(const ds_session *s, size_t i);
+/* Record i's physical address; 0 when unknown. */
+uint64_t ds_srec_paddr(const ds_session *s, size_t i);
+/* Record i's data source (PERF_MEM_*: level, snoop, HITM); false when its
+ * event samples none. */
+bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src);
+/* The bytes its trigger accesses; 0 when unknown. */
+uint32_t ds_srec_size(const ds_session *s, const ds_srec *r);
+/* The operands memory objects and filters read (a->v; a->str is the
+ * filter's business), -1 for what the sample lacks. */
+void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
+
+/* ---- memory objects and the filter (filter.c) ---- */
+/* A memory object ready to evaluate on this experiment: an error names
+ * what is missing (the object, the machine's constants, physical
+ * addresses). */
+const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
+/* The line size of cache level `level` ("L1D", "L2", "L3"; NULL: L1D) of
+ * the session's machine. */
+int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_err *err);
+void ds_session_mobjs_free(ds_session *s);
+/* Views over the records: memobj:NAME and hotlines (memviews.c). */
+int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
+		   ds_err *err);
+int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+
+/* Every unique instruction's function: (object, symbol start), or the
+ * object's [unknown] bucket.  Names stay the object's; unknown addresses
+ * are grouped per object rather than listed one by one (views.c). */
+typedef struct fkey {
+	uint32_t dso;
+	uint32_t known;
+	uint64_t start;
+} fkey;
+fkey site_fkey(ds_session *s, size_t i);
+/* The function's name: the symbol's, "[unknown]" or "[kernel]". */
+const char *site_fname(const ds_session *s, size_t i);
+/* Views around a function and over time (callviews.c, timeline.c). */
+int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+void ds_timeline_free(ds_session *s);
 
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
@@ -212,6 +347,11 @@ bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea,
 uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel);
 /* The comm of a thread (by the last COMM at or before its end). */
 const char *ds_thread_comm(ds_session *s, size_t ti);
+/* The index of thread (pid, tid) in threads, made when new. */
+uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid);
+/* Sum the samples the filter keeps into the site, thread, call-chain and
+ * event metrics, from zero: after the filter changed. */
+int ds_session_recount(ds_session *s, ds_err *err);
 void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool ds_sample_wanted(const ds_session *s, uint32_t tid);
 bool ds_ip_is_kernel(uint16_t misc);

@@ -25,6 +25,9 @@
 /* Tracking gives up on functions longer than this many instructions. */
 #define MAX_TRACK 20000
 
+/* analyze_int.h promises this size: memory grows with samples by it */
+_Static_assert(sizeof(ds_srec) == 56, "a per-sample record is 56 bytes");
+
 static const char *const how_names[HOW_NHOW] = {
 	[HOW_NONE] = "unresolved",
 	[HOW_STATIC] = "global (static address)",
@@ -201,15 +204,23 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 				 size_t n)
 {
 	int regs[2] = {t->mem.base, t->mem.index};
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; regs[k] != DS_REG_NONE && i < n; i++) {
-			dref r;
-			if (vars[i].loc.kind != DS_LOC_REG || vars[i].loc.reg != regs[k])
-				continue;
-			r = through_pointer(s, ds_dso_type_at_die(d, vars[i].type_die), t);
-			if (r.id != NO_DOBJ)
-				return r;
-		}
+	/* a typed pointer says more than a void * in the same register (a
+	 * thread function's `void *arg` and the `struct x *c = arg` it uses) */
+	for (int untyped = 0; untyped < 2; untyped++)
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; regs[k] != DS_REG_NONE && i < n; i++) {
+				const ds_type *pt, *target;
+				dref r;
+				if (vars[i].loc.kind != DS_LOC_REG || vars[i].loc.reg != regs[k])
+					continue;
+				pt = ds_dso_type_at_die(d, vars[i].type_die);
+				target = ds_type_strip(pointee(pt));
+				if ((target && target->kind == DS_TYPE_VOID) != untyped)
+					continue;
+				r = through_pointer(s, pt, t);
+				if (r.id != NO_DOBJ)
+					return r;
+			}
 	return (dref){NO_DOBJ, 0};
 }
 
@@ -709,79 +720,84 @@ static void note_seen(site_ds *x, int32_t id)
 }
 
 /* The sample's effective address: its ADDR when the event gives one
- * (checked against the trigger's computation), else from the registers. */
-static bool sample_ea(ds_session *s, const ds_sample *sm, const ds_trigger *t, uint64_t ip_vaddr,
-		      uint64_t *ea, enum ds_ea_status *es)
+ * (checked against the trigger's computation), else from the registers.
+ * Where it came from, and the check, go into the record's flags. */
+static bool sample_ea(const ds_sample *sm, const ds_trigger *t, uint64_t ip_vaddr, uint64_t *ea,
+		      enum ds_ea_status *es, uint16_t *flags)
 {
 	uint64_t computed = 0;
 	*es = t->verdict == DS_BT_OK ? ds_trigger_ea(ds_arch_host(), t, sm, ip_vaddr, &computed)
 				     : DS_EA_NO_TRIGGER;
 	if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr) {
 		*ea = sm->addr;
-		s->ea_from_addr++;
-		if (*es == DS_EA_OK || *es == DS_EA_STATIC) {
-			s->ea_checked++;
-			s->ea_disagree += computed != sm->addr;
-		}
+		*flags |= EA_FROM_ADDR << SR_EA_SHIFT;
+		if (*es == DS_EA_OK || *es == DS_EA_STATIC)
+			*flags |= SR_CHECKED | (computed != sm->addr ? SR_DISAGREE : 0);
 		return true;
 	}
 	if (*es == DS_EA_OK || *es == DS_EA_STATIC) {
 		*ea = computed;
-		s->ea_from_regs++;
+		*flags |= EA_FROM_REGS << SR_EA_SHIFT;
 		return true;
 	}
 	if (*es == DS_EA_REGS_CHANGED)
-		s->ea_regs_changed++;
-	else
-		s->ea_none++;
+		*flags |= EA_FROM_REGS_CHANGED << SR_EA_SHIFT;
 	return false;
 }
 
-static void attribute(ds_session *s, const ds_record *r, const bool *precise)
+/* Load or store: the sample's data source says when the event gives one
+ * (the simulator, PEBS, IBS); else the trigger instruction's operand. */
+static uint16_t access_kind(const ds_sample *sm, const ds_trigger *t)
 {
-	const ds_sample *sm = &r->u.sample;
-	bool pr = precise[r->evidx];
-	uint64_t t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX, ea = 0;
-	uint64_t period = sm->period ? sm->period : 1;
-	uint32_t si;
-	site_ds *x;
-	dref d;
-	uint8_t how;
-	enum ds_ea_status es;
-	bool have_ea;
-	size_t slot;
+	uint64_t op = sm->type & PERF_SAMPLE_DATA_SRC ? (sm->data_src >> PERF_MEM_OP_SHIFT) : 0;
+	uint16_t f = 0;
 
-	if (ds_ip_is_kernel(r->misc)) {
-		d.id = dobj_add(s, DOBJ_KERNEL, "<kernel>", NULL, NULL, NULL);
-		goto count;
-	}
-	si = ds_session_site(s, sm->pid, t, sm->ip, false);
-	if (!s->sites.v[si].ds)
-		s->sites.v[si].ds = ds_xcalloc(1, sizeof(site_ds));
-	x = s->sites.v[si].ds;
-	if (!x->done[pr])
-		resolve_site(s, si, pr);
-	s->verdict_samples[x->trig[pr].verdict]++;
-	if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr - sm->ip < 16) {
-		/* a fault on the instruction's own bytes (up to 15, and the page
-		 * after them): fetching code, not touching data */
+	if (op & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE))
+		return (op & PERF_MEM_OP_LOAD ? SR_LOAD : 0) | (op & PERF_MEM_OP_STORE ? SR_STORE : 0);
+	if (t->verdict != DS_BT_OK || t->mem.address_only)
+		return 0;
+	if (t->mem.read)
+		f |= SR_LOAD;
+	if (t->mem.write)
+		f |= SR_STORE;
+	return f;
+}
+
+/* Add record i to the aggregates: the data object's metrics, the type's
+ * alignment, the resolution statistics and the site's annotation. */
+static void count_record(ds_session *s, size_t i)
+{
+	const ds_srec *rc = &s->srecs.v[i];
+	const dobj *o = &s->dobjs.v[rc->dobj];
+	size_t slot = (size_t)rc->dobj * s->nev + rc->ev;
+	site_ds *x;
+	const ds_trigger *t;
+	unsigned how = (rc->flags >> SR_HOW_SHIFT) & 7;
+
+	s->dobj_samples.v[slot]++;
+	s->dobj_count.v[slot] += rc->period;
+	if (rc->flags & SR_KERNEL)
+		return;
+	x = s->sites.v[rc->site].ds;
+	t = &x->trig[(rc->flags & SR_PRECISE) != 0];
+	s->verdict_samples[t->verdict]++;
+	note_seen(x, rc->dobj);
+	if (rc->flags & SR_IFETCH) {
 		s->ea_ifetch++;
 		s->how_samples[HOW_NONE]++;
-		d = unknown(s, "instruction-fetch");
-		note_seen(x, d.id);
-		goto count;
+		return;
 	}
-	have_ea = sample_ea(s, sm, &x->trig[pr], s->sites.v[si].vaddr, &ea, &es);
-	d = x->obj[pr];
-	how = x->how[pr];
-	if (d.id == NO_DOBJ && have_ea &&
-	    (d = by_address(s, sm->pid, t, ea, x->trig[pr].mem.size)).id != NO_DOBJ)
-		how = HOW_ADDRESS;
-	if (d.id == NO_DOBJ)
-		d = unknown(s, es == DS_EA_REGS_CHANGED ? "regs-changed" : "no-variable");
+	switch ((rc->flags >> SR_EA_SHIFT) & 3) {
+	case EA_FROM_ADDR: s->ea_from_addr++; break;
+	case EA_FROM_REGS: s->ea_from_regs++; break;
+	case EA_FROM_REGS_CHANGED: s->ea_regs_changed++; break;
+	default: s->ea_none++; break;
+	}
+	s->ea_checked += (rc->flags & SR_CHECKED) != 0;
+	s->ea_disagree += (rc->flags & SR_DISAGREE) != 0;
 	s->how_samples[how]++;
-	if (x->trig[pr].verdict == DS_BT_OK) {
-		uint32_t dso = s->sites.v[si].dso;
+	if (t->verdict == DS_BT_OK) {
+		uint32_t dso = s->sites.v[rc->site].dso;
 		while (s->dso_mem.n <= dso) {
 			ds_vec_push(&s->dso_mem, 0);
 			ds_vec_push(&s->dso_resolved, 0);
@@ -789,13 +805,75 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 		s->dso_mem.v[dso]++;
 		s->dso_resolved.v[dso] += how != HOW_NONE;
 	}
-	if (have_ea && s->dobjs.v[d.id].t)
-		count_alignment(s, &s->dobjs.v[d.id], ea - d.off, r->evidx);
-	note_seen(x, d.id);
-count:
-	slot = (size_t)d.id * s->nev + (size_t)r->evidx;
-	s->dobj_samples.v[slot]++;
-	s->dobj_count.v[slot] += period;
+	if ((rc->flags & SR_EA) && o->t)
+		count_alignment(s, o, rc->ea - rc->off, rc->ev);
+}
+
+/* Attribute one sample to its data object and keep its record. */
+static void attribute(ds_session *s, const ds_record *r, const bool *precise)
+{
+	const ds_sample *sm = &r->u.sample;
+	bool pr = precise[r->evidx], kernel = ds_ip_is_kernel(r->misc);
+	ds_srec rc = {0};
+	site_ds *x;
+	const ds_trigger *trig;
+	dref d;
+	enum ds_ea_status es;
+
+	rc.ip = sm->ip;
+	rc.time = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
+	rc.period = sm->period ? sm->period : 1;
+	rc.thread = ds_session_thread(s, sm->pid, sm->tid);
+	rc.cpu = (sm->type & PERF_SAMPLE_CPU) ? sm->cpu : UINT32_MAX;
+	rc.ev = (uint16_t)r->evidx;
+	rc.flags = pr ? SR_PRECISE : 0;
+	rc.site = ds_session_site(s, sm->pid, rc.time, sm->ip, kernel);
+	if (kernel) {
+		/* a fault the kernel took on a user address still has it */
+		rc.flags |= SR_KERNEL;
+		if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr) {
+			rc.ea = sm->addr;
+			rc.flags |= SR_EA | EA_FROM_ADDR << SR_EA_SHIFT;
+		}
+		rc.dobj = dobj_add(s, DOBJ_KERNEL, "<kernel>", NULL, NULL, NULL);
+		goto keep;
+	}
+	if (!s->sites.v[rc.site].ds)
+		s->sites.v[rc.site].ds = ds_xcalloc(1, sizeof(site_ds));
+	x = s->sites.v[rc.site].ds;
+	if (!x->done[pr])
+		resolve_site(s, rc.site, pr);
+	trig = &x->trig[pr];
+	if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr - sm->ip < 16) {
+		/* a fault on the instruction's own bytes (up to 15, and the page
+		 * after them): fetching code, not touching data */
+		rc.flags |= SR_IFETCH;
+		rc.dobj = unknown(s, "instruction-fetch").id;
+		goto keep;
+	}
+	if (sample_ea(sm, trig, s->sites.v[rc.site].vaddr, &rc.ea, &es, &rc.flags))
+		rc.flags |= SR_EA;
+	d = x->obj[pr];
+	rc.flags |= (uint16_t)(x->how[pr] << SR_HOW_SHIFT);
+	if (d.id == NO_DOBJ && (rc.flags & SR_EA) &&
+	    (d = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ)
+		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_ADDRESS << SR_HOW_SHIFT);
+	if (d.id == NO_DOBJ)
+		d = unknown(s, es == DS_EA_REGS_CHANGED ? "regs-changed" : "no-variable");
+	rc.dobj = d.id;
+	/* offsets inside one aggregate; none is 4 GiB */
+	rc.off = d.off <= UINT32_MAX ? (uint32_t)d.off : 0;
+	rc.flags |= access_kind(sm, trig);
+keep:
+	ds_vec_push(&s->srecs, rc);
+	if (s->srec_paddr.cap) {
+		uint64_t pa = (sm->type & PERF_SAMPLE_PHYS_ADDR) ? sm->phys_addr : 0;
+		ds_vec_push(&s->srec_paddr, pa);
+		s->has_paddr |= pa != 0;
+	}
+	if (s->srec_data_src.cap)
+		ds_vec_push(&s->srec_data_src, (sm->type & PERF_SAMPLE_DATA_SRC) ? sm->data_src : 0);
+	count_record(s, s->srecs.n - 1);
 }
 
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
@@ -821,7 +899,7 @@ const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verd
 
 int ds_dataspace_build(ds_session *s, ds_err *err)
 {
-	uint64_t cur = 0, n = 0, total = ds_perfdata_data_size(s->pd);
+	uint64_t cur = 0, n = 0, total = ds_perfdata_data_size(s->pd), types = 0;
 	bool *precise;
 	ds_progress pr;
 	ds_record r;
@@ -838,8 +916,18 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	}
 	s->dobj_index = ds_hash_new();
 	s->align_index = ds_hash_new();
-	for (size_t e = 0; e < s->nev; e++)
-		precise[e] = ds_attr_precise(&ds_perfdata_event(s->pd, e)->attr);
+	for (size_t e = 0; e < s->nev; e++) {
+		const struct perf_event_attr *a = &ds_perfdata_event(s->pd, e)->attr;
+		precise[e] = ds_attr_precise(a);
+		types |= a->sample_type;
+	}
+	/* one record per sample; the optional columns exist (have a capacity)
+	 * only when some event samples them */
+	ds_vec_reserve(&s->srecs, s->nsamples);
+	if (types & PERF_SAMPLE_PHYS_ADDR)
+		ds_vec_reserve(&s->srec_paddr, s->nsamples + 1);
+	if (types & PERF_SAMPLE_DATA_SRC)
+		ds_vec_reserve(&s->srec_data_src, s->nsamples + 1);
 	ds_progress_begin(&pr, "attributing samples to data");
 	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
 		if (s->opts.progress && (++n & 0xffff) == 0)
@@ -852,8 +940,86 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	return rc < 0 ? -1 : 0;
 }
 
+void ds_dataspace_recount(ds_session *s)
+{
+	ds_zero_u64(s->dobj_samples.v, s->dobj_samples.n);
+	ds_zero_u64(s->dobj_count.v, s->dobj_count.n);
+	ds_hash_free(s->align_index);
+	s->align_index = ds_hash_new();
+	s->align_samples.n = 0;
+	memset(s->how_samples, 0, sizeof s->how_samples);
+	memset(s->verdict_samples, 0, sizeof s->verdict_samples);
+	s->ea_from_addr = s->ea_from_regs = s->ea_regs_changed = s->ea_none = 0;
+	s->ea_checked = s->ea_disagree = s->ea_ifetch = 0;
+	ds_zero_u64(s->dso_mem.v, s->dso_mem.n);
+	ds_zero_u64(s->dso_resolved.v, s->dso_resolved.n);
+	for (size_t i = 0; i < s->sites.n; i++)
+		if (s->sites.v[i].ds)
+			memset(s->sites.v[i].ds->seen, 0, sizeof s->sites.v[i].ds->seen);
+	for (size_t i = 0; i < s->srecs.n; i++)
+		if (ds_srec_kept(s, i))
+			count_record(s, i);
+}
+
+/* ---- reading the records ---- */
+
+bool ds_srec_kept(const ds_session *s, size_t i)
+{
+	return !s->keep.n || (s->keep.v[i / 64] >> (i % 64) & 1);
+}
+
+int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err)
+{
+	if (ds_dataspace_build(s, err))
+		return -1;
+	for (size_t i = 0; i < s->srecs.n; i++)
+		if (ds_srec_kept(s, i))
+			fn(s, i, &s->srecs.v[i], ctx);
+	return 0;
+}
+
+uint64_t ds_srec_paddr(const ds_session *s, size_t i)
+{
+	return i < s->srec_paddr.n ? s->srec_paddr.v[i] : 0;
+}
+
+bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src)
+{
+	if (i >= s->srec_data_src.n)
+		return false;
+	*src = s->srec_data_src.v[i];
+	return *src != 0;
+}
+
+uint32_t ds_srec_size(const ds_session *s, const ds_srec *r)
+{
+	const site_ds *x = s->sites.v[r->site].ds;
+	const ds_trigger *t;
+
+	if (!x || (r->flags & (SR_KERNEL | SR_IFETCH)))
+		return 0;
+	t = &x->trig[(r->flags & SR_PRECISE) != 0];
+	return t->verdict == DS_BT_OK ? t->mem.size : 0;
+}
+
+void ds_srec_operands(const ds_session *s, size_t i, ds_access *a)
+{
+	const ds_srec *r = &s->srecs.v[i];
+	uint64_t pa = ds_srec_paddr(s, i);
+
+	a->v[DS_VADDR] = r->flags & SR_EA ? (int64_t)r->ea : -1;
+	a->v[DS_PADDR] = pa ? (int64_t)pa : -1;
+	a->v[DS_THRID] = s->threads.v[r->thread].tid;
+	a->v[DS_CPUID] = r->cpu == UINT32_MAX ? -1 : (int64_t)r->cpu;
+	a->v[DS_VIRTPC] = (int64_t)r->ip;
+	a->v[DS_TSTAMP] = r->time == UINT64_MAX ? -1 : (int64_t)r->time;
+}
+
 void ds_dataspace_free(ds_session *s)
 {
+	ds_vec_free(&s->srecs);
+	ds_vec_free(&s->srec_paddr);
+	ds_vec_free(&s->srec_data_src);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		free(s->dobjs.v[i].type);
 		free(s->dobjs.v[i].path);

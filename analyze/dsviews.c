@@ -290,6 +290,10 @@ static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 	}
 	if (v.n)
 		qsort(v.v, v.n, sizeof *v.v, cmp_hot);
+	/* types named on the way to another answer, or whose samples the
+	 * filter left out, come last: they have none */
+	while (v.n && !v.v[v.n - 1].samples)
+		v.n--;
 	*out = v.v;
 	return v.n;
 }
@@ -570,6 +574,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 				  o->type);
 	}
 	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS, false);
+	d.b.t->diff_key = "type,field"; /* rows are indented text; a diff names them type.field */
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
 		layout_type(&d, s, &hot[i], sizes, names, nsizes, err);
 	free(hot);

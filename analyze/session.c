@@ -537,22 +537,33 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 	s->chain_count.v[ci * s->nev + (size_t)ev] += sm->period ? sm->period : 1;
 }
 
-static int read_samples(ds_session *s, ds_err *err)
+/* Read samples from where the last call stopped, for about `seconds`
+ * (0: to the end): 1 when some remain, 0 at the end, -1 on error. */
+static int read_samples(ds_session *s, double seconds, ds_err *err)
 {
-	uint64_t cur = 0, total = ds_perfdata_data_size(s->pd), n = 0;
+	uint64_t total = ds_perfdata_data_size(s->pd), n = 0;
+	double until = seconds > 0 ? ds_now() + seconds : 0;
 	ds_record r;
 	ds_progress pr;
 	int rc;
 
+	if (s->loaded)
+		return 0;
 	ds_progress_begin(&pr, "reading samples");
-	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
+	for (;;) {
 		const ds_sample *sm = &r.u.sample;
 		uint64_t period, t;
 		uint32_t leaf;
 		size_t th;
 
-		if (s->opts.progress && (++n & 0xffff) == 0)
-			ds_progress_update(&pr, cur, total);
+		if (until && n && (n & 0x3ff) == 0 && ds_now() >= until) {
+			ds_progress_end(&pr);
+			return 1;
+		}
+		if ((rc = ds_perfdata_next(s->pd, &s->load_cur, &r, err)) <= 0)
+			break;
+		if ((++n & 0xffff) == 0 && s->opts.progress)
+			ds_progress_update(&pr, s->load_cur, total);
 		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
 			continue;
 		period = sm->period ? sm->period : 1;
@@ -576,6 +587,85 @@ static int read_samples(ds_session *s, ds_err *err)
 		}
 	}
 	ds_progress_end(&pr);
+	if (rc < 0)
+		return -1;
+	s->loaded = true;
+	if (s->lost || s->lost_samples)
+		ds_session_note_add(s, "%llu records and %llu samples were lost while recording "
+				       "(ring buffer full); counts are lower than the truth",
+				    (unsigned long long)s->lost, (unsigned long long)s->lost_samples);
+	return 0;
+}
+
+int ds_session_load(ds_session *s, double seconds, ds_err *err)
+{
+	return read_samples(s, seconds > 0 ? seconds : 0, err);
+}
+
+double ds_session_loaded(const ds_session *s)
+{
+	uint64_t total = ds_perfdata_data_size(s->pd);
+	if (s->loaded || !total)
+		return 1.0;
+	return (double)ds_perfdata_cursor_pos(s->pd, s->load_cur) / (double)total;
+}
+
+uint64_t ds_session_samples(const ds_session *s)
+{
+	return s->nsamples;
+}
+
+uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid)
+{
+	return (uint32_t)thread_get(s, pid, tid);
+}
+
+/* The per-instruction, per-thread and per-event sums come from the
+ * dataspace's records, which have all they need; only the call chains,
+ * which records do not keep, take one more pass over the samples. */
+int ds_session_recount(ds_session *s, ds_err *err)
+{
+	uint64_t cur = 0;
+	size_t k = 0;
+	ds_record r;
+	int rc = 0;
+
+	ds_zero_u64(s->site_samples.v, s->site_samples.n);
+	ds_zero_u64(s->site_count.v, s->site_count.n);
+	ds_zero_u64(s->thread_samples.v, s->thread_samples.n);
+	ds_zero_u64(s->thread_count.v, s->thread_count.n);
+	ds_zero_u64(s->ev_samples, s->nev);
+	ds_zero_u64(s->ev_count, s->nev);
+	s->nsamples = s->first_time = s->last_time = 0;
+	for (size_t i = 0; i < s->srecs.n; i++) {
+		const ds_srec *x = &s->srecs.v[i];
+		if (!ds_srec_kept(s, i))
+			continue;
+		s->site_samples.v[(size_t)x->site * s->nev + x->ev]++;
+		s->site_count.v[(size_t)x->site * s->nev + x->ev] += x->period;
+		s->thread_samples.v[(size_t)x->thread * s->nev + x->ev]++;
+		s->thread_count.v[(size_t)x->thread * s->nev + x->ev] += x->period;
+		s->ev_samples[x->ev]++;
+		s->ev_count[x->ev] += x->period;
+		s->nsamples++;
+		if (x->time != UINT64_MAX && x->time && (!s->first_time || x->time < s->first_time))
+			s->first_time = x->time;
+		if (x->time != UINT64_MAX && x->time > s->last_time)
+			s->last_time = x->time;
+	}
+	ds_hash_free(s->chain_index);
+	s->chain_index = ds_hash_new();
+	s->chain_samples.n = s->chain_count.n = 0;
+	if (!s->callchains)
+		return 0;
+	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
+		const ds_sample *sm = &r.u.sample;
+		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
+			continue;
+		if (k < s->srecs.n && ds_srec_kept(s, k) && (sm->type & PERF_SAMPLE_CALLCHAIN))
+			count_chain(s, sm, r.misc, s->srecs.v[k].site, r.evidx);
+		k++;
+	}
 	return rc < 0 ? -1 : 0;
 }
 
@@ -585,7 +675,7 @@ static int read_side_band(ds_session *s, ds_err *err)
 	ds_record r;
 	int rc;
 
-	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0)
+	while ((rc = ds_perfdata_next_nonsample(s->pd, &cur, &r, err)) > 0)
 		if (r.kind != DS_REC_SAMPLE)
 			side_band(s, &r);
 	if (rc < 0)
@@ -638,12 +728,8 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
 				       "up to its end");
 	decide_same_machine(s);
-	if (read_side_band(s, err) || read_samples(s, err))
+	if (read_side_band(s, err) || (!s->opts.deferred && read_samples(s, 0, err)))
 		goto fail;
-	if (s->lost || s->lost_samples)
-		ds_session_note_add(s, "%llu records and %llu samples were lost while recording "
-				       "(ring buffer full); counts are lower than the truth",
-				    (unsigned long long)s->lost, (unsigned long long)s->lost_samples);
 	free(pdpath);
 	free(metapath);
 	*out = s;
@@ -660,6 +746,8 @@ void ds_session_close(ds_session *s)
 	if (!s)
 		return;
 	ds_dataspace_free(s); /* first: it holds sites and types of the dsos */
+	ds_timeline_free(s);
+	ds_session_mobjs_free(s);
 	for (size_t i = 0; i < s->dsos.n; i++) {
 		ds_dso_close(s->dsos.v[i].dso);
 		free(s->dsos.v[i].path);

@@ -28,6 +28,13 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
 	memcpy(t->cols, cols, ncols * sizeof *cols);
 	t->inclusive = inclusive;
 	t->has_metrics = true;
+	if (s->filter_text) {
+		/* every view says what it leaves out */
+		tb_prop(t, "filter", DS_PROP_TEXT, "%s", s->filter_text);
+		tb_prop(t, "samples_kept", DS_PROP_NUMBER, "%llu", (unsigned long long)s->nsamples);
+		tb_prop(t, "samples_before_filter", DS_PROP_NUMBER, "%llu",
+			(unsigned long long)s->unfiltered_samples);
+	}
 	b->t = t;
 	b->rows = ds_hash_new();
 	memset(&b->v, 0, sizeof b->v);
@@ -151,7 +158,7 @@ static uint64_t metric(const sort_spec *sp, const ds_row *r)
 	}
 }
 
-static int cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
+int tb_cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
 {
 	if (a->set != b->set)
 		return a->set ? -1 : 1;
@@ -159,7 +166,11 @@ static int cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b)
 	case DS_COL_STR:
 		return strcmp(a->s ? a->s : "", b->s ? b->s : "");
 	case DS_COL_PERCENT:
+	case DS_COL_CHANGE:
 		return a->d < b->d ? -1 : a->d > b->d;
+	case DS_COL_DELTA:
+	case DS_COL_DELTA_NS:
+		return (int64_t)a->u < (int64_t)b->u ? -1 : (int64_t)a->u > (int64_t)b->u;
 	default:
 		return a->u < b->u ? -1 : a->u > b->u;
 	}
@@ -176,7 +187,7 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		c = strcmp(a->name, b->name);
 		break;
 	case SORT_COL:
-		c = sp->t->ncols ? cmp_cells(&sp->t->cols[sp->col], &a->cells[sp->col], &b->cells[sp->col]) : 0;
+		c = sp->t->ncols ? tb_cmp_cells(&sp->t->cols[sp->col], &a->cells[sp->col], &b->cells[sp->col]) : 0;
 		break;
 	default: {
 		uint64_t x = metric(sp, a), y = metric(sp, b);
@@ -189,11 +200,11 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 	/* ties: a stable, readable order */
 	c = strcmp(a->name, b->name);
 	for (size_t i = 0; !c && i < sp->t->ncols; i++)
-		c = cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
+		c = tb_cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
 	return c;
 }
 
-static void row_free(ds_row *r, size_t ncols)
+void tb_row_free(ds_row *r, size_t ncols)
 {
 	free(r->name);
 	for (size_t c = 0; c < ncols; c++)
@@ -221,11 +232,28 @@ int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
 		qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
 	if (o && o->limit && o->limit < t->nrows) {
 		for (size_t i = o->limit; i < t->nrows; i++)
-			row_free(&t->rows[i], t->ncols);
+			tb_row_free(&t->rows[i], t->ncols);
 		t->nrows = o->limit;
 	}
 	*out = t;
 	return 0;
+}
+
+void tb_cut(ds_table *t, size_t limit)
+{
+	if (!limit || limit >= t->nrows)
+		return;
+	for (size_t i = limit; i < t->nrows; i++)
+		tb_row_free(&t->rows[i], t->ncols);
+	t->nrows = limit;
+}
+
+void tb_discard(tb *b)
+{
+	ds_hash_free(b->rows);
+	b->t->rows = b->v.v;
+	b->t->nrows = b->v.n;
+	ds_table_free(b->t);
 }
 
 void ds_table_free(ds_table *t)
@@ -233,7 +261,7 @@ void ds_table_free(ds_table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nrows; i++)
-		row_free(&t->rows[i], t->ncols);
+		tb_row_free(&t->rows[i], t->ncols);
 	free(t->rows);
 	for (size_t e = 0; e < t->nevents; e++)
 		free(t->events[e].name);

@@ -11,7 +11,8 @@
 #include <time.h>
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
-					  "samples", "dataobjects", "datalayout", "typestats", NULL};
+					  "samples", "dataobjects", "datalayout", "typestats", "callers",
+					  "source", "timeline", "hotlines", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -42,16 +43,7 @@ static bool site_has_samples(const ds_session *s, size_t si)
 
 /* ---- function keys ---- */
 
-/* Every unique instruction's function: (object, symbol start), or the
- * object's [unknown] bucket.  Names stay the object's; unknown addresses
- * are grouped per object rather than listed one by one. */
-typedef struct fkey {
-	uint32_t dso;
-	uint32_t known;
-	uint64_t start;
-} fkey;
-
-static fkey site_fkey(ds_session *s, size_t i)
+fkey site_fkey(ds_session *s, size_t i)
 {
 	const site *st;
 	fkey k = {0, 0, 0};
@@ -65,7 +57,7 @@ static fkey site_fkey(ds_session *s, size_t i)
 	return k;
 }
 
-static const char *site_fname(const ds_session *s, size_t i)
+const char *site_fname(const ds_session *s, size_t i)
 {
 	const site *st = &s->sites.v[i];
 	if (st->sym)
@@ -83,12 +75,25 @@ static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, 
 	tb b;
 	uint32_t *site_row = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *site_row);
 
+	bool *in_chain = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *in_chain);
+
 	tb_init(&b, s, "functions", "function", cols, FN_NCOLS, s->callchains);
-	/* every site, sampled or only seen as a caller: callers get a row too */
+	for (size_t c = 0; c < ds_hash_count(s->chain_index); c++) {
+		size_t len;
+		const uint32_t *key = ds_hash_key(s->chain_index, c, &len);
+		for (size_t k = 0; k < len / sizeof *key; k++)
+			in_chain[key[k]] = true;
+	}
+	/* every site sampled or seen as a caller (callers get a row too), of
+	 * the samples the filter keeps */
 	for (size_t i = 0; i < s->sites.n; i++) {
-		fkey k = site_fkey(s, i);
+		fkey k;
 		bool added;
-		size_t r = tb_row(&b, &k, sizeof k, site_fname(s, i), &added);
+		size_t r;
+		if (!in_chain[i] && !site_has_samples(s, i))
+			continue;
+		k = site_fkey(s, i);
+		r = tb_row(&b, &k, sizeof k, site_fname(s, i), &added);
 		if (added) {
 			tb_cell_str(&b.v.v[r], FN_MODULE, s->dsos.v[k.dso].module);
 			if (k.known)
@@ -122,6 +127,7 @@ static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, 
 		ds_vec_free(&seen);
 	}
 	free(site_row);
+	free(in_chain);
 	return tb_finish(&b, o, out, err);
 }
 
@@ -441,7 +447,7 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		{"module", DS_COL_STR, true}, {"addr", DS_COL_HEX, true},
 		{"phys_addr", DS_COL_HEX, true}, {"period", DS_COL_U64, true}};
 	ds_view_opts keep = {.sort = o && o->sort ? o->sort : "time", .limit = o ? o->limit : 0};
-	uint64_t cur = 0, n = 0;
+	uint64_t cur = 0, n = 0, k = 0;
 	ds_record r;
 	tb b;
 	int rc;
@@ -453,7 +459,7 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		uint32_t si;
 		size_t row;
 		ds_row *w;
-		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
+		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid) || !ds_srec_kept(s, k++))
 			continue;
 		si = ds_session_site(s, sm->pid, (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX,
 				       sm->ip, ds_ip_is_kernel(r.misc));
@@ -496,13 +502,18 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"functions", view_functions}, {"lines", view_lines}, {"pcs", view_pcs},
 		{"threads", view_threads}, {"summary", view_summary}, {"samples", view_samples},
 		{"dataobjects", ds_view_dataobjects}, {"datalayout", ds_view_datalayout},
-		{"typestats", ds_view_typestats},
+		{"typestats", ds_view_typestats}, {"callers", ds_view_callers},
+		{"source", ds_view_source}, {"timeline", ds_view_timeline},
+		{"hotlines", ds_view_hotlines},
 	};
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
 		if (strcmp(views[i].name, view) == 0)
 			return views[i].fn(s, o, out, err);
+	if (strncmp(view, "memobj:", 7) == 0)
+		return ds_view_memobj(s, view + 7, o, out, err);
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
-			  "dataobjects, datalayout, typestats",
+			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "
+			  "memobj:NAME",
 			  view);
 }

@@ -72,6 +72,17 @@ static char **dup_argv(char **v, int n)
 	return o;
 }
 
+/* The huge page size and NUMA nodes of a machine, and its node map, so
+ * that memory objects of the experiment keep them. */
+static void meta_memory(ds_meta *m, const ds_machine *mach)
+{
+	m->huge_page_size = mach->huge_page_size;
+	m->numa_nodes = mach->numa_nodes;
+	for (size_t i = 0; i < mach->nmobjs; i++)
+		if (strcmp(mach->mobj_names[i], "numa_node") == 0)
+			m->numa_map = ds_xstrdup(mach->mobj_exprs[i]);
+}
+
 /* sim: the machine whose caches were simulated, NULL for the perf_event backend. */
 static int write_meta(const char *outdir, const ds_record_opts *o, const ds_record_result *res,
 		      const ds_machine *sim, int argc, char **argv, int ntarget, ds_err *err)
@@ -100,8 +111,14 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	if (sim) {
 		m.ncaches = sim->ncaches;
 		memcpy(m.caches, sim->caches, sizeof m.caches);
+		meta_memory(&m, sim);
 	} else {
+		ds_machine here;
+		ds_err none = {0};
 		m.ncaches = ds_geometry_sysfs(NULL, 0, m.caches, 8);
+		ds_machine_sysfs(&here, &none); /* a machine that says nothing still is one */
+		meta_memory(&m, &here);
+		ds_machine_fini(&here);
 	}
 	m.backend = ds_xstrdup(sim ? "sim" : "perf_event");
 	m.clock = ds_xstrdup(sim ? "logical" : "monotonic");

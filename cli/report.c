@@ -1,5 +1,6 @@
 /* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F]
- *               [--type NAME] [--line N] [--type-stats] */
+ *               [--type NAME] [--line N] [--type-stats] [--function F] [--file PATH]
+ *               [--slices N] [--window FROM:TO] */
 #include "cli/cli.h"
 
 #include "analyze/analyze.h"
@@ -14,7 +15,8 @@ static const char report_usage[] =
 	"\n"
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
 	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
-	"                         dataobjects, datalayout, typestats\n"
+	"                         dataobjects, datalayout, typestats, callers, source, timeline,\n"
+	"                         hotlines, memobj:NAME (a memory object: 'dsprof mobj list')\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"
 	"  -n, --limit N          print the first N rows\n"
@@ -23,8 +25,19 @@ static const char report_usage[] =
 	"      --type NAME        datalayout of this type only (\"struct node\" or \"node\");\n"
 	"                         implies --view datalayout\n"
 	"      --line N           datalayout: draw N-byte cache lines (a power of two, 8..4096)\n"
-	"                         instead of each cache level's measured line\n"
+	"                         instead of each cache level's measured line; hotlines: rank\n"
+	"                         N-byte lines\n"
+	"      --level LEVEL      hotlines: rank the lines of L1D (default), L2 or L3\n"
+	"      --filter EXPR      only the samples EXPR accepts (FUNC == \"main\", DOBJ, FIELD,\n"
+	"                         MOBJ(L1D_set) == 5, VADDR, PADDR, THRID, CPUID, VIRTPC, TSTAMP)\n"
+	"      --mobj NAME=EXPR   define a memory object for this report (repeatable)\n"
+	"      --machine FILE     evaluate memory objects for a machine model, not the\n"
+	"                         experiment's machine\n"
 	"      --type-stats       how samples were resolved to data (= --view typestats)\n"
+	"      --function NAME    callers, source: the function (NAME or NAME@MODULE)\n"
+	"      --file PATH        source: the source file (or its last path components)\n"
+	"      --slices N         timeline: time slices per thread (default 100)\n"
+	"      --window FROM:TO   timeline: only ns FROM to TO after the first sample\n"
 	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
@@ -57,10 +70,20 @@ int cmd_report(int argc, char **argv)
 		{"type", required_argument, NULL, 'T'},
 		{"line", required_argument, NULL, 'L'},
 		{"type-stats", no_argument, NULL, 'S'},
+		{"function", required_argument, NULL, 'F'},
+		{"file", required_argument, NULL, 'P'},
+		{"slices", required_argument, NULL, 'N'},
+		{"window", required_argument, NULL, 'W'},
+		{"level", required_argument, NULL, 'E'},
+		{"filter", required_argument, NULL, 'X'},
+		{"mobj", required_argument, NULL, 'O'},
+		{"machine", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *input = "dsprof.data", *view = NULL;
+	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL;
+	const char *mobjs[64]; /* --mobj, in order */
+	size_t nmobjs = 0;
 	ds_session_opts so = {0};
 	ds_view_opts vo = {0};
 	enum cli_format fmt = CLI_TEXT;
@@ -110,6 +133,33 @@ int cmd_report(int argc, char **argv)
 			vo.line = (unsigned)u;
 			break;
 		case 'S': type_stats = true; break;
+		case 'E': vo.level = optarg; break;
+		case 'X': filter = optarg; break;
+		case 'O':
+			if (nmobjs == sizeof mobjs / sizeof mobjs[0]) {
+				ds_vec_free(&tids);
+				return cli_usage_error("report", "more than %zu --mobj options", nmobjs);
+			}
+			mobjs[nmobjs++] = optarg;
+			break;
+		case 'C': machine = optarg; break;
+		case 'F': vo.function = optarg; break;
+		case 'P': vo.file = optarg; break;
+		case 'N':
+			if (!ds_parse_u64(optarg, &u, false) || u == 0 || u > 100000)
+				return cli_usage_error("report", "bad --slices '%s' (1 to 100000)", optarg);
+			vo.slices = (unsigned)u;
+			break;
+		case 'W': {
+			char *colon = strchr(optarg, ':');
+			char *from = colon ? ds_xstrndup(optarg, (size_t)(colon - optarg)) : NULL;
+			bool good = from && ds_parse_u64(from, &vo.from_ns, true) &&
+				    ds_parse_u64(colon + 1, &vo.to_ns, true) && vo.to_ns > vo.from_ns;
+			free(from);
+			if (!good)
+				return cli_usage_error("report", "bad --window '%s' (FROM:TO in ns, FROM < TO)", optarg);
+			break;
+		}
 		case 'h':
 			fputs(report_usage, stdout);
 			return 0;
@@ -132,14 +182,38 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!view)
 		view = vo.type || vo.line ? "datalayout" : "functions";
-	if ((vo.type || vo.line) && strcmp(view, "datalayout") != 0) {
+	if ((vo.type && strcmp(view, "datalayout") != 0) ||
+	    (vo.line && strcmp(view, "datalayout") != 0 && strcmp(view, "hotlines") != 0)) {
 		ds_vec_free(&tids);
-		return cli_usage_error("report", "--%s applies to --view datalayout", vo.type ? "type" : "line");
+		return cli_usage_error("report", "--%s applies to --view datalayout%s", vo.type ? "type" : "line",
+				       vo.type ? "" : " and --view hotlines");
+	}
+	if (vo.level && (strcmp(view, "hotlines") != 0 || vo.line)) {
+		ds_vec_free(&tids);
+		return cli_usage_error("report", vo.line ? "give --level or --line, not both"
+							 : "--level applies to --view hotlines");
+	}
+	if ((vo.function && strcmp(view, "callers") != 0 && strcmp(view, "source") != 0) ||
+	    (vo.file && strcmp(view, "source") != 0) ||
+	    ((vo.slices || vo.to_ns) && strcmp(view, "timeline") != 0)) {
+		ds_vec_free(&tids);
+		return cli_usage_error("report", "--%s applies to --view %s",
+				       vo.function ? "function" : vo.file ? "file" : vo.slices ? "slices" : "window",
+				       vo.function ? "callers or source" : vo.file ? "source" : "timeline");
 	}
 	so.tids = tids.v;
 	so.ntids = tids.n;
 	so.progress = isatty(STDERR_FILENO);
-	if (ds_session_open(input, &so, &s, &err) || ds_view_build(s, view, &vo, &t, &err)) {
+	if (ds_session_open(input, &so, &s, &err) || (machine && ds_session_set_machine(s, machine, &err))) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < nmobjs; i++)
+		if (ds_session_add_mobj(s, mobjs[i], &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+	if ((filter && ds_session_set_filter(s, filter, &err)) || ds_view_build(s, view, &vo, &t, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}

@@ -189,6 +189,9 @@ const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size);
  * end, -1 on a malformed record (err names the byte offset).  Record
  * contents point into the file image and stay valid until close. */
 int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err);
+/* The same, stepping over samples without decoding them: for a pass over
+ * the side-band records (mappings, threads) of a large file. */
+int ds_perfdata_next_nonsample(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err);
 /* Progress helper: bytes of data consumed so far for a cursor. */
 uint64_t ds_perfdata_cursor_pos(const ds_perfdata *pd, uint64_t cursor);
 
@@ -222,6 +225,9 @@ typedef struct ds_meta {
 	char *host, *kernel, *arch, *cpu_model;
 	unsigned ncpus;
 	uint64_t page_size;
+	uint64_t huge_page_size;  /* 0 when unknown (experiments older than the field) */
+	int numa_nodes;           /* 0 when unknown */
+	char *numa_map;           /* numa_node's expression over PADDR (memobj/), or NULL */
 	ds_cache_level caches[8];
 	int ncaches;
 	char *backend;     /* "perf_event", "sim", "import" */

@@ -66,6 +66,7 @@ void ds_meta_fini(ds_meta *m)
 	free(m->kernel);
 	free(m->arch);
 	free(m->cpu_model);
+	free(m->numa_map);
 	free(m->backend);
 	free(m->clock);
 	for (size_t i = 0; i < m->nevents; i++) {
@@ -122,6 +123,9 @@ int ds_meta_write(const ds_meta *m, const char *path, ds_err *err)
 	ds_jw_key(&w, "cpu_model"); ds_jw_str(&w, m->cpu_model);
 	ds_jw_key(&w, "ncpus"); ds_jw_u64(&w, m->ncpus);
 	ds_jw_key(&w, "page_size"); ds_jw_u64(&w, m->page_size);
+	ds_jw_key(&w, "huge_page_size"); ds_jw_u64(&w, m->huge_page_size);
+	ds_jw_key(&w, "numa_nodes"); ds_jw_u64(&w, (uint64_t)(m->numa_nodes > 0 ? m->numa_nodes : 0));
+	ds_jw_key(&w, "numa_map"); ds_jw_str(&w, m->numa_map);
 	ds_jw_key(&w, "caches");
 	ds_jw_arr_begin(&w);
 	for (int i = 0; i < m->ncaches; i++) {
@@ -250,6 +254,10 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 	if (ds_json_get_u64(j, "ncpus", &u))
 		m->ncpus = (unsigned)u;
 	ds_json_get_u64(j, "page_size", &m->page_size);
+	ds_json_get_u64(j, "huge_page_size", &m->huge_page_size);
+	if (ds_json_get_u64(j, "numa_nodes", &u) && u <= 4096)
+		m->numa_nodes = (int)u;
+	m->numa_map = dup_or_null(ds_json_get_str(j, "numa_map"));
 	a = ds_json_get(j, "caches");
 	for (size_t i = 0; a && a->type == DS_JARR && i < a->n && m->ncaches < 8; i++) {
 		const ds_json *c = a->items[i];

@@ -860,3 +860,18 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 		return 1;
 	}
 }
+
+int ds_perfdata_next_nonsample(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
+{
+	/* a sample's size is in its header: what ds_perfdata_next checks
+	 * before decoding it is all a skip needs */
+	while (*cursor + 8 <= pd->data_size) {
+		const unsigned char *h = pd->img + pd->data_off + *cursor;
+		uint16_t size;
+		memcpy(&size, h + 6, 2);
+		if (rd32(h) != PERF_RECORD_SAMPLE || size < 8 || size > pd->data_size - *cursor)
+			break;
+		*cursor += size;
+	}
+	return ds_perfdata_next(pd, cursor, rec, err);
+}

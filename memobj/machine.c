@@ -268,12 +268,17 @@ void ds_machine_from_meta(ds_machine *m, const ds_meta *meta)
 		complete_sets(&m->caches[m->ncaches++]);
 	}
 	m->page_size = meta->page_size;
-	/* meta.json does not record the huge page size, but on x86-64 and
-	 * arm64 it follows from the base page: a page-table page of 8-byte
-	 * entries maps page_size/8 pages (2 MiB with 4 KiB pages). */
-	if (meta->arch && (strcmp(meta->arch, "x86_64") == 0 || strcmp(meta->arch, "aarch64") == 0) &&
+	m->huge_page_size = meta->huge_page_size;
+	/* older experiments lack the huge page size, but on x86-64 and arm64
+	 * it follows from the base page: a page-table page of 8-byte entries
+	 * maps page_size/8 pages (2 MiB with 4 KiB pages) */
+	if (!m->huge_page_size && meta->arch &&
+	    (strcmp(meta->arch, "x86_64") == 0 || strcmp(meta->arch, "aarch64") == 0) &&
 	    meta->page_size >= 4096 && meta->page_size <= 65536)
 		m->huge_page_size = meta->page_size * (meta->page_size / 8);
+	m->numa_nodes = meta->numa_nodes;
+	if (meta->numa_map)
+		add_mobj(m, "numa_node", meta->numa_map);
 }
 
 /* ---- settings: model files and overrides ---- */

@@ -5,15 +5,18 @@
  * One event per (event, CPU[, thread]) with inherit, like `perf record`:
  * children and threads created later inherit the events and their records
  * go to the ring buffer of the CPU they ran on, one buffer per CPU.  The
- * records are copied to the file untouched (that is what makes the file a
- * standard perf.data); we only peek at their headers to count samples,
- * lost records and throttling.
+ * records are copied to the file as the kernel wrote them (that is what
+ * makes the file a standard perf.data); we only peek at their headers to
+ * count samples, lost records and throttling, and fill in the physical
+ * address of the faults the kernel sampled before there was a page
+ * (sampler/physaddr.h).
  *
  * The command, its start and end, and the stop signals read in the drain
  * loop are sampler/workload.c's, shared with the simulator.
  */
 #include "sampler/sampler.h"
 #include "sampler/backend.h"
+#include "sampler/physaddr.h"
 
 #include "arch/arch.h"
 
@@ -61,6 +64,8 @@ typedef struct rec {
 	int pidfd;                   /* -p: the attached process, to see it end */
 	uint64_t first_time, last_time;
 	ds_hash *kernel_ips;         /* so that the kernel symbols they need can be kept */
+	ds_physaddr *phys;           /* fills in the physical addresses faults lack, or NULL */
+	ds_buf recs;                 /* with phys: the records being completed */
 } rec;
 
 static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group, unsigned long flags)
@@ -460,10 +465,18 @@ static int drain_ring(rec *r, struct ring *g, bool *wrote, ds_err *err)
 	first = g->size - off;
 	if (first > head - tail)
 		first = head - tail;
-	if (ds_pdw_write(r->w, data + off, first, err))
+	if (r->phys) {
+		/* a copy to complete: the ring's data pages are read-only */
+		ds_buf_reset(&r->recs);
+		ds_buf_reserve(&r->recs, head - tail);
+		ring_copy(g, tail, r->recs.p, head - tail);
+		ds_physaddr_fill(r->phys, (unsigned char *)r->recs.p, head - tail);
+		if (ds_pdw_write(r->w, r->recs.p, head - tail, err))
+			return -1;
+	} else if (ds_pdw_write(r->w, data + off, first, err) ||
+		   (head - tail > first && ds_pdw_write(r->w, data, head - tail - first, err))) {
 		return -1;
-	if (head - tail > first && ds_pdw_write(r->w, data, head - tail - first, err))
-		return -1;
+	}
 	for (pos = tail; pos < head;) {
 		struct perf_event_header h;
 		uint64_t v;
@@ -593,7 +606,7 @@ static int record_loop(rec *r, bool *interrupted, ds_err *err)
 	pfd[n] = (struct pollfd){r->wl.sigfd, POLLIN, 0};
 	pfd[n + 1] = (struct pollfd){r->pidfd, POLLIN, 0};
 	for (;;) {
-		int timeout = DRAIN_INTERVAL_MS;
+		int timeout = r->phys ? ds_physaddr_drain_ms() : DRAIN_INTERVAL_MS;
 		if (end) {
 			double left = end - ds_now();
 			if (left <= 0)
@@ -666,6 +679,8 @@ static void cleanup(rec *r)
 	if (r->pidfd >= 0)
 		close(r->pidfd);
 	ds_hash_free(r->kernel_ips);
+	ds_physaddr_free(r->phys);
+	ds_buf_free(&r->recs);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -709,6 +724,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 		goto out;
 	if (open_events(&r, err))
 		goto out;
+	r.phys = ds_physaddr_new(r.events, o->nevents);
 	path = ds_xasprintf("%s/perf.data", o->outdir);
 	r.w = ds_pdw_create(path, r.events, o->nevents, err);
 	if (!r.w || synth_kernel_mmap(&r, err) || (o->pid && synth_process(&r, err)) ||

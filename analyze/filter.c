@@ -1,0 +1,244 @@
+/*
+ * Memory objects and filters over a session.
+ *
+ * The machine is the one the experiment was recorded on (its meta.json)
+ * or a model file; the objects come from memobj/.  A filter is compiled
+ * once, and its string operands are mapped to the filter's ids once per
+ * function and per data object, so that judging a sample is integer
+ * arithmetic over its record.  Setting a filter marks the records it keeps
+ * and sums only those into the aggregates every view reads.
+ */
+#include "analyze/analyze_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The experiment's machine; a recording that kept none (an imported
+ * perf.data) made on this very machine gets this machine's. */
+static void experiment_machine(ds_session *s)
+{
+	ds_err e = {0};
+
+	ds_machine_from_meta(&s->machine, &s->meta);
+	if (s->machine.ncaches || s->machine.page_size || !s->same_machine)
+		return;
+	ds_machine_fini(&s->machine);
+	ds_machine_sysfs(&s->machine, &e);
+	ds_session_note_add(s, "the experiment does not describe its machine; memory objects use this "
+			       "machine's caches and pages (the one it was recorded on)");
+}
+
+static void machine_ready(ds_session *s)
+{
+	if (!s->machine.source)
+		experiment_machine(s);
+}
+
+static int make_mobjs(ds_session *s, ds_err *err)
+{
+	if (s->mobjs_ready)
+		return 0;
+	machine_ready(s);
+	ds_mobjs_init(&s->mobjs, &s->machine);
+	if (ds_mobjs_add_user(&s->mobjs, NULL, err))
+		goto fail;
+	for (size_t i = 0; i < s->mobj_args.n; i++)
+		if (ds_mobjs_add_option(&s->mobjs, s->mobj_args.v[i], err))
+			goto fail;
+	s->mobjs_ready = true;
+	return 0;
+fail:
+	ds_mobjs_fini(&s->mobjs);
+	return -1;
+}
+
+static void mobjs_drop(ds_session *s)
+{
+	if (s->mobjs_ready)
+		ds_mobjs_fini(&s->mobjs);
+	s->mobjs_ready = false;
+}
+
+int ds_session_set_machine(ds_session *s, const char *model, ds_err *err)
+{
+	ds_machine m;
+	char *text;
+
+	if (ds_machine_load(&m, model, err))
+		return -1;
+	mobjs_drop(s);
+	ds_machine_fini(&s->machine);
+	s->machine = m;
+	if (!s->filter_text)
+		return 0;
+	/* the filter's constants were the old machine's */
+	text = ds_xstrdup(s->filter_text);
+	free(s->filter_text);
+	s->filter_text = NULL;
+	ds_expr_free(s->filter);
+	s->filter = NULL;
+	if (ds_session_set_filter(s, text, err)) {
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+int ds_session_add_mobj(ds_session *s, const char *arg, ds_err *err)
+{
+	if (make_mobjs(s, err) || ds_mobjs_add_option(&s->mobjs, arg, err))
+		return -1;
+	ds_vec_push(&s->mobj_args, ds_xstrdup(arg));
+	return 0;
+}
+
+const ds_mobjs *ds_session_mobjs(ds_session *s, ds_err *err)
+{
+	return make_mobjs(s, err) ? NULL : &s->mobjs;
+}
+
+/* Where physical addresses come from, for the errors that miss them. */
+#define NO_PADDR_HINT                                                                   \
+	"physical addresses come with page-fault samples recorded as root "              \
+	"('dsprof record -e page-faults'; see docs/memory-objects.md)"
+
+const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err)
+{
+	const ds_mobj *o;
+
+	if (make_mobjs(s, err) || !(o = ds_mobjs_find(&s->mobjs, name, err)))
+		return NULL;
+	if (o->needs_paddr) {
+		if (ds_dataspace_build(s, err))
+			return NULL;
+		if (!s->has_paddr) {
+			ds_err_set(err, DS_EINPUT,
+				   "memory object '%s' needs physical addresses (PADDR), and experiment '%s' "
+				   "has none: " NO_PADDR_HINT, name, s->path);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_err *err)
+{
+	const ds_cache_level *c;
+
+	if (!level)
+		level = "L1D";
+	if (strcmp(level, "L1D") != 0 && strcmp(level, "L2") != 0 && strcmp(level, "L3") != 0)
+		return ds_err_set(err, DS_EINPUT, "unknown cache level '%s' (L1D, L2 or L3)", level);
+	machine_ready(s);
+	c = ds_machine_level(&s->machine, level);
+	if (!c || !c->line)
+		return ds_err_set(err, DS_EINPUT,
+				  "the machine of '%s' (%s) has no %s cache; give a machine model "
+				  "(--machine FILE) or a line size (--line N)",
+				  s->path, s->machine.source, level);
+	*line = c->line;
+	return 0;
+}
+
+/* ---- the filter ---- */
+
+/* What the filter's string operands are for a data object: DOBJ is the
+ * type of a field (and of padding) and the object itself otherwise;
+ * FIELD only exists for fields and padding. */
+static void dobj_strings(const ds_expr *f, const dobj *o, int32_t *dobj_id, int32_t *field_id)
+{
+	bool member = o->kind == DOBJ_FIELD || o->kind == DOBJ_PADDING;
+	*dobj_id = ds_filter_string_id(f, member && o->type ? o->type : o->name);
+	*field_id = member ? ds_filter_string_id(f, o->name) : -1;
+}
+
+#define ID_UNSET INT32_MIN
+
+static void mark_kept(ds_session *s, const ds_expr *f)
+{
+	unsigned uses = ds_expr_uses(f);
+	int32_t *fn = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *fn);
+	int32_t *obj = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *obj);
+	int32_t *field = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *field);
+	ds_access a = {0};
+
+	for (size_t i = 0; i < s->sites.n; i++)
+		fn[i] = ID_UNSET;
+	for (size_t i = 0; i < s->dobjs.n; i++)
+		dobj_strings(f, &s->dobjs.v[i], &obj[i], &field[i]);
+	s->keep.n = 0;
+	ds_vec_reserve(&s->keep, s->srecs.n / 64 + 1);
+	memset(s->keep.v, 0, (s->srecs.n / 64 + 1) * sizeof *s->keep.v);
+	s->keep.n = s->srecs.n / 64 + 1;
+	for (size_t i = 0; i < s->srecs.n; i++) {
+		const ds_srec *r = &s->srecs.v[i];
+		ds_srec_operands(s, i, &a);
+		if (uses & DS_USES_FUNC) {
+			if (fn[r->site] == ID_UNSET) {
+				ds_site_resolve(s, r->site, false);
+				fn[r->site] = ds_filter_string_id(f, site_fname(s, r->site));
+			}
+			a.str[DS_FUNC] = fn[r->site];
+		}
+		a.str[DS_DOBJ] = obj[r->dobj];
+		a.str[DS_FIELD] = field[r->dobj];
+		if (ds_filter_match(f, &a))
+			s->keep.v[i / 64] |= 1ull << (i % 64);
+	}
+	free(fn);
+	free(obj);
+	free(field);
+}
+
+int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)
+{
+	ds_expr *f = NULL;
+
+	if (text && !*text)
+		text = NULL;
+	if (!text && !s->filter)
+		return 0;
+	if (text && (make_mobjs(s, err) || ds_filter_compile(text, &s->machine, &s->mobjs, &f, err)))
+		return -1;
+	if (ds_session_load(s, 0, err) || ds_dataspace_build(s, err)) {
+		ds_expr_free(f);
+		return -1;
+	}
+	if (f && (ds_expr_uses(f) & (1u << DS_PADDR)) && !s->has_paddr) {
+		ds_expr_free(f);
+		return ds_err_set(err, DS_EINPUT,
+				  "the filter reads physical addresses (PADDR), and experiment '%s' has none: "
+				  NO_PADDR_HINT, s->path);
+	}
+	ds_expr_free(s->filter);
+	free(s->filter_text);
+	s->filter = f;
+	s->filter_text = text ? ds_xstrdup(text) : NULL;
+	s->unfiltered_samples = s->srecs.n;
+	if (f)
+		mark_kept(s, f);
+	else
+		s->keep.n = 0;
+	if (ds_session_recount(s, err))
+		return -1;
+	ds_dataspace_recount(s);
+	return 0;
+}
+
+const char *ds_session_filter(const ds_session *s)
+{
+	return s->filter_text;
+}
+
+void ds_session_mobjs_free(ds_session *s)
+{
+	mobjs_drop(s);
+	ds_machine_fini(&s->machine);
+	for (size_t i = 0; i < s->mobj_args.n; i++)
+		free(s->mobj_args.v[i]);
+	ds_vec_free(&s->mobj_args);
+	ds_expr_free(s->filter);
+	free(s->filter_text);
+	ds_vec_free(&s->keep);
+}
