@@ -14,6 +14,8 @@ int cmd_list(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_layout(int argc, char **argv);
 int cmd_mobj(int argc, char **argv);
+int cmd_tui(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* Print "dsprof: MSG" for an error and return its exit status. */
 int cli_fail(const ds_err *err);
@@ -25,6 +27,11 @@ struct ds_table;
 enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
 void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
 		bool ascii);
+/* A diff of two experiments: its table, with the verdict over it (text)
+ * or beside it (JSON); CSV holds the table only. */
+struct ds_diff;
+void cli_render_diff(FILE *f, const struct ds_diff *d, enum cli_format fmt, const char *before,
+		     const char *after, bool ascii);
 
 /* Keep in OUTDIR/kallsyms the kernel symbols that samples at ips[0..n)
  * need, while this kernel still runs: the experiment then reads the same

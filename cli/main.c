@@ -13,10 +13,12 @@ static const struct {
 } commands[] = {
 	{"record", cmd_record, "run a command (or attach to a process) and record samples"},
 	{"report", cmd_report, "print views of an experiment (text, CSV, JSON)"},
+	{"diff", cmd_diff, "compare two experiments view by view (rows matched by name)"},
 	{"list", cmd_list, "list the events this machine supports"},
 	{"import", cmd_import, "make an experiment out of a perf.data recorded by perf"},
 	{"layout", cmd_layout, "print the layout of structs as pahole does (holes, cache lines)"},
 	{"mobj", cmd_mobj, "list, define and undefine memory objects (cache lines, sets, pages...)"},
+	{"tui", cmd_tui, "browse an experiment's views in the terminal"},
 };
 
 static void usage(FILE *f)

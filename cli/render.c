@@ -29,6 +29,41 @@ static void fmt_count(char *out, size_t n, const ds_table_event *ev, uint64_t v)
 		snprintf(out, n, "%" PRIu64, v);
 }
 
+/* A diff's signed difference: text like a count with its sign ("-99.8k",
+ * "+0.250s"), CSV the integer. */
+static void fmt_delta(char *out, size_t n, const ds_cell *v, bool ns, bool text)
+{
+	int64_t d = (int64_t)v->u;
+	ds_table_event unit = {.time_ns = ns};
+	if (!text) {
+		snprintf(out, n, "%" PRId64, d);
+		return;
+	}
+	if (!d) {
+		fmt_count(out, n, &unit, 0);
+		return;
+	}
+	out[0] = d < 0 ? '-' : '+';
+	fmt_count(out + 1, n - 1, &unit, d < 0 ? -(uint64_t)d : (uint64_t)d);
+}
+
+/* A relative change: text with its sign and one decimal, more where one
+ * would round what did not quite go away to -100% (or a change to 0). */
+static void fmt_change(char *out, size_t n, double d, bool text)
+{
+	int dec = 1;
+	for (double half = 0.05; dec < 4 && d != 0 && (d < half && d > -half); half /= 10)
+		dec++;
+	for (double half = 0.05; dec < 4 && d > -100.0 && d <= -100.0 + half; half /= 10)
+		dec++;
+	if (!text)
+		snprintf(out, n, "%.2f", d);
+	else if (d == 0)
+		snprintf(out, n, "0.0%%");
+	else
+		snprintf(out, n, "%+.*f%%", dec, d);
+}
+
 /* Text tables show percentages with a sign and one decimal; CSV keeps two
  * decimals and no sign, for spreadsheets. */
 static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text)
@@ -42,6 +77,9 @@ static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v, boo
 	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
 	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
 	case DS_COL_PERCENT: snprintf(out, n, text ? "%.1f%%" : "%.2f", v->d); break;
+	case DS_COL_DELTA: fmt_delta(out, n, v, false, text); break;
+	case DS_COL_DELTA_NS: fmt_delta(out, n, v, true, text); break;
+	case DS_COL_CHANGE: fmt_change(out, n, v->d, text); break;
 	}
 }
 
@@ -176,10 +214,11 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 	free(colw);
 }
 
-static void render_text(FILE *f, const ds_table *t, const char *source, bool ascii)
+/* "# dsprof report: VIEW  (SOURCE)" and a line per event */
+static void text_head(FILE *f, const char *cmd, const ds_table *t, const char *source, bool ascii)
 {
 	char *src = safe(source, ascii);
-	fprintf(f, "# dsprof report: %s  (%s)\n", t->view, src);
+	fprintf(f, "# dsprof %s: %s  (%s)\n", cmd, t->view, src);
 	free(src);
 	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
 		char *n = safe(t->events[e].name, ascii), cnt[32];
@@ -192,6 +231,11 @@ static void render_text(FILE *f, const ds_table *t, const char *source, bool asc
 		fputc('\n', f);
 		free(n);
 	}
+}
+
+static void render_text(FILE *f, const ds_table *t, const char *source, bool ascii)
+{
+	text_head(f, "report", t, source, ascii);
 	if (strcmp(t->view, "summary") == 0) {
 		fputs("#\n", f);
 		text_summary(f, t, ascii);
@@ -276,6 +320,58 @@ static void json_per_event(ds_jw *w, const char *key, const ds_table *t, const u
 	ds_jw_obj_end(w);
 }
 
+/* An event's period, frequency, precision and totals. */
+static void json_event_facts(ds_jw *w, const ds_table_event *e)
+{
+	ds_jw_key(w, "period"); ds_jw_u64(w, e->period);
+	ds_jw_key(w, "freq"); ds_jw_u64(w, e->freq);
+	ds_jw_key(w, "precise"); ds_jw_bool(w, e->precise);
+	ds_jw_key(w, "samples"); ds_jw_u64(w, e->samples);
+	ds_jw_key(w, "count"); ds_jw_u64(w, e->count);
+}
+
+/* "rows": every row, its name, every column and the metrics */
+static void json_rows(ds_jw *w, const ds_table *t)
+{
+	ds_jw_key(w, "rows");
+	ds_jw_arr_begin(w);
+	for (size_t r = 0; r < t->nrows; r++) {
+		const ds_row *row = &t->rows[r];
+		ds_jw_obj_begin(w);
+		ds_jw_key(w, "name");
+		ds_jw_str(w, row->name);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const ds_cell *v = &row->cells[c];
+			ds_jw_key(w, t->cols[c].name);
+			if (!v->set) {
+				ds_jw_null(w);
+			} else if (t->cols[c].kind == DS_COL_STR) {
+				ds_jw_str(w, v->s);
+			} else if (t->cols[c].kind == DS_COL_HEX) {
+				char hex[24];
+				snprintf(hex, sizeof hex, "0x%" PRIx64, v->u);
+				ds_jw_str(w, hex);
+			} else if (t->cols[c].kind == DS_COL_PERCENT || t->cols[c].kind == DS_COL_CHANGE) {
+				ds_jw_double(w, v->d);
+			} else if (t->cols[c].kind == DS_COL_DELTA || t->cols[c].kind == DS_COL_DELTA_NS) {
+				ds_jw_i64(w, (int64_t)v->u);
+			} else {
+				ds_jw_u64(w, v->u);
+			}
+		}
+		if (t->has_metrics) {
+			json_per_event(w, "samples", t, row->samples);
+			json_per_event(w, "count", t, row->count);
+			if (t->inclusive) {
+				json_per_event(w, "incl_samples", t, row->incl_samples);
+				json_per_event(w, "incl_count", t, row->incl_count);
+			}
+		}
+		ds_jw_obj_end(w);
+	}
+	ds_jw_arr_end(w);
+}
+
 static void render_json(FILE *f, const ds_table *t, const char *source)
 {
 	ds_buf b = {0};
@@ -292,11 +388,7 @@ static void render_json(FILE *f, const ds_table *t, const char *source)
 	for (size_t e = 0; e < t->nevents; e++) {
 		ds_jw_obj_begin(&w);
 		ds_jw_key(&w, "name"); ds_jw_str(&w, t->events[e].name);
-		ds_jw_key(&w, "period"); ds_jw_u64(&w, t->events[e].period);
-		ds_jw_key(&w, "freq"); ds_jw_u64(&w, t->events[e].freq);
-		ds_jw_key(&w, "precise"); ds_jw_bool(&w, t->events[e].precise);
-		ds_jw_key(&w, "samples"); ds_jw_u64(&w, t->events[e].samples);
-		ds_jw_key(&w, "count"); ds_jw_u64(&w, t->events[e].count);
+		json_event_facts(&w, &t->events[e]);
 		ds_jw_obj_end(&w);
 	}
 	ds_jw_arr_end(&w);
@@ -340,41 +432,7 @@ static void render_json(FILE *f, const ds_table *t, const char *source)
 		ds_jw_arr_end(&w);
 		ds_jw_obj_end(&w);
 	}
-	ds_jw_key(&w, "rows");
-	ds_jw_arr_begin(&w);
-	for (size_t r = 0; r < t->nrows; r++) {
-		const ds_row *row = &t->rows[r];
-		ds_jw_obj_begin(&w);
-		ds_jw_key(&w, "name");
-		ds_jw_str(&w, row->name);
-		for (size_t c = 0; c < t->ncols; c++) {
-			const ds_cell *v = &row->cells[c];
-			ds_jw_key(&w, t->cols[c].name);
-			if (!v->set) {
-				ds_jw_null(&w);
-			} else if (t->cols[c].kind == DS_COL_STR) {
-				ds_jw_str(&w, v->s);
-			} else if (t->cols[c].kind == DS_COL_HEX) {
-				char hex[24];
-				snprintf(hex, sizeof hex, "0x%" PRIx64, v->u);
-				ds_jw_str(&w, hex);
-			} else if (t->cols[c].kind == DS_COL_PERCENT) {
-				ds_jw_double(&w, v->d);
-			} else {
-				ds_jw_u64(&w, v->u);
-			}
-		}
-		if (t->has_metrics) {
-			json_per_event(&w, "samples", t, row->samples);
-			json_per_event(&w, "count", t, row->count);
-			if (t->inclusive) {
-				json_per_event(&w, "incl_samples", t, row->incl_samples);
-				json_per_event(&w, "incl_count", t, row->incl_count);
-			}
-		}
-		ds_jw_obj_end(&w);
-	}
-	ds_jw_arr_end(&w);
+	json_rows(&w, t);
 	ds_jw_obj_end(&w);
 	ds_buf_putc(&b, '\n');
 	fwrite(b.p, 1, b.len, f);
@@ -387,5 +445,116 @@ void cli_render(FILE *f, const ds_table *t, enum cli_format fmt, const char *sou
 	case CLI_TEXT: render_text(f, t, source, ascii); break;
 	case CLI_CSV: render_csv(f, t); break;
 	case CLI_JSON: render_json(f, t, source); break;
+	}
+}
+
+/* ---- diffs (dsprof diff) ----
+ * The diff's table renders as any view's; text adds the verdict over it,
+ * JSON adds the verdict and each event's facts on both sides. */
+
+static void text_diff(FILE *f, const ds_diff *d, const char *before, const char *after, bool ascii)
+{
+	char *src = ds_xasprintf("%s -> %s", before, after);
+	text_head(f, "diff", d->table, src, ascii);
+	free(src);
+	fputs("#\n# verdict:\n", f);
+	for (size_t i = 0; i < d->nverdict; i++) {
+		char *v = safe(d->verdict[i].text, ascii);
+		fprintf(f, "#   %s\n", v);
+		free(v);
+	}
+	fputs("#\n", f);
+	text_table(f, d->table, ascii);
+}
+
+static void json_side(ds_jw *w, const char *key, const ds_table *t, int ev)
+{
+	ds_jw_key(w, key);
+	if (ev < 0) {
+		ds_jw_null(w);
+		return;
+	}
+	ds_jw_obj_begin(w);
+	json_event_facts(w, &t->events[ev]);
+	ds_jw_obj_end(w);
+}
+
+static void json_finding(ds_jw *w, const ds_diff_finding *v)
+{
+	ds_jw_obj_begin(w);
+	ds_jw_key(w, "kind"); ds_jw_str(w, v->kind);
+	ds_jw_key(w, "status"); ds_jw_str(w, v->status);
+	ds_jw_key(w, "event"); ds_jw_str(w, v->event);
+	ds_jw_key(w, "row"); ds_jw_str(w, v->row);
+	ds_jw_key(w, "before");
+	if (v->has_before)
+		ds_jw_u64(w, v->before);
+	else
+		ds_jw_null(w);
+	ds_jw_key(w, "after");
+	if (v->has_after)
+		ds_jw_u64(w, v->after);
+	else
+		ds_jw_null(w);
+	ds_jw_key(w, "delta");
+	if (v->has_before && v->has_after)
+		ds_jw_i64(w, (int64_t)v->after - (int64_t)v->before);
+	else
+		ds_jw_null(w);
+	ds_jw_key(w, "change");
+	if (v->has_before && v->has_after && v->before)
+		ds_jw_double(w, 100.0 * ((double)v->after - (double)v->before) / (double)v->before);
+	else
+		ds_jw_null(w);
+	ds_jw_key(w, "noise"); ds_jw_bool(w, v->noise);
+	ds_jw_key(w, "text"); ds_jw_str(w, v->text);
+	ds_jw_obj_end(w);
+}
+
+static void json_diff(FILE *f, const ds_diff *d, const char *before, const char *after)
+{
+	ds_buf b = {0};
+	ds_jw w;
+
+	ds_jw_init(&w, &b, false);
+	ds_jw_obj_begin(&w);
+	ds_jw_key(&w, "view");
+	ds_jw_str(&w, d->table->view);
+	ds_jw_key(&w, "before");
+	ds_jw_str(&w, before);
+	ds_jw_key(&w, "after");
+	ds_jw_str(&w, after);
+	ds_jw_key(&w, "events");
+	ds_jw_arr_begin(&w);
+	for (size_t e = 0; e < d->nevents; e++) {
+		ds_jw_obj_begin(&w);
+		ds_jw_key(&w, "name");
+		ds_jw_str(&w, d->events[e].name);
+		json_side(&w, "before", d->table, d->events[e].before);
+		json_side(&w, "after", d->table, d->events[e].after);
+		ds_jw_obj_end(&w);
+	}
+	ds_jw_arr_end(&w);
+	ds_jw_key(&w, "verdict");
+	ds_jw_arr_begin(&w);
+	for (size_t i = 0; i < d->nverdict; i++)
+		json_finding(&w, &d->verdict[i]);
+	ds_jw_arr_end(&w);
+	ds_jw_key(&w, "total_rows");
+	ds_jw_u64(&w, d->table->total_rows);
+	json_rows(&w, d->table);
+	ds_jw_obj_end(&w);
+	ds_buf_putc(&b, '\n');
+	fwrite(b.p, 1, b.len, f);
+	ds_buf_free(&b);
+}
+
+void cli_render_diff(FILE *f, const ds_diff *d, enum cli_format fmt, const char *before, const char *after,
+		     bool ascii)
+{
+	switch (fmt) {
+	case CLI_TEXT: text_diff(f, d, before, after, ascii); break;
+	case CLI_CSV: render_csv(f, d->table); break;
+	case CLI_JSON: json_diff(f, d, before, after); break;
 	}
 }

@@ -1,0 +1,1242 @@
+/*
+ * dsprof diff: one view of two experiments, side by side (analyze.h).
+ *
+ * Rows are matched by name, never by address: a second build of a program
+ * puts every function and object somewhere else, but a function, a source
+ * line and a struct field keep their names.  Each side's rows are first
+ * folded by (name, object): the rows of one function that the compiler
+ * cloned (foo, foo.constprop.0) become one.  Then the sides are paired by
+ * (name, object), and what is left by name alone when exactly one row of
+ * that name is left on each side, which matches a program whose binary
+ * was renamed without pairing the [unknown] rows of two libraries.
+ *
+ * Counts (the sums of the samples' periods) are what compare: two
+ * recordings with different periods, or one in frequency mode, count the
+ * same events in the same unit.  A change that sampling alone could make
+ * is marked as noise, so the verdict does not send anyone after it.
+ */
+#include "analyze/analyze_int.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BEFORE, AFTER };
+
+#define VERDICT_ROWS 5      /* rows per event in the verdict */
+#define VERDICT_SHARE 100   /* ...each moved by at least 1/100 of the larger total */
+#define VERDICT_NAMES 3     /* clones and renamed objects named in the verdict */
+
+static const char *const side_name[2] = {"BEFORE", "AFTER"};
+
+/* ---- row names across experiments ---- */
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Remove GCC's clone suffixes: ".constprop.N", ".isra.N", ".part.N",
+ * ".lto_priv.N", ".clone.N", ".cold.N" wherever they end a word (no C
+ * name or member path contains them), and in names of functions ".cold"
+ * and ".localalias" too (elsewhere they could be a member's name). */
+static void strip_clones(char *s, bool function)
+{
+	static const char *const numbered[] = {".constprop.", ".isra.", ".part.", ".lto_priv.", ".clone.",
+					       ".cold."};
+	static const char *const plain[] = {".cold", ".localalias"};
+	char *w = s;
+	const char *p = s;
+
+	while (*p) {
+		size_t n = 0;
+		for (size_t k = 0; *p == '.' && p > s && !n && k < sizeof numbered / sizeof *numbered; k++) {
+			size_t l = strlen(numbered[k]);
+			if (strncmp(p, numbered[k], l) != 0 || !isdigit((unsigned char)p[l]))
+				continue;
+			while (isdigit((unsigned char)p[l]))
+				l++;
+			if (!ident_char(p[l]))
+				n = l;
+		}
+		for (size_t k = 0; function && *p == '.' && p > s && !n && k < sizeof plain / sizeof *plain; k++) {
+			size_t l = strlen(plain[k]);
+			if (strncmp(p, plain[k], l) == 0 && !ident_char(p[l]))
+				n = l;
+		}
+		if (n)
+			p += n;
+		else
+			*w++ = *p++;
+	}
+	*w = 0;
+}
+
+static size_t find_col(const ds_table *t, const char *name, size_t len)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strlen(t->cols[c].name) == len && strncmp(t->cols[c].name, name, len) == 0)
+			return c;
+	return (size_t)-1;
+}
+
+/* The name a row goes by in both experiments (malloc'd): its own, or the
+ * values of the view's diff_key columns joined by '.'; the same without
+ * clone suffixes in *key. */
+static void row_key(const ds_table *t, const ds_row *r, char **name, char **key)
+{
+	ds_buf b = {0};
+	const char *p = t->diff_key;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ","), c = find_col(t, p, len);
+		if (c != (size_t)-1 && r->cells[c].set && t->cols[c].kind == DS_COL_STR && r->cells[c].s) {
+			if (b.len)
+				ds_buf_putc(&b, '.');
+			ds_buf_puts(&b, r->cells[c].s);
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!b.len) /* indentation is how text shows a tree, not part of a name */
+		ds_buf_puts(&b, r->name + strspn(r->name, " "));
+	*name = ds_buf_steal(&b);
+	*key = ds_xstrdup(*name);
+	strip_clones(*key, t->name_label && strcmp(t->name_label, "function") == 0);
+}
+
+/* ---- each side's rows, folded by (name, object) ---- */
+
+typedef struct entry {
+	char *key;
+	const char *module;    /* the view's module column; NULL when none */
+	size_t row;            /* its first (hottest) row in the side's table */
+	DS_VEC(char *) names;  /* the distinct names of its rows */
+	uint64_t *samples, *count; /* per event of the side's table */
+	int64_t pair;          /* the other side's entry, -1 */
+} entry;
+
+typedef struct side {
+	const ds_table *t;
+	DS_VEC(entry) v;
+	ds_hash *index;        /* key \x01 module -> entry */
+} side;
+
+static void side_load(side *sd, const ds_table *t)
+{
+	size_t mod = find_col(t, "module", 6);
+	ds_buf hk = {0};
+
+	sd->t = t;
+	sd->index = ds_hash_new();
+	if (mod != (size_t)-1 && t->cols[mod].kind != DS_COL_STR)
+		mod = (size_t)-1;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const ds_row *r = &t->rows[i];
+		char *name, *key;
+		const char *module;
+		bool added, known = false;
+		size_t k;
+		entry *e;
+
+		if (r->note)
+			continue; /* boundaries, holes, remarks: no metrics */
+		row_key(t, r, &name, &key);
+		module = mod != (size_t)-1 && r->cells[mod].set ? r->cells[mod].s : NULL;
+		ds_buf_reset(&hk);
+		ds_buf_puts(&hk, key);
+		ds_buf_putc(&hk, '\x01');
+		ds_buf_puts(&hk, module ? module : "");
+		k = ds_hash_intern(sd->index, hk.p, hk.len, &added);
+		if (added) {
+			entry n = {0};
+			n.key = key;
+			n.module = module;
+			n.row = i;
+			n.samples = ds_xcalloc(t->nevents ? t->nevents : 1, sizeof *n.samples);
+			n.count = ds_xcalloc(t->nevents ? t->nevents : 1, sizeof *n.count);
+			n.pair = -1;
+			ds_vec_push(&sd->v, n);
+		} else {
+			free(key);
+		}
+		e = &sd->v.v[k];
+		for (size_t j = 0; j < e->names.n && !known; j++)
+			known = strcmp(e->names.v[j], name) == 0;
+		if (known)
+			free(name);
+		else
+			ds_vec_push(&e->names, name);
+		for (size_t ev = 0; ev < t->nevents; ev++) {
+			e->samples[ev] += r->samples[ev];
+			e->count[ev] += r->count[ev];
+		}
+	}
+	ds_buf_free(&hk);
+}
+
+static void side_free(side *sd)
+{
+	for (size_t i = 0; i < sd->v.n; i++) {
+		entry *e = &sd->v.v[i];
+		free(e->key);
+		for (size_t j = 0; j < e->names.n; j++)
+			free(e->names.v[j]);
+		ds_vec_free(&e->names);
+		free(e->samples);
+		free(e->count);
+	}
+	ds_vec_free(&sd->v);
+	ds_hash_free(sd->index);
+}
+
+/* Unpaired entries by name alone: how many, and the last one. */
+typedef struct by_name {
+	ds_hash *index;
+	DS_VEC(size_t) n;
+	DS_VEC(size_t) last;
+} by_name;
+
+static void by_name_load(by_name *bn, const side *sd)
+{
+	bn->index = ds_hash_new();
+	for (size_t i = 0; i < sd->v.n; i++) {
+		bool added;
+		size_t k;
+		if (sd->v.v[i].pair >= 0)
+			continue;
+		k = ds_hash_intern(bn->index, sd->v.v[i].key, strlen(sd->v.v[i].key), &added);
+		if (added) {
+			ds_vec_push(&bn->n, 0);
+			ds_vec_push(&bn->last, 0);
+		}
+		bn->n.v[k]++;
+		bn->last.v[k] = i;
+	}
+}
+
+static void by_name_free(by_name *bn)
+{
+	ds_hash_free(bn->index);
+	ds_vec_free(&bn->n);
+	ds_vec_free(&bn->last);
+}
+
+static void pair_sides(side *sd)
+{
+	ds_buf hk = {0};
+	by_name bn[2] = {{0}, {0}};
+
+	for (size_t i = 0; i < sd[BEFORE].v.n; i++) {
+		entry *e = &sd[BEFORE].v.v[i];
+		int64_t j;
+		ds_buf_reset(&hk);
+		ds_buf_puts(&hk, e->key);
+		ds_buf_putc(&hk, '\x01');
+		ds_buf_puts(&hk, e->module ? e->module : "");
+		j = ds_hash_find(sd[AFTER].index, hk.p, hk.len);
+		if (j >= 0) {
+			e->pair = j;
+			sd[AFTER].v.v[j].pair = (int64_t)i;
+		}
+	}
+	ds_buf_free(&hk);
+	by_name_load(&bn[BEFORE], &sd[BEFORE]);
+	by_name_load(&bn[AFTER], &sd[AFTER]);
+	for (size_t k = 0; k < ds_hash_count(bn[BEFORE].index); k++) {
+		size_t len;
+		const char *key = ds_hash_key(bn[BEFORE].index, k, &len);
+		int64_t a = ds_hash_find(bn[AFTER].index, key, len);
+		if (bn[BEFORE].n.v[k] == 1 && a >= 0 && bn[AFTER].n.v[a] == 1) {
+			size_t i = bn[BEFORE].last.v[k], j = bn[AFTER].last.v[a];
+			sd[BEFORE].v.v[i].pair = (int64_t)j;
+			sd[AFTER].v.v[j].pair = (int64_t)i;
+		}
+	}
+	by_name_free(&bn[BEFORE]);
+	by_name_free(&bn[AFTER]);
+}
+
+/* ---- numbers in sentences, as the text report prints them ---- */
+
+static void count_text(char *out, size_t n, uint64_t v, bool ns)
+{
+	double d = (double)v;
+	if (ns)
+		snprintf(out, n, "%.3fs", d / 1e9);
+	else if (d >= 1e9)
+		snprintf(out, n, "%.2fG", d / 1e9);
+	else if (d >= 1e6)
+		snprintf(out, n, "%.2fM", d / 1e6);
+	else if (d >= 1e4)
+		snprintf(out, n, "%.1fk", d / 1e3);
+	else
+		snprintf(out, n, "%" PRIu64, v);
+}
+
+static double change_pct(uint64_t before, uint64_t after)
+{
+	return 100.0 * ((double)after - (double)before) / (double)before;
+}
+
+/* "EVENT B -> A (+D, +C%)": the change of one event */
+static void change_text(ds_buf *b, const char *event, uint64_t before, uint64_t after, bool ns)
+{
+	char x[32], y[32], d[32];
+	count_text(x, sizeof x, before, ns);
+	count_text(y, sizeof y, after, ns);
+	if (before == after) {
+		ds_buf_printf(b, "%s %s -> %s (no change)", event, x, y);
+		return;
+	}
+	count_text(d, sizeof d, after >= before ? after - before : before - after, ns);
+	ds_buf_printf(b, "%s %s -> %s (%s%s", event, x, y, after >= before ? "+" : "-", d);
+	if (before) {
+		double c = change_pct(before, after);
+		int dec = 1;
+		/* -99.99%, not -100.0%, for what did not quite go away */
+		for (double half = 0.05; dec < 4 && c < half && c > -half; half /= 10)
+			dec++;
+		for (double half = 0.05; dec < 4 && c > -100.0 && c <= -100.0 + half; half /= 10)
+			dec++;
+		if (c >= 1000)
+			ds_buf_printf(b, ", %.0fx", (double)after / (double)before);
+		else
+			ds_buf_printf(b, ", %+.*f%%", dec, c);
+	}
+	ds_buf_putc(b, ')');
+}
+
+/* Whether after - before is within what sampling alone makes likely: a
+ * count from n samples of mean period p varies by about p * sqrt(n), so
+ * the difference of two has variance nb pb^2 + na pa^2; within two
+ * standard deviations is noise.  Events that count every occurrence
+ * (period 1 on both sides) have no sampling noise. */
+static bool within_noise(const ds_table_event *eb, const ds_table_event *ea, uint64_t nb, uint64_t cb,
+			 uint64_t na, uint64_t ca)
+{
+	double pb, pa, var, d;
+	if (eb->period == 1 && ea->period == 1)
+		return false;
+	pb = nb ? (double)cb / (double)nb : eb->samples ? (double)eb->count / (double)eb->samples : 0;
+	pa = na ? (double)ca / (double)na : ea->samples ? (double)ea->count / (double)ea->samples : 0;
+	var = (double)nb * pb * pb + (double)na * pa * pa;
+	d = (double)ca - (double)cb;
+	return d * d < 4 * var;
+}
+
+static bool is_coherence(const char *event)
+{
+	return strcasestr(event, "hitm") != NULL;
+}
+
+/* ---- building the diff ---- */
+
+typedef DS_VEC(ds_diff_finding) finding_vec;
+
+typedef struct builder {
+	ds_diff *d;
+	side sd[2];
+	int *ev[2];            /* per event of a side's table: its index in the diff table */
+	DS_VEC(ds_table_event) events;
+	DS_VEC(ds_diff_event) devs;
+	DS_VEC(ds_row) rows;
+	DS_VEC(ds_col) cols;
+	ds_buf colnames;       /* the diff's own column names, '\0' after each */
+	size_t ncompared;
+	size_t src_cols, status_col, names_col, delta_col;
+} builder;
+
+static void add_col(builder *b, const char *name, enum ds_col_kind kind, bool text)
+{
+	ds_col c = {NULL, kind, text};
+	ds_vec_push(&b->cols, c);
+	ds_buf_append(&b->colnames, name, strlen(name) + 1);
+}
+
+/* The table's columns and name label in one allocation, which
+ * ds_table_free releases with t->cols. */
+static void set_cols(builder *b, const char *label)
+{
+	size_t head = b->cols.n * sizeof(ds_col), nlen = b->colnames.len, llen = strlen(label) + 1;
+	char *block = ds_xmalloc(head + nlen + llen), *names = block + head;
+	ds_table *t = b->d->table;
+
+	memcpy(names, b->colnames.p, nlen);
+	memcpy(names + nlen, label, llen);
+	t->cols = (ds_col *)(void *)block;
+	t->ncols = b->cols.n;
+	for (size_t c = 0; c < b->cols.n; c++) {
+		t->cols[c] = b->cols.v[c];
+		t->cols[c].name = names;
+		names += strlen(names) + 1;
+	}
+	t->name_label = names;
+}
+
+static int check_tables(const ds_table *x, const ds_table *y, ds_err *err)
+{
+	if (strcmp(x->view, y->view) != 0)
+		return ds_err_set(err, DS_EINPUT, "cannot compare view '%s' with view '%s'", x->view, y->view);
+	if (!x->has_metrics || !y->has_metrics)
+		return ds_err_set(err, DS_EINPUT,
+				  "view '%s' has no metrics to compare; compare functions, lines, dataobjects, "
+				  "datalayout or another view with metrics",
+				  x->view);
+	if (x->ncols != y->ncols)
+		return ds_err_set(err, DS_EINPUT, "the two '%s' tables have different columns", x->view);
+	for (size_t c = 0; c < x->ncols; c++)
+		if (strcmp(x->cols[c].name, y->cols[c].name) != 0 || x->cols[c].kind != y->cols[c].kind)
+			return ds_err_set(err, DS_EINPUT, "the two '%s' tables have different columns", x->view);
+	return 0;
+}
+
+static void event_list(ds_buf *b, const ds_table *t)
+{
+	for (size_t e = 0; e < t->nevents; e++)
+		ds_buf_printf(b, "%s%s", e ? ", " : "", t->events[e].name);
+}
+
+/* The diff's events: every event of either side, paired by name. */
+static int match_events(builder *b, const ds_table *t[2], ds_err *err)
+{
+	bool *used = ds_xcalloc(t[AFTER]->nevents ? t[AFTER]->nevents : 1, sizeof *used);
+
+	for (int s = 0; s < 2; s++)
+		b->ev[s] = ds_xcalloc(t[s]->nevents ? t[s]->nevents : 1, sizeof *b->ev[s]);
+	for (size_t i = 0; i < t[BEFORE]->nevents; i++) {
+		ds_diff_event de = {ds_xstrdup(t[BEFORE]->events[i].name), (int)i, -1};
+		for (size_t j = 0; j < t[AFTER]->nevents && de.after < 0; j++)
+			if (!used[j] && strcmp(t[AFTER]->events[j].name, de.name) == 0) {
+				de.after = (int)j;
+				used[j] = true;
+			}
+		ds_vec_push(&b->devs, de);
+	}
+	for (size_t j = 0; j < t[AFTER]->nevents; j++)
+		if (!used[j]) {
+			ds_diff_event de = {ds_xstrdup(t[AFTER]->events[j].name), -1, (int)j};
+			ds_vec_push(&b->devs, de);
+		}
+	free(used);
+	/* table events: before:E then after:E, in that order */
+	for (size_t k = 0; k < b->devs.n; k++) {
+		ds_diff_event *de = &b->devs.v[k];
+		int src[2] = {de->before, de->after};
+		for (int s = 0; s < 2; s++) {
+			ds_table_event te;
+			if (src[s] < 0)
+				continue;
+			te = t[s]->events[src[s]];
+			te.name = ds_xasprintf("%s:%s", s == BEFORE ? "before" : "after", de->name);
+			b->ev[s][src[s]] = (int)b->events.n;
+			if (s == BEFORE)
+				de->before = (int)b->events.n;
+			else
+				de->after = (int)b->events.n;
+			ds_vec_push(&b->events, te);
+		}
+		b->ncompared += de->before >= 0 && de->after >= 0;
+	}
+	if (!b->ncompared) {
+		ds_buf x = {0}, y = {0};
+		event_list(&x, t[BEFORE]);
+		event_list(&y, t[AFTER]);
+		ds_err_set(err, DS_EINPUT,
+			   "the experiments have no event in common (BEFORE: %s; AFTER: %s); record both "
+			   "with the same events",
+			   ds_buf_str(&x), ds_buf_str(&y));
+		ds_buf_free(&x);
+		ds_buf_free(&y);
+		return -1;
+	}
+	return 0;
+}
+
+static void make_cols(builder *b, const ds_table *src)
+{
+	b->src_cols = src->ncols;
+	for (size_t c = 0; c < src->ncols; c++)
+		add_col(b, src->cols[c].name, src->cols[c].kind, src->cols[c].text);
+	b->status_col = b->cols.n;
+	add_col(b, "status", DS_COL_STR, true);
+	b->names_col = b->cols.n;
+	add_col(b, "before_name", DS_COL_STR, false);
+	add_col(b, "after_name", DS_COL_STR, false);
+	b->delta_col = b->cols.n;
+	for (size_t k = 0; k < b->devs.n; k++) {
+		const ds_diff_event *de = &b->devs.v[k];
+		ds_buf n = {0};
+		if (de->before < 0 || de->after < 0)
+			continue;
+		ds_buf_printf(&n, "delta:%s", de->name);
+		add_col(b, n.p, b->events.v[de->before].time_ns ? DS_COL_DELTA_NS : DS_COL_DELTA, true);
+		ds_buf_reset(&n);
+		ds_buf_printf(&n, "change:%s", de->name);
+		add_col(b, n.p, DS_COL_CHANGE, true);
+		ds_buf_free(&n);
+	}
+}
+
+/* The names of an entry's rows, " + " between them, when one is not the
+ * diff row's own; else NULL. */
+static char *other_names(const entry *e, const char *key)
+{
+	ds_buf b = {0};
+	bool other = false;
+	for (size_t j = 0; j < e->names.n; j++)
+		other |= strcmp(e->names.v[j], key) != 0;
+	for (size_t j = 0; other && j < e->names.n; j++)
+		ds_buf_printf(&b, "%s%s", j ? " + " : "", e->names.v[j]);
+	return other ? ds_buf_steal(&b) : NULL;
+}
+
+static void add_row(builder *b, const entry *e[2])
+{
+	ds_table *t = b->d->table;
+	size_t ne = b->events.n ? b->events.n : 1;
+	uint64_t any[2] = {0, 0};
+	const entry *from = e[AFTER] ? e[AFTER] : e[BEFORE];
+	const ds_table *ft = e[AFTER] ? b->sd[AFTER].t : b->sd[BEFORE].t;
+	const ds_row *fr = &ft->rows[from->row];
+	ds_row r = {0};
+	size_t dc = b->delta_col;
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; e[s] && i < b->sd[s].t->nevents; i++)
+			any[s] += e[s]->samples[i];
+	if (!any[BEFORE] && !any[AFTER])
+		return; /* rows of callers only, on both sides */
+	r.name = ds_xstrdup(from->key);
+	r.cells = ds_xcalloc(t->ncols, sizeof *r.cells);
+	r.samples = ds_xcalloc(ne, sizeof *r.samples);
+	r.count = ds_xcalloc(ne, sizeof *r.count);
+	for (size_t c = 0; c < b->src_cols; c++) {
+		r.cells[c] = fr->cells[c];
+		r.cells[c].s = fr->cells[c].s ? ds_xstrdup(fr->cells[c].s) : NULL;
+	}
+	r.cells[b->status_col].s = ds_xstrdup(!any[AFTER] ? "gone" : !any[BEFORE] ? "new" : "both");
+	r.cells[b->status_col].set = true;
+	for (int s = 0; s < 2; s++) {
+		if (!e[s])
+			continue;
+		r.cells[b->names_col + s].s = other_names(e[s], from->key);
+		r.cells[b->names_col + s].set = r.cells[b->names_col + s].s != NULL;
+		for (size_t i = 0; i < b->sd[s].t->nevents; i++) {
+			r.samples[b->ev[s][i]] = e[s]->samples[i];
+			r.count[b->ev[s][i]] = e[s]->count[i];
+		}
+	}
+	for (size_t k = 0; k < b->devs.n; k++) {
+		const ds_diff_event *de = &b->devs.v[k];
+		uint64_t x, y;
+		if (de->before < 0 || de->after < 0)
+			continue;
+		x = r.count[de->before];
+		y = r.count[de->after];
+		r.cells[dc].u = (uint64_t)((int64_t)y - (int64_t)x);
+		r.cells[dc].set = true;
+		if (x) {
+			r.cells[dc + 1].d = change_pct(x, y);
+			r.cells[dc + 1].set = true;
+		}
+		dc += 2;
+	}
+	ds_vec_push(&b->rows, r);
+}
+
+/* ---- sorting ---- */
+
+enum sort_by { BY_DELTA, BY_CHANGE, BY_BEFORE, BY_AFTER, BY_NAME, BY_COL };
+
+typedef struct dsort {
+	enum sort_by by;
+	int b, a;              /* the compared event: its indices in the table's events */
+	size_t col;
+	const ds_table *t;
+} dsort;
+
+const char *ds_diff_help_sort(void)
+{
+	return "delta (default), change, before, after (each as KEY or KEY:EVENT), EVENT (its delta), "
+	       "name, or a column name (module, status, ...)";
+}
+
+static int parse_sort(const ds_diff *d, const char *spec, dsort *out, ds_err *err)
+{
+	static const struct {
+		const char *key;
+		enum sort_by by;
+	} keys[] = {{"delta", BY_DELTA}, {"change", BY_CHANGE}, {"before", BY_BEFORE}, {"after", BY_AFTER}};
+	const char *colon, *ev = NULL;
+	size_t klen;
+
+	memset(out, 0, sizeof *out);
+	out->t = d->table;
+	out->by = BY_DELTA;
+	if (spec && strcmp(spec, "name") == 0) {
+		out->by = BY_NAME;
+		return 0;
+	}
+	for (size_t c = 0; spec && c < d->table->ncols; c++)
+		if (strcmp(d->table->cols[c].name, spec) == 0) {
+			out->by = BY_COL;
+			out->col = c;
+			return 0;
+		}
+	if (spec && *spec) {
+		bool found = false;
+		colon = strchr(spec, ':');
+		klen = colon ? (size_t)(colon - spec) : strlen(spec);
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0] && !found; k++)
+			if (strlen(keys[k].key) == klen && strncmp(spec, keys[k].key, klen) == 0) {
+				out->by = keys[k].by;
+				ev = colon ? colon + 1 : NULL;
+				found = true;
+			}
+		if (!found)
+			ev = spec; /* an event: its delta */
+	}
+	for (size_t k = 0; k < d->nevents; k++) {
+		const ds_diff_event *de = &d->events[k];
+		if (de->before < 0 || de->after < 0 || (ev && strcmp(de->name, ev) != 0))
+			continue;
+		out->b = de->before;
+		out->a = de->after;
+		return 0;
+	}
+	if (spec && ev == spec) {
+		bool known = false;
+		for (size_t k = 0; k < d->nevents; k++)
+			known |= strcmp(d->events[k].name, ev) == 0;
+		if (!known)
+			return ds_err_set(err, DS_EINPUT, "unknown sort key '%s' for a diff; use %s", spec,
+					  ds_diff_help_sort());
+	}
+	return ds_err_set(err, DS_EINPUT, "cannot sort by '%s': '%s' is not an event of both experiments",
+			  spec, ev);
+}
+
+static double sort_value(const dsort *sp, const ds_row *r)
+{
+	uint64_t x = r->count[sp->b], y = r->count[sp->a];
+	switch (sp->by) {
+	case BY_DELTA: return y >= x ? (double)(y - x) : (double)(x - y);
+	case BY_CHANGE: {
+		double c;
+		if (!x)
+			return y ? 1e300 : 0; /* from nothing: the largest change */
+		c = change_pct(x, y);
+		return c < 0 ? -c : c;
+	}
+	case BY_BEFORE: return (double)x;
+	case BY_AFTER: return (double)y;
+	default: return 0;
+	}
+}
+
+static int cmp_diff_rows(const void *pa, const void *pb, void *arg)
+{
+	const dsort *sp = arg;
+	const ds_row *a = pa, *b = pb;
+	int c = 0;
+
+	if (sp->by == BY_NAME) {
+		c = strcmp(a->name, b->name);
+	} else if (sp->by == BY_COL) {
+		c = tb_cmp_cells(&sp->t->cols[sp->col], &a->cells[sp->col], &b->cells[sp->col]);
+	} else {
+		double x = sort_value(sp, a), y = sort_value(sp, b);
+		c = x > y ? -1 : x < y; /* largest first */
+	}
+	if (c)
+		return c;
+	c = strcmp(a->name, b->name);
+	for (size_t i = 0; !c && i < sp->t->ncols; i++)
+		c = tb_cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
+	return c;
+}
+
+/* ---- the verdict ---- */
+
+static ds_diff_finding *add_finding(finding_vec *v, const char *kind, const char *event, const char *row,
+				    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static ds_diff_finding *add_finding(finding_vec *v, const char *kind, const char *event, const char *row,
+				    const char *fmt, ...)
+{
+	ds_diff_finding f = {0};
+	ds_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	f.kind = kind;
+	f.event = event ? ds_xstrdup(event) : NULL;
+	f.row = row ? ds_xstrdup(row) : NULL;
+	f.text = ds_buf_steal(&b);
+	ds_vec_push(v, f);
+	return &v->v[v->n - 1];
+}
+
+static void set_counts(ds_diff_finding *f, bool hb, uint64_t b, bool ha, uint64_t a)
+{
+	f->has_before = hb;
+	f->before = b;
+	f->has_after = ha;
+	f->after = a;
+}
+
+static const char *row_status(uint64_t before, uint64_t after)
+{
+	return !after ? "gone" : !before ? "new" : after > before ? "up" : "down";
+}
+
+static void period_text(ds_buf *b, const ds_table_event *e)
+{
+	if (e->period)
+		ds_buf_printf(b, "period %" PRIu64, e->period);
+	else
+		ds_buf_printf(b, "%" PRIu64 " Hz", e->freq);
+}
+
+/* The facts about one event: totals, periods, which side lacks it. */
+static void verdict_event(finding_vec *v, const ds_diff *d, const ds_diff_event *de)
+{
+	const ds_table *t = d->table;
+	const ds_table_event *eb, *ea;
+	ds_diff_finding *f;
+	ds_buf b = {0};
+	bool noise;
+
+	if (de->before < 0 || de->after < 0) {
+		const ds_table_event *e = &t->events[de->before >= 0 ? de->before : de->after];
+		char c[32];
+		count_text(c, sizeof c, e->count, e->time_ns);
+		f = add_finding(v, "only", de->name, NULL, "%s: only %s recorded it (%s); not compared", de->name,
+				side_name[de->before >= 0 ? BEFORE : AFTER], c);
+		set_counts(f, de->before >= 0, de->before >= 0 ? e->count : 0, de->after >= 0,
+			   de->after >= 0 ? e->count : 0);
+		return;
+	}
+	eb = &t->events[de->before];
+	ea = &t->events[de->after];
+	noise = eb->count != ea->count && within_noise(eb, ea, eb->samples, eb->count, ea->samples, ea->count);
+	if (is_coherence(de->name))
+		ds_buf_puts(&b, "coherence misses: ");
+	change_text(&b, de->name, eb->count, ea->count, eb->time_ns);
+	if (noise)
+		ds_buf_puts(&b, ", within sampling noise");
+	f = add_finding(v, "total", de->name, NULL, "%s", b.p);
+	set_counts(f, true, eb->count, true, ea->count);
+	f->noise = noise;
+	if (eb->period != ea->period || eb->freq != ea->freq) {
+		ds_buf_reset(&b);
+		ds_buf_printf(&b, "%s: ", de->name);
+		period_text(&b, eb);
+		ds_buf_puts(&b, " in BEFORE, ");
+		period_text(&b, ea);
+		ds_buf_puts(&b, " in AFTER: counts (the sums of the periods) compare, samples do not");
+		add_finding(v, "period", de->name, NULL, "%s", b.p);
+	}
+	ds_buf_free(&b);
+}
+
+/* The rows of one event that changed most, beyond noise and beyond
+ * 1/VERDICT_SHARE of the larger total; kind "row" (or "function"). */
+static void verdict_rows(finding_vec *v, const ds_diff *d, const ds_diff_event *de, const char *kind)
+{
+	const ds_table *t = d->table;
+	const ds_table_event *eb = &t->events[de->before], *ea = &t->events[de->after];
+	uint64_t total = eb->count > ea->count ? eb->count : ea->count;
+	size_t *top = ds_xcalloc(VERDICT_ROWS, sizeof *top), ntop = 0;
+	dsort sp = {.by = BY_DELTA, .b = de->before, .a = de->after, .t = t};
+	bool noisy = false;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const ds_row *r = &t->rows[i];
+		uint64_t x = r->count[de->before], y = r->count[de->after];
+		double m = sort_value(&sp, r);
+		size_t at;
+		if (x == y || m * VERDICT_SHARE < (double)total)
+			continue;
+		if (within_noise(eb, ea, r->samples[de->before], x, r->samples[de->after], y)) {
+			noisy = true;
+			continue;
+		}
+		for (at = ntop; at > 0 && cmp_diff_rows(r, &t->rows[top[at - 1]], &sp) < 0; at--)
+			;
+		if (at == VERDICT_ROWS)
+			continue;
+		if (ntop < VERDICT_ROWS)
+			ntop++;
+		memmove(top + at + 1, top + at, (ntop - 1 - at) * sizeof *top);
+		top[at] = i;
+	}
+	for (size_t k = 0; k < ntop; k++) {
+		const ds_row *r = &t->rows[top[k]];
+		uint64_t x = r->count[de->before], y = r->count[de->after];
+		ds_buf b = {0};
+		ds_diff_finding *f;
+		ds_buf_printf(&b, "%s%s: ", strcmp(kind, "function") == 0 ? "in function " : "", r->name);
+		change_text(&b, de->name, x, y, eb->time_ns);
+		if (!x || !y)
+			ds_buf_printf(&b, ", %s", row_status(x, y));
+		/* for functions, what else they cost */
+		for (size_t j = 0; strcmp(kind, "function") == 0 && j < d->nevents; j++) {
+			const ds_diff_event *o = &d->events[j];
+			if (o == de || o->before < 0 || o->after < 0 ||
+			    r->count[o->before] == r->count[o->after])
+				continue;
+			ds_buf_puts(&b, "; ");
+			change_text(&b, o->name, r->count[o->before], r->count[o->after],
+				    t->events[o->before].time_ns);
+		}
+		f = add_finding(v, kind, de->name, r->name, "%s", b.p);
+		f->status = row_status(x, y);
+		set_counts(f, true, x, true, y);
+		ds_buf_free(&b);
+	}
+	if (!ntop && strcmp(kind, "row") == 0)
+		add_finding(v, "none", de->name, NULL, "%s: no %s changed by %s1%% of the total", de->name,
+			    t->name_label, noisy ? "more than sampling noise and " : "");
+	free(top);
+}
+
+/* Rows matched across clone suffixes, and objects matched across names. */
+static void verdict_names(finding_vec *v, const builder *b)
+{
+	const ds_table *t = b->d->table;
+	size_t n = 0, more = 0;
+	DS_VEC(const char *) seen = {0};
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const ds_row *r = &t->rows[i];
+		const ds_cell *cb = &r->cells[b->names_col], *ca = &r->cells[b->names_col + 1];
+		const char *nb = cb->set ? cb->s : r->name, *na = ca->set ? ca->s : r->name;
+		if (strcmp(r->cells[b->status_col].s, "both") != 0 || strcmp(nb, na) == 0)
+			continue; /* the same clones on both sides */
+		if (n++ >= VERDICT_NAMES) {
+			more++;
+			continue;
+		}
+		add_finding(v, "clone", NULL, r->name,
+			    "%s: %s in BEFORE, %s in AFTER (compiler clones compare as one function)", r->name, nb,
+			    na);
+	}
+	if (more)
+		add_finding(v, "clone", NULL, NULL,
+			    "%zu more rows matched across clone suffixes (columns before_name, after_name)", more);
+	/* objects that changed names: a binary built twice under two names */
+	for (size_t i = 0; i < b->sd[BEFORE].v.n; i++) {
+		const entry *e = &b->sd[BEFORE].v.v[i], *o;
+		bool dup = false;
+		if (e->pair < 0 || !e->module)
+			continue;
+		o = &b->sd[AFTER].v.v[e->pair];
+		if (!o->module || strcmp(e->module, o->module) == 0)
+			continue;
+		for (size_t k = 0; k < seen.n; k += 2)
+			dup |= strcmp(seen.v[k], e->module) == 0 && strcmp(seen.v[k + 1], o->module) == 0;
+		if (dup)
+			continue;
+		ds_vec_push(&seen, e->module);
+		ds_vec_push(&seen, o->module);
+		add_finding(v, "module", NULL, NULL, "%s in BEFORE is %s in AFTER: its rows matched by name",
+			    e->module, o->module);
+	}
+	ds_vec_free(&seen);
+}
+
+static void verdict(builder *b, finding_vec *v)
+{
+	const ds_diff *d = b->d;
+	for (size_t k = 0; k < d->nevents; k++)
+		verdict_event(v, d, &d->events[k]);
+	for (size_t k = 0; k < d->nevents; k++)
+		if (d->events[k].before >= 0 && d->events[k].after >= 0)
+			verdict_rows(v, d, &d->events[k], "row");
+	verdict_names(v, b);
+}
+
+/* ---- the API ---- */
+
+static void builder_free(builder *b)
+{
+	side_free(&b->sd[BEFORE]);
+	side_free(&b->sd[AFTER]);
+	free(b->ev[BEFORE]);
+	free(b->ev[AFTER]);
+	ds_vec_free(&b->cols);
+	ds_buf_free(&b->colnames);
+}
+
+int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_opts *o, ds_diff **out,
+		   ds_err *err)
+{
+	const ds_table *t[2] = {before, after};
+	builder b = {0};
+	finding_vec v = {0};
+	ds_diff *d;
+	dsort sp;
+
+	*out = NULL;
+	if (check_tables(before, after, err))
+		return -1;
+	d = b.d = ds_xcalloc(1, sizeof *d);
+	d->table = ds_xcalloc(1, sizeof *d->table);
+	d->table->view = ds_xstrdup(before->view);
+	d->table->has_metrics = true;
+	if (match_events(&b, t, err)) {
+		d->events = b.devs.v;
+		d->nevents = b.devs.n;
+		for (size_t i = 0; i < b.events.n; i++)
+			free(b.events.v[i].name);
+		ds_vec_free(&b.events);
+		builder_free(&b);
+		ds_diff_free(d);
+		return -1;
+	}
+	d->events = b.devs.v;
+	d->nevents = b.devs.n;
+	d->table->events = b.events.v;
+	d->table->nevents = b.events.n;
+	make_cols(&b, before);
+	set_cols(&b, before->name_label ? before->name_label : "name");
+
+	side_load(&b.sd[BEFORE], before);
+	side_load(&b.sd[AFTER], after);
+	pair_sides(b.sd);
+	for (size_t i = 0; i < b.sd[BEFORE].v.n; i++) {
+		const entry *e[2] = {&b.sd[BEFORE].v.v[i], NULL};
+		if (e[BEFORE]->pair >= 0)
+			e[AFTER] = &b.sd[AFTER].v.v[e[BEFORE]->pair];
+		add_row(&b, e);
+	}
+	for (size_t j = 0; j < b.sd[AFTER].v.n; j++) {
+		const entry *e[2] = {NULL, &b.sd[AFTER].v.v[j]};
+		if (e[AFTER]->pair < 0)
+			add_row(&b, e);
+	}
+	d->table->rows = b.rows.v;
+	d->table->nrows = d->table->total_rows = b.rows.n;
+
+	if (parse_sort(d, o ? o->sort : NULL, &sp, err)) {
+		builder_free(&b);
+		ds_diff_free(d);
+		return -1;
+	}
+	/* the verdict ranks rows itself; it sees them all, before --limit */
+	verdict(&b, &v);
+	d->verdict = v.v;
+	d->nverdict = v.n;
+	if (d->table->nrows)
+		qsort_r(d->table->rows, d->table->nrows, sizeof *d->table->rows, cmp_diff_rows, &sp);
+	tb_cut(d->table, o ? o->limit : 0);
+	builder_free(&b);
+	*out = d;
+	return 0;
+}
+
+/* ---- the verdict with sessions: shared lines and the code on them ----
+ *
+ * When an event counts coherence misses (HITM), the story of a diff is
+ * the cache lines threads share: which stopped being shared, which
+ * started, how their misses changed, and what the functions that touched
+ * them cost.  The lines come from the hotlines view (a line, its data
+ * objects, the code that touched it, how many threads did); a line is
+ * known across experiments by the data it holds, not by its address.
+ * A view that classifies sharing (false, true, read-mostly) replaces
+ * lines_load as the source of shared lines; the findings stay the same. */
+
+typedef struct sline {
+	DS_VEC(const char *) objs;  /* the data objects on the line */
+	DS_VEC(const char *) funcs; /* the functions that touched it */
+	uint64_t threads;
+	uint64_t count;             /* of the coherence event */
+} sline;
+
+typedef DS_VEC(sline) sline_vec;
+
+static void lines_free(sline_vec *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		ds_vec_free(&v->v[i].objs);
+		ds_vec_free(&v->v[i].funcs);
+	}
+	ds_vec_free(v);
+}
+
+/* The lines of a hotlines table, whose rows come as a tree: each line,
+ * then its objects, then its code. */
+static void lines_load(sline_vec *out, const ds_table *t, const char *event)
+{
+	size_t kind = find_col(t, "kind", 4), nthreads = find_col(t, "nthreads", 8);
+	size_t obj = find_col(t, "dataobject", 10), fn = find_col(t, "function", 8), ev = t->nevents;
+
+	for (size_t e = 0; e < t->nevents; e++)
+		if (strcmp(t->events[e].name, event) == 0)
+			ev = e;
+	if (kind == (size_t)-1 || nthreads == (size_t)-1 || obj == (size_t)-1 || fn == (size_t)-1 ||
+	    ev == t->nevents)
+		return;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const ds_row *r = &t->rows[i];
+		const char *k = r->cells[kind].s;
+		sline *l = out->n ? &out->v[out->n - 1] : NULL;
+		if (!k)
+			continue;
+		if (strcmp(k, "line") == 0) {
+			sline n = {0};
+			n.threads = r->cells[nthreads].u;
+			n.count = r->count[ev];
+			ds_vec_push(out, n);
+		} else if (l && strcmp(k, "object") == 0 && r->cells[obj].s) {
+			ds_vec_push(&l->objs, r->cells[obj].s);
+		} else if (l && strcmp(k, "code") == 0 && r->cells[fn].s) {
+			bool dup = false;
+			for (size_t j = 0; j < l->funcs.n && !dup; j++)
+				dup = strcmp(l->funcs.v[j], r->cells[fn].s) == 0;
+			if (!dup)
+				ds_vec_push(&l->funcs, r->cells[fn].s);
+		}
+	}
+}
+
+/* Whether two lines hold the same data: a named object in common (the
+ * <scalars> and <unknown> buckets name nothing), or, on lines with no
+ * named object, a function in common. */
+static bool same_line(const sline *a, const sline *b)
+{
+	bool named = false;
+	for (size_t i = 0; i < a->objs.n; i++) {
+		if (a->objs.v[i][0] == '<')
+			continue;
+		named = true;
+		for (size_t j = 0; j < b->objs.n; j++)
+			if (strcmp(a->objs.v[i], b->objs.v[j]) == 0)
+				return true;
+	}
+	if (named)
+		return false;
+	for (size_t i = 0; i < a->funcs.n; i++)
+		for (size_t j = 0; j < b->funcs.n; j++)
+			if (strcmp(a->funcs.v[i], b->funcs.v[j]) == 0)
+				return true;
+	return false;
+}
+
+static void line_label(ds_buf *b, const sline *l)
+{
+	ds_buf_puts(b, "the line of ");
+	for (size_t i = 0; i < l->objs.n && i < 4; i++)
+		ds_buf_printf(b, "%s%s", i ? ", " : "", l->objs.v[i]);
+	if (l->objs.n > 4)
+		ds_buf_printf(b, " and %zu more", l->objs.n - 4);
+	if (!l->objs.n)
+		ds_buf_puts(b, "no known data");
+}
+
+static bool shared(const sline *l)
+{
+	return l->threads >= 2 && l->count > 0;
+}
+
+/* The lines of one side that are shared, and how the other side has
+ * them: status "stopped" or "still" from BEFORE, "started" from AFTER. */
+static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, const ds_diff_event *de,
+			       bool ns, uint64_t total)
+{
+	const sline_vec *mine = &ln[from], *other = &ln[!from];
+	size_t shown = 0;
+	bool *done = ds_xcalloc(mine->n ? mine->n : 1, sizeof *done);
+
+	while (shown < VERDICT_ROWS) {
+		size_t best = mine->n;
+		uint64_t there = 0, threads = 0, x, y;
+		bool still = false;
+		ds_buf label = {0}, b = {0};
+		ds_diff_finding *f;
+
+		for (size_t i = 0; i < mine->n; i++)
+			if (!done[i] && shared(&mine->v[i]) && mine->v[i].count * VERDICT_SHARE >= total &&
+			    (best == mine->n || mine->v[i].count > mine->v[best].count))
+				best = i;
+		if (best == mine->n)
+			break;
+		done[best] = true;
+		for (size_t j = 0; j < other->n; j++) {
+			if (!same_line(&mine->v[best], &other->v[j]) && !same_line(&other->v[j], &mine->v[best]))
+				continue;
+			there += other->v[j].count;
+			if (shared(&other->v[j])) {
+				still = true;
+				if (other->v[j].threads > threads)
+					threads = other->v[j].threads;
+			}
+		}
+		if (from == AFTER && still)
+			continue; /* told from BEFORE's side */
+		x = from == AFTER ? there : mine->v[best].count;
+		y = from == AFTER ? mine->v[best].count : there;
+		line_label(&label, &mine->v[best]);
+		ds_buf_printf(&b, "%s: %s ",
+			      from == AFTER ? "started being shared" : still ? "still shared" : "stopped being shared",
+			      label.p);
+		if (from == AFTER)
+			ds_buf_printf(&b, "(%" PRIu64 " threads in AFTER); ", mine->v[best].threads);
+		else if (still)
+			ds_buf_printf(&b, "(%" PRIu64 " -> %" PRIu64 " threads); ", mine->v[best].threads, threads);
+		else
+			ds_buf_printf(&b, "(%" PRIu64 " threads in BEFORE); ", mine->v[best].threads);
+		change_text(&b, de->name, x, y, ns);
+		for (size_t k = 0; k < mine->v[best].funcs.n; k++)
+			ds_buf_printf(&b, "%s%s", k ? ", " : "; touched by ", mine->v[best].funcs.v[k]);
+		f = add_finding(v, "line", de->name, label.p, "%s", b.p);
+		f->status = from == AFTER ? "started" : still ? "still" : "stopped";
+		set_counts(f, true, x, true, y);
+		ds_buf_free(&label);
+		ds_buf_free(&b);
+		shown++;
+	}
+	free(done);
+}
+
+static void verdict_lines(finding_vec *v, const ds_diff *d, ds_session *s[2], const ds_diff_event *de)
+{
+	ds_table *t[2] = {NULL, NULL};
+	sline_vec ln[2] = {{0}, {0}};
+	const ds_table_event *eb = &d->table->events[de->before], *ea = &d->table->events[de->after];
+	uint64_t total = eb->count > ea->count ? eb->count : ea->count;
+	ds_err ignore = {0};
+
+	/* without data addresses or a cache geometry there are no lines to
+	 * tell of; the rest of the verdict stands */
+	if (ds_view_build(s[BEFORE], "hotlines", NULL, &t[BEFORE], &ignore) ||
+	    ds_view_build(s[AFTER], "hotlines", NULL, &t[AFTER], &ignore)) {
+		ds_table_free(t[BEFORE]);
+		return;
+	}
+	lines_load(&ln[BEFORE], t[BEFORE], de->name);
+	lines_load(&ln[AFTER], t[AFTER], de->name);
+	verdict_side_lines(v, ln, BEFORE, de, eb->time_ns, total);
+	verdict_side_lines(v, ln, AFTER, de, eb->time_ns, total);
+	lines_free(&ln[BEFORE]);
+	lines_free(&ln[AFTER]);
+	ds_table_free(t[BEFORE]);
+	ds_table_free(t[AFTER]);
+}
+
+static void findings_free(ds_diff_finding *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].event);
+		free(v[i].row);
+		free(v[i].text);
+	}
+	free(v);
+}
+
+/* Put v's findings at d->verdict[at]. */
+static void splice(ds_diff *d, size_t at, finding_vec *v)
+{
+	if (!v->n)
+		return;
+	d->verdict = ds_xrealloc(d->verdict, (d->nverdict + v->n + 1) * sizeof *d->verdict);
+	memmove(d->verdict + at + v->n, d->verdict + at, (d->nverdict - at) * sizeof *d->verdict);
+	memcpy(d->verdict + at, v->v, v->n * sizeof *v->v);
+	d->nverdict += v->n;
+	ds_vec_free(v);
+}
+
+static size_t first_kind(const ds_diff *d, const char *const *kinds, bool in)
+{
+	size_t i = 0;
+	for (; i < d->nverdict; i++) {
+		bool match = false;
+		for (const char *const *k = kinds; *k; k++)
+			match |= strcmp(d->verdict[i].kind, *k) == 0;
+		if (match == in)
+			break;
+	}
+	return i;
+}
+
+static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_err *err)
+{
+	static const char *const facts[] = {"total", "period", "only", NULL};
+	static const char *const names[] = {"clone", "module", NULL};
+	ds_table *t[2] = {NULL, NULL};
+	ds_diff *f = NULL;
+	finding_vec lines = {0}, fns = {0};
+
+	for (size_t k = 0; k < d->nevents; k++) {
+		const ds_diff_event *de = &d->events[k];
+		if (de->before >= 0 && de->after >= 0 && is_coherence(de->name))
+			verdict_lines(&lines, d, s, de);
+	}
+	if (strcmp(view, "functions") != 0) {
+		if (ds_view_build(s[BEFORE], "functions", NULL, &t[BEFORE], err) ||
+		    ds_view_build(s[AFTER], "functions", NULL, &t[AFTER], err) ||
+		    ds_diff_tables(t[BEFORE], t[AFTER], NULL, &f, err)) {
+			ds_table_free(t[BEFORE]);
+			ds_table_free(t[AFTER]);
+			findings_free(lines.v, lines.n);
+			return -1;
+		}
+		for (size_t k = 0; k < f->nevents; k++)
+			if (f->events[k].before >= 0 && f->events[k].after >= 0 && is_coherence(f->events[k].name))
+				verdict_rows(&fns, f, &f->events[k], "function");
+		ds_diff_free(f);
+		ds_table_free(t[BEFORE]);
+		ds_table_free(t[AFTER]);
+	}
+	/* the lines after the totals, the functions after the view's rows */
+	splice(d, first_kind(d, names, true), &fns);
+	splice(d, first_kind(d, facts, false), &lines);
+	return 0;
+}
+
+int ds_diff_sessions(ds_session *before, ds_session *after, const char *view, const ds_diff_opts *o,
+		     ds_diff **out, ds_err *err)
+{
+	ds_session *s[2] = {before, after};
+	ds_table *t[2] = {NULL, NULL};
+	bool coherence = false;
+	int rc = -1;
+
+	*out = NULL;
+	for (int i = 0; i < 2; i++)
+		if (ds_view_build(s[i], view, NULL, &t[i], err)) {
+			ds_err_prefix(err, "%s (%s): ", s[i]->path, side_name[i]);
+			goto out;
+		}
+	if (ds_diff_tables(t[BEFORE], t[AFTER], o, out, err))
+		goto out;
+	for (size_t k = 0; k < (*out)->nevents; k++)
+		coherence |= (*out)->events[k].before >= 0 && (*out)->events[k].after >= 0 &&
+			     is_coherence((*out)->events[k].name);
+	if (coherence && verdict_sessions(*out, s, view, err)) {
+		ds_diff_free(*out);
+		*out = NULL;
+		goto out;
+	}
+	rc = 0;
+out:
+	ds_table_free(t[BEFORE]);
+	ds_table_free(t[AFTER]);
+	return rc;
+}
+
+void ds_diff_free(ds_diff *d)
+{
+	if (!d)
+		return;
+	ds_table_free(d->table);
+	for (size_t i = 0; i < d->nevents; i++)
+		free(d->events[i].name);
+	free(d->events);
+	findings_free(d->verdict, d->nverdict);
+	free(d);
+}

@@ -1,0 +1,118 @@
+/* dsprof diff BEFORE AFTER [--view V] [--sort KEY] [--limit N] [--format F] */
+#include "cli/cli.h"
+
+#include "analyze/analyze.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char diff_usage[] =
+	"usage: dsprof diff BEFORE AFTER [options]\n"
+	"\n"
+	"  BEFORE, AFTER          experiment directories or perf.data files\n"
+	"  -v, --view VIEW        functions (default), lines, dataobjects, datalayout, or another\n"
+	"                         view with metrics\n"
+	"  -s, --sort KEY         delta (default: the largest change first), change, before,\n"
+	"                         after (optionally KEY:EVENT), an event name, name, or a column\n"
+	"  -n, --limit N          print the first N rows (the verdict still sees them all)\n"
+	"  -f, --format FORMAT    text (default), csv or json\n"
+	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
+	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --kallsyms FILE    kernel symbols of the recording machine\n";
+
+static void print_notes(const ds_session *s, const char *path)
+{
+	for (size_t i = 0; i < ds_session_nnotes(s); i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, path);
+		fputs(": ", stderr);
+		cli_puts_safe(stderr, ds_session_note(s, i));
+		fputc('\n', stderr);
+	}
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"view", required_argument, NULL, 'v'},
+		{"sort", required_argument, NULL, 's'},
+		{"limit", required_argument, NULL, 'n'},
+		{"format", required_argument, NULL, 'f'},
+		{"ascii", no_argument, NULL, 'A'},
+		{"debug-root", required_argument, NULL, 'D'},
+		{"kallsyms", required_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *view = "functions", *path[2];
+	ds_session_opts so = {0};
+	ds_diff_opts dopts = {0};
+	enum cli_format fmt = CLI_TEXT;
+	bool ascii = false;
+	ds_session *s[2] = {NULL, NULL};
+	ds_diff *d = NULL;
+	ds_err err = {0};
+	uint64_t u;
+	int c, status = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "v:s:n:f:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'v': view = optarg; break;
+		case 's': dopts.sort = optarg; break;
+		case 'n':
+			if (!ds_parse_u64(optarg, &u, false) || u == 0)
+				return cli_usage_error("diff", "bad --limit '%s'", optarg);
+			dopts.limit = (size_t)u;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				fmt = CLI_TEXT;
+			else if (strcmp(optarg, "csv") == 0)
+				fmt = CLI_CSV;
+			else if (strcmp(optarg, "json") == 0)
+				fmt = CLI_JSON;
+			else
+				return cli_usage_error("diff", "unknown format '%s' (text, csv or json)", optarg);
+			break;
+		case 'A': ascii = true; break;
+		case 'D': so.debug_root = optarg; break;
+		case 'K': so.kallsyms = optarg; break;
+		case 'h':
+			fputs(diff_usage, stdout);
+			return 0;
+		default:
+			return cli_usage_error("diff", "bad option");
+		}
+	}
+	if (argc - optind < 2)
+		return cli_usage_error("diff", "give two experiments, BEFORE and AFTER");
+	if (argc - optind > 2)
+		return cli_usage_error("diff", "unexpected argument '%s' (give two experiments)", argv[optind + 2]);
+	path[0] = argv[optind];
+	path[1] = argv[optind + 1];
+	so.progress = isatty(STDERR_FILENO);
+	for (int i = 0; i < 2; i++)
+		if (ds_session_open(path[i], &so, &s[i], &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+	if (ds_diff_sessions(s[0], s[1], view, &dopts, &d, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii);
+	print_notes(s[0], path[0]);
+	print_notes(s[1], path[1]);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ds_err_set(&err, DS_EENV, "cannot write the diff to standard output");
+		status = cli_fail(&err);
+	}
+out:
+	ds_diff_free(d);
+	ds_session_close(s[0]);
+	ds_session_close(s[1]);
+	return status;
+}
