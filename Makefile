@@ -18,7 +18,7 @@ FUZZ_SECONDS ?= 30
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
-        dwarves
+        dwarves tmux
 
 PKG_MODULES := libelf capstone papi liblzma zlib
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
@@ -30,6 +30,8 @@ ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -I. -I/usr/include/libd
               $(PKG_CFLAGS) -MMD -MP
 # libdwarf 20210528 and libpfm4 ship no .pc file in Debian 12.
 LDLIBS  := -ldwarf $(PKG_LIBS) -lpfm -lstdc++ -lpthread
+# tui/ uses ncurses' wide-character build; its .pc adds nothing our flags lack.
+LDLIBS  += $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
 ifneq ($(SAN),)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -37,7 +39,7 @@ LDFLAGS    += -fsanitize=address,undefined
 endif
 
 # Modules (one folder, one public header each), in dependency order.
-MODULES := base experiment memobj arch dwarfmap backtrack sampler analyze
+MODULES := base experiment memobj arch dwarfmap backtrack sampler analyze tui
 LIB_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_SRCS := $(wildcard cli/*.c)

@@ -1,0 +1,89 @@
+/* dsprof tui [-i DIR] [--ascii] [--no-color] [--keys KEYS [--dump FILE] [--size WxH]]
+ *            [--stats FILE] */
+#include "cli/cli.h"
+
+#include "tui/tui.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char tui_usage[] =
+	"usage: dsprof tui [options]\n"
+	"\n"
+	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
+	"      --ascii            plain ASCII (also on terminals whose locale is not UTF-8)\n"
+	"      --no-color         monochrome (also when NO_COLOR is set)\n"
+	"      --keys KEYS        scripted mode: replay KEYS without a terminal, e.g. \"2<Down><Enter>q\"\n"
+	"      --dump FILE        scripted mode: write every screen as text to FILE (default: stdout)\n"
+	"      --size WxH         scripted mode: the screen's size (default 80x24)\n"
+	"      --stats FILE       write timings (first screen, loading, keys) to FILE\n"
+	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --kallsyms FILE    kernel symbols of the recording machine\n"
+	"\n"
+	"Keys: ? in the interface lists them; 'man dsprof-tui' describes them all.\n";
+
+int cmd_tui(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"input", required_argument, NULL, 'i'},
+		{"ascii", no_argument, NULL, 'A'},
+		{"no-color", no_argument, NULL, 'C'},
+		{"keys", required_argument, NULL, 'k'},
+		{"dump", required_argument, NULL, 'd'},
+		{"size", required_argument, NULL, 'z'},
+		{"stats", required_argument, NULL, 'S'},
+		{"debug-root", required_argument, NULL, 'D'},
+		{"kallsyms", required_argument, NULL, 'K'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *no_color = getenv("NO_COLOR");
+	tui_opts o;
+	ds_err err = {0};
+	int c;
+
+	memset(&o, 0, sizeof o);
+	o.input = "dsprof.data";
+	o.color = !no_color || !*no_color;
+	o.width = 80;
+	o.height = 24;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o.input = optarg; break;
+		case 'A': o.ascii = true; break;
+		case 'C': o.color = false; break;
+		case 'k': o.keys = optarg; break;
+		case 'd': o.dump = optarg; break;
+		case 'z': {
+			char tail;
+			if (sscanf(optarg, "%dx%d%c", &o.width, &o.height, &tail) != 2 || o.width < 80 ||
+			    o.height < 24 || o.width > 1000 || o.height > 1000)
+				return cli_usage_error("tui", "bad --size '%s' (WxH, from 80x24 to 1000x1000)", optarg);
+			break;
+		}
+		case 'S': o.stats = optarg; break;
+		case 'D': o.session.debug_root = optarg; break;
+		case 'K': o.session.kallsyms = optarg; break;
+		case 'h':
+			fputs(tui_usage, stdout);
+			return 0;
+		default:
+			return cli_usage_error("tui", "bad option");
+		}
+	}
+	if (optind + 2 == argc)
+		return cli_usage_error("tui", "comparing two experiments (dsprof tui BEFORE AFTER) is not in this "
+				       "dsprof yet; open one with -i DIR");
+	if (optind < argc)
+		return cli_usage_error("tui", "unexpected argument '%s' (the experiment is given with -i)", argv[optind]);
+	if (o.dump && !o.keys)
+		return cli_usage_error("tui", "--dump goes with --keys (scripted mode)");
+	if (o.keys && !o.dump)
+		o.dump = "-";
+	if (tui_run(&o, &err))
+		return cli_fail(&err);
+	return 0;
+}

@@ -1,0 +1,1403 @@
+/*
+ * The application: tabs, where the user is, and what each key does.
+ *
+ * Every tab shows one analyze/ view, chosen by the table below: adding a
+ * tab for a new view is a line there.  A tab's view is asked of the worker
+ * with a context (the function, type or memory object the user selected
+ * last, or drilled into) and the user's sort; the table that comes back is
+ * shown as it is.  Choosing which rows to show (a function's instructions,
+ * a type's fields folded under it) and where the cursor is are the only
+ * things decided here.
+ *
+ * Enter drills down and remembers where it came from; Backspace and Esc go
+ * back; switching tabs starts a new trail.  The breadcrumb shows the trail.
+ */
+#include "tui/tui_int.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "memobj/memobj.h"
+
+const tab_def tui_tabs[T_NTABS] = {
+	[T_FUNCTIONS] = {"Functions", "Fun", '1', "functions", TF_PARTIAL, "@ M ~name module", NULL,
+			 "functions by samples, exclusive and (with call chains) inclusive"},
+	[T_CALLERS] = {"Callers-Callees", "Cal", '2', "callers", TF_PARTIAL | TF_FUNCTION,
+		       "@ relation M ~name module", NULL,
+		       "who calls the selected function and whom it calls"},
+	[T_SOURCE] = {"Source", "Src", '3', "source", TF_FUNCTION, "@ line M ~~name dataobject", NULL,
+		      "the selected function's source file, every line with its metrics"},
+	[T_DISASM] = {"Disassembly", "Asm", '4', "pcs", TF_FUNCTION | TF_ROWSEL,
+		      "@ address M ~disasm dataobject verdict line trigger", "address",
+		      "sampled instructions with the struct.field they touch and the backtracking verdict"},
+	[T_DATAOBJECTS] = {"DataObjects", "Dat", '5', "dataobjects", TF_TREE, "@ M ~name kind", NULL,
+			   "types (Right/Left: their fields), globals, stack and unknown buckets", "type",
+			   "field padding"},
+	[T_LAYOUT] = {"DataLayout", "Lay", '6', "datalayout", TF_TYPE | TF_LINE, "@ offset size M bars ~name", NULL,
+		      "the type's members in offset order, holes, padding, cache lines, alignment"},
+	[T_MEMOBJ] = {"MemObjects", "Mem", '7', "memobj", 0, "@ M ~name *", NULL,
+		      "samples by memory object: cache lines, sets, pages, your own"},
+	[T_HOTLINES] = {"HotLines", "Hot", '8', "hotlines", TF_TREE | TF_LINE,
+			"@ M ~name offsets loads stores nthreads threads", NULL,
+			"the hottest cache lines; Enter shows their data, threads and code", "line",
+			"object code"},
+	[T_SHARING] = {"Sharing", "Shr", '9', "sharing", 0, "@ M ~name *", NULL,
+		       "cache lines written by one thread and used by others"},
+	[T_TIMELINE] = {"Timeline", "Tim", '0', "timeline", 0, NULL, NULL,
+			"per-thread strips over time, by function or data object"},
+	[T_SUMMARY] = {"Summary", "Sum", 'i', "summary", 0, NULL, NULL,
+		       "the experiment, machine, events, lost samples and resolution statistics"},
+};
+
+/* ---- tables ---- */
+
+int tcol(const ds_table *t, const char *name)
+{
+	for (size_t c = 0; t && c < t->ncols; c++)
+		if (strcmp(t->cols[c].name, name) == 0)
+			return (int)c;
+	return -1;
+}
+
+const char *cell_str(const ds_table *t, const ds_row *r, const char *col)
+{
+	int c = tcol(t, col);
+	return c >= 0 && r->cells[c].set && r->cells[c].s ? r->cells[c].s : "";
+}
+
+static bool cell_u64(const ds_table *t, const ds_row *r, const char *col, uint64_t *v)
+{
+	int c = tcol(t, col);
+	if (c < 0 || !r->cells[c].set)
+		return false;
+	*v = r->cells[c].u;
+	return true;
+}
+
+static const ds_row *timeline_row(const tab_state *ts);
+
+const ds_row *app_row(const tui_app *a, const tab_state *ts)
+{
+	if (ts == &a->tabs[T_TIMELINE])
+		return timeline_row(ts);
+	if (!ts->t || ts->cur >= ts->vis.n)
+		return NULL;
+	return &ts->t->rows[ts->vis.v[ts->cur]];
+}
+
+static bool view_exists(const char *view)
+{
+	for (const char *const *v = ds_view_names(); *v; v++)
+		if (strcmp(*v, view) == 0 || (strncmp(*v, view, strlen(view)) == 0 && (*v)[strlen(view)] == ':'))
+			return true;
+	return false;
+}
+
+static void set_str(char **dst, const char *src)
+{
+	char *n = src ? ds_xstrdup(src) : NULL;
+	free(*dst);
+	*dst = n;
+}
+
+static void message(tui_app *a, int style, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void message(tui_app *a, int style, const char *fmt, ...)
+{
+	ds_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	ds_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(a->msg);
+	a->msg = ds_buf_steal(&b);
+	a->msg_style = style;
+}
+
+/* "NAME@MODULE" of a row that names a function (in its name or in a
+ * column), NULL when it names none. */
+static char *row_function(const tab_state *ts, int tab, const ds_row *r)
+{
+	const ds_table *t = ts->t;
+	const char *name = NULL, *module = cell_str(t, r, "module");
+	switch (tab) {
+	case T_FUNCTIONS:
+		name = r->name;
+		break;
+	case T_CALLERS:
+		name = strcmp(r->name, "<no caller>") ? r->name : NULL;
+		break;
+	case T_DISASM:
+	case T_SOURCE:
+	case T_TIMELINE:
+	case T_HOTLINES:
+		name = cell_str(t, r, "function");
+		if (tab == T_SOURCE && ts->ctx && strrchr(ts->ctx, '@'))
+			module = strrchr(ts->ctx, '@') + 1;
+		break;
+	default:
+		break;
+	}
+	if (!name || !*name || name[0] == '[')
+		return NULL;
+	return *module ? ds_xasprintf("%s@%s", name, module) : ds_xstrdup(name);
+}
+
+/* The type a row of the data tabs is about. */
+static const char *row_type(const tab_state *ts, int tab, const ds_row *r)
+{
+	const char *kind = cell_str(ts->t, r, "kind");
+	if ((tab == T_DATAOBJECTS && (!strcmp(kind, "type") || !strcmp(kind, "field") || !strcmp(kind, "padding"))) ||
+	    tab == T_LAYOUT)
+		return *cell_str(ts->t, r, "type") ? cell_str(ts->t, r, "type") : NULL;
+	return NULL;
+}
+
+/* The cursor is on a row: it becomes the selected function or type. */
+static void follow_cursor(tui_app *a)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	const ds_row *r = app_row(a, ts);
+	char *f;
+	if (!r)
+		return;
+	if ((f = row_function(ts, a->tab, r))) {
+		free(a->function);
+		a->function = f;
+	}
+	if (row_type(ts, a->tab, r))
+		set_str(&a->type, row_type(ts, a->tab, r));
+}
+
+/* ---- which rows show ---- */
+
+static bool row_in_context(const tab_state *ts, int tab, const ds_row *r)
+{
+	const ds_table *t = ts->t;
+	if (tab == T_DISASM && ts->ctx && ts->ctx[0]) {
+		const char *v = ts->ctx + 2;
+		if (ts->ctx[0] == 'd')
+			return strcmp(cell_str(t, r, "dataobject"), v) == 0;
+		if (ts->ctx[0] == 'f') {
+			const char *at = strrchr(v, '@');
+			size_t n = at ? (size_t)(at - v) : strlen(v);
+			const char *fn = cell_str(t, r, "function");
+			return strlen(fn) == n && strncmp(fn, v, n) == 0 &&
+			       (!at || strcmp(cell_str(t, r, "module"), at + 1) == 0);
+		}
+	}
+	return true;
+}
+
+static bool kind_in(const char *kind, const char *list)
+{
+	size_t n = strlen(kind);
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, " ");
+		if (len == n && n && !strncmp(p, kind, n))
+			return true;
+		p += len;
+		p += *p == ' ';
+	}
+	return false;
+}
+
+bool tree_child(int tab, const ds_table *t, const ds_row *r)
+{
+	return (tui_tabs[tab].flags & TF_TREE) && kind_in(cell_str(t, r, "kind"), tui_tabs[tab].children);
+}
+
+bool tree_parent(int tab, const ds_table *t, const ds_row *r)
+{
+	return (tui_tabs[tab].flags & TF_TREE) && kind_in(cell_str(t, r, "kind"), tui_tabs[tab].parent);
+}
+
+/* How wide the shown rows' names and cells are (the first few thousand:
+ * wider ones further down are cut). */
+static void measure(tui_app *a, tab_state *ts)
+{
+	char buf[512];
+	if (!ts->t)
+		return;
+	ts->namew = 0;
+	memset(ts->colw, 0, ts->t->ncols * sizeof *ts->colw);
+	for (size_t k = 0; k < ts->vis.n && k < 5000; k++) {
+		const ds_row *r = &ts->t->rows[ts->vis.v[k]];
+		int w = grid_width(&a->scr, r->name);
+		if (w > ts->namew)
+			ts->namew = w > 200 ? 200 : w;
+		for (size_t c = 0; c < ts->t->ncols; c++) {
+			fmt_cell(buf, sizeof buf, &ts->t->cols[c], &r->cells[c]);
+			if (ts->colw[c] < 60 && (w = grid_width(&a->scr, buf)) > ts->colw[c])
+				ts->colw[c] = w > 60 ? 60 : w;
+		}
+	}
+}
+
+/* Which rows show, in order: the context's (disassembly), or types with
+ * the fields of the open ones (data objects). */
+static void compute_vis(tui_app *a, int tab)
+{
+	tab_state *ts = &a->tabs[tab];
+	bool open_type = false;
+	ts->vis.n = 0;
+	if (!ts->t)
+		return;
+	for (size_t i = 0; i < ts->t->nrows; i++) {
+		const ds_row *r = &ts->t->rows[i];
+		if (tree_child(tab, ts->t, r)) {
+			if (!open_type)
+				continue;
+		} else {
+			open_type = tree_parent(tab, ts->t, r) && ts->open[i];
+		}
+		if (row_in_context(ts, tab, r))
+			ds_vec_push(&ts->vis, (uint32_t)i);
+	}
+	if (ts->cur >= ts->vis.n)
+		ts->cur = ts->vis.n ? ts->vis.n - 1 : 0;
+	measure(a, ts);
+}
+
+/* Put the cursor on the first shown row whose column `col` is `val` (the
+ * name for col NULL); false when none is. */
+static bool focus(tab_state *ts, const char *col, const char *val)
+{
+	for (size_t i = 0; i < ts->vis.n; i++) {
+		const ds_row *r = &ts->t->rows[ts->vis.v[i]];
+		if (strcmp(col ? cell_str(ts->t, r, col) : r->name, val) == 0) {
+			ts->cur = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The source tab opens at the function's hottest line. */
+static void focus_hottest(tab_state *ts, const char *function)
+{
+	char *name = ds_xstrdup(function);
+	char *at = strrchr(name, '@');
+	uint64_t best = 0;
+	bool any = false;
+	if (at)
+		*at = 0;
+	for (size_t i = 0; i < ts->vis.n; i++) {
+		const ds_row *r = &ts->t->rows[ts->vis.v[i]];
+		uint64_t n = ts->t->nevents ? r->samples[0] : 0;
+		if (strcmp(cell_str(ts->t, r, "function"), name) == 0 && (!any || n > best)) {
+			best = n;
+			ts->cur = i;
+			any = true;
+		}
+	}
+	free(name);
+}
+
+/* ---- asking for views ---- */
+
+/* The context a tab is shown with when switched to: the selection. */
+static char *default_ctx(const tui_app *a, int tab)
+{
+	unsigned f = tui_tabs[tab].flags;
+	if (tab == T_DISASM)
+		return a->function ? ds_xasprintf("f:%s", a->function) : ds_xstrdup("");
+	if (f & TF_FUNCTION)
+		return ds_xstrdup(a->function ? a->function : "");
+	if (f & TF_TYPE)
+		return ds_xstrdup(a->type ? a->type : "");
+	if (tab == T_MEMOBJ)
+		return ds_xstrdup(a->mobj ? a->mobj : "");
+	return ds_xstrdup("");
+}
+
+static const char *tab_sort(const tab_state *ts, int tab)
+{
+	return ts->sort ? ts->sort : tui_tabs[tab].sort;
+}
+
+/* Slices of the timeline: one per column of its strips. */
+int timeline_slices(const tui_app *a)
+{
+	int n = a->scr.w - 20;
+	return n > 10 ? n : 10;
+}
+
+/* What the tab's table must have been built with; a different one is
+ * asked for. */
+static char *request_key(const tui_app *a, int tab)
+{
+	const tab_state *ts = &a->tabs[tab];
+	const char *sort = tab_sort(ts, tab);
+	return ds_xasprintf("%s|%s|%u|%llu|%llu|%d|%s",
+			    (tui_tabs[tab].flags & TF_ROWSEL) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
+			    (tui_tabs[tab].flags & TF_LINE) ? a->line : 0, (unsigned long long)ts->from, (unsigned long long)ts->to,
+			    tab == T_TIMELINE ? timeline_slices(a) : 0, a->filter ? a->filter : "");
+}
+
+static void request(tui_app *a, int tab)
+{
+	tab_state *ts = &a->tabs[tab];
+	const tab_def *td = &tui_tabs[tab];
+	tui_req *r;
+	char *key;
+
+	if (!td->view)
+		return;
+	if (tab != T_MEMOBJ && !view_exists(td->view)) {
+		set_str(&ts->msg, NULL);
+		ts->msg = ds_xasprintf("The %s view is not part of this dsprof yet: this tab shows it once "
+				       "analyze/ has it.", td->view);
+		return;
+	}
+	if ((td->flags & TF_FUNCTION) && tab != T_DISASM && (!ts->ctx || !*ts->ctx)) {
+		set_str(&ts->msg, "Select a function first (in Functions, Callers-Callees or Disassembly).");
+		return;
+	}
+	if (tab == T_MEMOBJ && (!ts->ctx || !*ts->ctx)) {
+		set_str(&ts->msg, "Press Enter to pick a memory object (cache lines, sets, pages...), "
+			"or e to define one.");
+		return;
+	}
+	key = request_key(a, tab);
+	if (ts->key && strcmp(ts->key, key) == 0 && (ts->pending || (ts->t && !ts->partial) || ts->msg)) {
+		free(key);
+		return;
+	}
+	free(ts->key);
+	ts->key = key;
+	r = ds_xcalloc(1, sizeof *r);
+	r->tab = tab;
+	r->gen = ++ts->gen;
+	r->view = tab == T_MEMOBJ ? ds_xasprintf("%s:%s", td->view, ts->ctx) : ds_xstrdup(td->view);
+	if (tab == T_SUMMARY)
+		r->view2 = ds_xstrdup("typestats");
+	r->vo.sort = tab_sort(ts, tab) ? ds_xstrdup(tab_sort(ts, tab)) : NULL;
+	if (td->flags & TF_FUNCTION && tab != T_DISASM)
+		r->vo.function = ds_xstrdup(ts->ctx);
+	if (tab == T_LAYOUT)
+		r->vo.type = ts->ctx && *ts->ctx ? ds_xstrdup(ts->ctx) : NULL;
+	if (td->flags & TF_LINE)
+		r->vo.line = a->line;
+	if (tab == T_TIMELINE) {
+		r->vo.slices = (unsigned)timeline_slices(a);
+		r->vo.from_ns = ts->from;
+		r->vo.to_ns = ts->to;
+	}
+	r->partial_ok = (td->flags & TF_PARTIAL) != 0;
+	ts->pending = true;
+	set_str(&ts->msg, NULL);
+	worker_request(a->w, r);
+}
+
+/* Show tab `tab` with context ctx (NULL: the selection's). */
+static void show_tab(tui_app *a, int tab, const char *ctx)
+{
+	tab_state *ts = &a->tabs[tab];
+	char *want = ctx ? ds_xstrdup(ctx) : default_ctx(a, tab);
+	a->tab = tab;
+	if (!ts->ctx || strcmp(ts->ctx, want) != 0) {
+		free(ts->ctx);
+		ts->ctx = want;
+		ts->cur = ts->top = 0;
+		if (tui_tabs[tab].flags & TF_ROWSEL)
+			compute_vis(a, tab);
+	} else {
+		free(want);
+	}
+	request(a, tab);
+	a->dirty = true;
+}
+
+/* A new trail: number keys and Tab. */
+static void switch_tab(tui_app *a, int tab)
+{
+	for (size_t i = 0; i < a->back.n; i++)
+		free(a->back.v[i].ctx);
+	a->back.n = 0;
+	show_tab(a, tab, NULL);
+}
+
+/* Drill into (tab, ctx), remembering where we were. */
+static void drill(tui_app *a, int tab, const char *ctx, const char *fcol, const char *fval)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	nav_ent e = {a->tab, ds_xstrdup(ts->ctx ? ts->ctx : ""), ts->cur, ts->top};
+	ds_vec_push(&a->back, e);
+	show_tab(a, tab, ctx);
+	ts = &a->tabs[tab];
+	if (fcol || fval) {
+		set_str(&a->msg, NULL);
+		if (ts->t && !ts->pending)
+			focus(ts, fcol, fval);
+		else {
+			/* where to put the cursor when the table comes */
+			free(ts->focus_col);
+			free(ts->focus_val);
+			ts->focus_col = fcol ? ds_xstrdup(fcol) : NULL;
+			ts->focus_val = ds_xstrdup(fval);
+		}
+	}
+}
+
+static void go_back(tui_app *a)
+{
+	nav_ent e;
+	tab_state *ts;
+	if (!a->back.n) {
+		message(a, ST_STATUS, "Nothing to go back to (q quits).");
+		return;
+	}
+	e = a->back.v[--a->back.n];
+	show_tab(a, e.tab, e.ctx);
+	ts = &a->tabs[e.tab];
+	ts->cur = e.cur;
+	ts->top = e.top;
+	free(e.ctx);
+}
+
+static void fold(tui_app *a, int how);
+
+/* ---- Enter ---- */
+
+static void drill_function(tui_app *a, int tab, char *f)
+{
+	if (!f) {
+		message(a, ST_STATUS, "No function here to look into.");
+		return;
+	}
+	set_str(&a->function, f);
+	drill(a, tab, f, NULL, NULL);
+	free(f);
+}
+
+static void enter(tui_app *a)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	const ds_row *r = app_row(a, ts);
+	uint64_t line;
+	char buf[64];
+	char *ctx;
+
+	if (!r)
+		return;
+	switch (a->tab) {
+	case T_FUNCTIONS:
+		drill_function(a, T_SOURCE, row_function(ts, a->tab, r));
+		break;
+	case T_CALLERS:
+		drill_function(a, strcmp(cell_str(ts->t, r, "relation"), "function") ? T_CALLERS : T_SOURCE,
+			       row_function(ts, a->tab, r));
+		break;
+	case T_SOURCE:
+		if (!cell_u64(ts->t, r, "line", &line) || !r->samples[0]) {
+			message(a, ST_STATUS, "No sampled instructions on this line.");
+			break;
+		}
+		ctx = ds_xasprintf("f:%s", ts->ctx);
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)line);
+		drill(a, T_DISASM, ctx, "line", buf);
+		free(ctx);
+		break;
+	case T_DISASM: {
+		char *f = row_function(ts, a->tab, r);
+		if (!f || !cell_u64(ts->t, r, "line", &line)) {
+			message(a, ST_STATUS, "No source line for this instruction.");
+			free(f);
+			break;
+		}
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)line);
+		set_str(&a->function, f);
+		drill(a, T_SOURCE, f, "line", buf);
+		free(f);
+		break;
+	}
+	case T_DATAOBJECTS:
+		if (!strcmp(cell_str(ts->t, r, "kind"), "type")) {
+			drill(a, T_LAYOUT, r->name, NULL, NULL);
+		} else {
+			ctx = ds_xasprintf("d:%s", r->name);
+			drill(a, T_DISASM, ctx, NULL, NULL);
+			free(ctx);
+		}
+		break;
+	case T_LAYOUT: {
+		const char *field = cell_str(ts->t, r, "field");
+		if (!*field) {
+			message(a, ST_STATUS, "Enter on a member shows the instructions that touch it.");
+			break;
+		}
+		ctx = ds_xasprintf("d:%s.%s", cell_str(ts->t, r, "type"), field);
+		drill(a, T_DISASM, ctx, NULL, NULL);
+		free(ctx);
+		break;
+	}
+	case T_TIMELINE:
+		drill_function(a, T_SOURCE, row_function(ts, a->tab, r));
+		break;
+	case T_HOTLINES:
+		if (tree_parent(a->tab, ts->t, r)) {
+			fold(a, -1);
+		} else if (*cell_str(ts->t, r, "dataobject")) {
+			ctx = ds_xasprintf("d:%s", cell_str(ts->t, r, "dataobject"));
+			drill(a, T_DISASM, ctx, NULL, NULL);
+			free(ctx);
+		} else {
+			const char *src = strrchr(cell_str(ts->t, r, "source"), ':');
+			char *f = row_function(ts, a->tab, r);
+			if (f)
+				set_str(&a->function, f);
+			if (f && src)
+				drill(a, T_SOURCE, f, "line", src + 1);
+			else
+				message(a, ST_STATUS, "No source line here.");
+			free(f);
+		}
+		break;
+	default:
+		message(a, ST_STATUS, "Enter has nothing to open here.");
+		break;
+	}
+}
+
+/* ---- moving ---- */
+
+void app_scroll_into_view(tui_app *a, tab_state *ts)
+{
+	int rows = body_rows(a);
+	if (rows < 1)
+		rows = 1;
+	if (ts->cur < ts->top)
+		ts->top = ts->cur;
+	if (ts->cur >= ts->top + (size_t)rows)
+		ts->top = ts->cur - (size_t)rows + 1;
+	if (ts->top + (size_t)rows > ts->vis.n)
+		ts->top = ts->vis.n > (size_t)rows ? ts->vis.n - (size_t)rows : 0;
+}
+
+static void move(tui_app *a, long delta)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	long n = (long)ts->vis.n, c = (long)ts->cur + delta;
+	if (a->tab == T_SUMMARY) {
+		long sc = (long)ts->scroll + delta;
+		ts->scroll = sc < 0 ? 0 : (size_t)sc;
+		return;
+	}
+	if (!n)
+		return;
+	ts->cur = (size_t)(c < 0 ? 0 : c >= n ? n - 1 : c);
+	app_scroll_into_view(a, ts);
+	follow_cursor(a);
+}
+
+/* Fold or unfold the type under the cursor (data objects). */
+static void fold(tui_app *a, int how) /* 1 open, 0 close, -1 toggle */
+{
+	tab_state *ts = &a->tabs[a->tab];
+	const ds_row *r = app_row(a, ts);
+	size_t i;
+	if (!r || !(tui_tabs[a->tab].flags & TF_TREE))
+		return;
+	i = ts->vis.v[ts->cur];
+	if (tree_child(a->tab, ts->t, r)) {
+		if (how == 1)
+			return;
+		/* closing from a child: to its parent */
+		while (i > 0 && tree_child(a->tab, ts->t, &ts->t->rows[i]))
+			i--;
+	}
+	if (!tree_parent(a->tab, ts->t, &ts->t->rows[i]))
+		return;
+	ts->open[i] = how < 0 ? !ts->open[i] : how == 1;
+	compute_vis(a, a->tab);
+	for (size_t k = 0; k < ts->vis.n; k++)
+		if (ts->vis.v[k] == i)
+			ts->cur = k;
+	app_scroll_into_view(a, ts);
+}
+
+/* ---- search ---- */
+
+static bool row_matches(const ds_table *t, const ds_row *r, const char *what)
+{
+	if (strcasestr(r->name, what))
+		return true;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (t->cols[c].kind == DS_COL_STR && r->cells[c].set && r->cells[c].s && strcasestr(r->cells[c].s, what))
+			return true;
+	return false;
+}
+
+/* From the row after (or, with `again` false, at) the cursor, forward or
+ * backward, wrapping. */
+static void search(tui_app *a, const char *what, int dir, bool again)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	size_t n = ts->vis.n;
+	if (!what || !*what)
+		return;
+	if (!ts->t || !n) {
+		message(a, ST_STATUS, "Nothing to search in this tab.");
+		return;
+	}
+	for (size_t k = again ? 1 : 0; k <= n; k++) {
+		size_t i = (ts->cur + (dir > 0 ? k : n - k % n)) % n;
+		if (row_matches(ts->t, &ts->t->rows[ts->vis.v[i]], what)) {
+			ts->cur = i;
+			app_scroll_into_view(a, ts);
+			follow_cursor(a);
+			set_str(&a->msg, NULL);
+			return;
+		}
+	}
+	message(a, ST_WARN, "Not found: %s", what);
+}
+
+/* ---- menus ---- */
+
+static void menu_clear(menu *m)
+{
+	for (size_t i = 0; i < m->items.n; i++) {
+		free(m->items.v[i]);
+		free(m->keys.v[i]);
+	}
+	m->items.n = m->keys.n = m->on.n = 0;
+	m->cur = m->top = 0;
+}
+
+static void menu_add(menu *m, const char *item, const char *key, bool on)
+{
+	ds_vec_push(&m->items, ds_xstrdup(item));
+	ds_vec_push(&m->keys, ds_xstrdup(key));
+	ds_vec_push(&m->on, on);
+}
+
+static const char *const metric_names[MT_N] = {"excl%", "samples", "count", "incl%", "incl samples",
+					       "incl count"};
+static const char *const metric_sort[MT_N] = {"count", "samples", "count", "incl_count", "incl",
+					      "incl_count"};
+
+static void open_sort_menu(tui_app *a)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	const ds_table *t = ts->t;
+	char item[256], key[256];
+	if (!t) {
+		message(a, ST_STATUS, "Nothing to sort yet.");
+		return;
+	}
+	menu_clear(&a->menu);
+	a->menu.kind = MENU_SORT;
+	a->menu.title = "Sort by";
+	for (size_t e = 0; t->has_metrics && e < t->nevents; e++)
+		for (int m = MT_SAMPLES; m < MT_N; m++) {
+			if (m == MT_INCL_PCT || (m >= MT_INCL_PCT && !t->inclusive))
+				continue;
+			snprintf(item, sizeof item, "%s %s", t->events[e].name, metric_names[m]);
+			snprintf(key, sizeof key, "%s:%s", metric_sort[m], t->events[e].name);
+			menu_add(&a->menu, item, key, false);
+		}
+	menu_add(&a->menu, t->name_label ? t->name_label : "name", "name", false);
+	for (size_t c = 0; c < t->ncols; c++)
+		menu_add(&a->menu, t->cols[c].name, t->cols[c].name, false);
+	a->mode = MODE_MENU;
+}
+
+static void open_metrics_menu(tui_app *a)
+{
+	char item[256];
+	if (!a->nev) {
+		message(a, ST_STATUS, "No metrics yet.");
+		return;
+	}
+	menu_clear(&a->menu);
+	a->menu.kind = MENU_METRICS;
+	a->menu.title = "Metrics shown (Space toggles, Enter closes)";
+	for (size_t e = 0; e < a->nev; e++)
+		for (int m = 0; m < MT_N; m++) {
+			snprintf(item, sizeof item, "%s %s", a->event_names[e], metric_names[m]);
+			menu_add(&a->menu, item, "", a->show[e * MT_N + (size_t)m]);
+		}
+	a->mode = MODE_MENU;
+}
+
+static void open_line_menu(tui_app *a)
+{
+	const ds_meta *m = a->st.open ? worker_meta(a->w) : NULL;
+	static const unsigned sizes[] = {32, 64, 128, 256};
+	char item[128], key[32];
+	menu_clear(&a->menu);
+	a->menu.kind = MENU_LINE;
+	a->menu.title = "Cache lines of DataLayout and HotLines";
+	menu_add(&a->menu, "each cache level's measured line", "0", a->line == 0);
+	for (int i = 0; m && i < m->ncaches; i++) {
+		const ds_cache_level *c = &m->caches[i];
+		if (!strcmp(c->type, "Instruction") || !c->line)
+			continue;
+		snprintf(item, sizeof item, "L%d %s: %u bytes (measured)", c->level,
+			 !strcmp(c->type, "Data") ? "data" : "unified", c->line);
+		snprintf(key, sizeof key, "%u", c->line);
+		menu_add(&a->menu, item, key, false);
+	}
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		snprintf(item, sizeof item, "%u bytes", sizes[i]);
+		snprintf(key, sizeof key, "%u", sizes[i]);
+		menu_add(&a->menu, item, key, a->line == sizes[i]);
+	}
+	a->mode = MODE_MENU;
+}
+
+static void menu_choose(tui_app *a)
+{
+	menu *m = &a->menu;
+	tab_state *ts = &a->tabs[a->tab];
+	const char *key;
+	if (m->cur >= m->items.n)
+		return;
+	key = m->keys.v[m->cur];
+	switch (m->kind) {
+	case MENU_SORT:
+		set_str(&ts->sort, key);
+		request(a, a->tab);
+		break;
+	case MENU_METRICS:
+		break;
+	case MENU_LINE:
+		a->line = (unsigned)strtoul(key, NULL, 10);
+		if (tui_tabs[a->tab].flags & TF_LINE)
+			request(a, a->tab);
+		if (a->line)
+			message(a, ST_STATUS, "DataLayout and HotLines use %u-byte lines.", a->line);
+		else
+			message(a, ST_STATUS, "DataLayout and HotLines use the measured lines.");
+		break;
+	case MENU_MOBJ:
+		set_str(&a->mobj, key);
+		show_tab(a, T_MEMOBJ, key);
+		break;
+	}
+	a->mode = MODE_NORMAL;
+}
+
+static void menu_key(tui_app *a, int code)
+{
+	menu *m = &a->menu;
+	switch (code) {
+	case K_UP: case 'k':
+		if (m->cur)
+			m->cur--;
+		break;
+	case K_DOWN: case 'j':
+		if (m->cur + 1 < m->items.n)
+			m->cur++;
+		break;
+	case K_HOME: case 'g':
+		m->cur = 0;
+		break;
+	case K_END: case 'G':
+		m->cur = m->items.n ? m->items.n - 1 : 0;
+		break;
+	case ' ':
+		if (m->kind == MENU_METRICS && m->cur < m->on.n) {
+			m->on.v[m->cur] = !m->on.v[m->cur];
+			a->show[m->cur] = m->on.v[m->cur];
+		}
+		break;
+	case K_ENTER:
+		menu_choose(a);
+		break;
+	case K_ESC: case 'q': case K_BS:
+		a->mode = MODE_NORMAL;
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- memory objects and the filter: asked of the worker ---- */
+
+static void ask(tui_app *a, enum req_kind kind, const char *arg)
+{
+	tui_req *r = ds_xcalloc(1, sizeof *r);
+	r->kind = kind;
+	r->tab = a->tab;
+	r->arg = arg ? ds_xstrdup(arg) : NULL;
+	worker_request(a->w, r);
+}
+
+static void mobjs_clear(tui_app *a)
+{
+	for (size_t i = 0; i < a->nmobjs; i++) {
+		free(a->mobjs[i].name);
+		free(a->mobjs[i].text);
+		free(a->mobjs[i].error);
+	}
+	free(a->mobjs);
+	a->mobjs = NULL;
+	a->nmobjs = 0;
+}
+
+/* The list came: pick one from it. */
+static void open_mobj_menu(tui_app *a)
+{
+	static const char *const origin[] = {"predefined", "machine", "yours", "this session"};
+	char item[512];
+	menu_clear(&a->menu);
+	a->menu.kind = MENU_MOBJ;
+	a->menu.title = "Memory objects (Enter shows one; e defines one, w saves it)";
+	for (size_t i = 0; i < a->nmobjs; i++) {
+		const mobj_item *o = &a->mobjs[i];
+		snprintf(item, sizeof item, "%-14s %-12s %-36s %s", o->name,
+			 o->origin >= 0 && o->origin < 4 ? origin[o->origin] : "?", o->text,
+			 o->error ? o->error : "");
+		menu_add(&a->menu, item, o->name, false);
+		if (a->mobj && !strcmp(a->mobj, o->name))
+			a->menu.cur = i;
+	}
+	a->mode = MODE_MENU;
+}
+
+/* "NAME = EXPR" as in the user's file, or NAME=EXPR as on the command line. */
+static void define_mobj(tui_app *a, const char *text)
+{
+	const char *eq = strchr(text, '=');
+	char *lhs, *arg;
+	if (!eq) {
+		message(a, ST_ERROR, "Write NAME = EXPR, e.g. line128 = VADDR >> 7");
+		return;
+	}
+	lhs = ds_xstrndup(text, (size_t)(eq - text));
+	arg = ds_xasprintf("%s=%s", ds_trim(lhs), eq + 1);
+	ask(a, REQ_DEFINE, arg);
+	free(lhs);
+	free(arg);
+}
+
+/* Objects defined in this session go to the user's file. */
+static void save_mobj(tui_app *a)
+{
+	const mobj_item *o = NULL;
+	ds_err err = {0};
+	char *path = NULL;
+	for (size_t i = 0; i < a->nmobjs; i++)
+		if (a->mobj && !strcmp(a->mobjs[i].name, a->mobj))
+			o = &a->mobjs[i];
+	if (!o || o->origin != DS_MOBJ_OPTION) {
+		message(a, ST_STATUS, "Only an object defined in this session (e) needs saving.");
+		return;
+	}
+	if (ds_mobj_user_path(&path, &err) || ds_mobj_file_define(path, o->name, o->text, false, &err))
+		message(a, ST_ERROR, "%s", err.msg);
+	else
+		message(a, ST_STATUS, "Saved %s = %s in %s.", o->name, o->text, path);
+	free(path);
+}
+
+/* Every table was for the old filter. */
+static void filter_changed(tui_app *a, const char *text)
+{
+	set_str(&a->filter, text && *text ? text : NULL);
+	for (int i = 0; i < T_NTABS; i++)
+		set_str(&a->tabs[i].key, NULL);
+	request(a, a->tab);
+	if (a->filter)
+		message(a, ST_STATUS, "Filter: %s", a->filter);
+	else
+		message(a, ST_STATUS, "No filter: every sample counts.");
+}
+
+static void action_done(tui_app *a, tui_res *res)
+{
+	if (res->msg) {
+		message(a, ST_ERROR, "%s", res->msg);
+		return;
+	}
+	switch (res->kind) {
+	case REQ_FILTER:
+		filter_changed(a, res->arg);
+		break;
+	case REQ_DEFINE: {
+		char *name = ds_xstrndup(res->arg, strcspn(res->arg, "="));
+		set_str(&a->mobj, name);
+		a->tabs[T_MEMOBJ].cur = a->tabs[T_MEMOBJ].top = 0;
+		show_tab(a, T_MEMOBJ, name);
+		ask(a, REQ_MOBJS, NULL); /* its entry, for w */
+		message(a, ST_STATUS, "Defined %s for this session; w saves it to your memory objects.", name);
+		free(name);
+		break;
+	}
+	case REQ_MOBJS:
+		mobjs_clear(a);
+		a->mobjs = res->mobjs;
+		a->nmobjs = res->nmobjs;
+		res->mobjs = NULL;
+		res->nmobjs = 0;
+		if (a->want_menu)
+			open_mobj_menu(a);
+		a->want_menu = false;
+		break;
+	case REQ_VIEW:
+		break;
+	}
+}
+
+/* ---- the timeline ---- */
+
+static uint64_t prop_u64(const ds_table *t, const char *key)
+{
+	for (size_t i = 0; t && i < t->nprops; i++)
+		if (strcmp(t->props[i].key, key) == 0)
+			return strtoull(t->props[i].value, NULL, 10);
+	return 0;
+}
+
+/* The slice row under the cursor: thread ts->cur, slice ts->slice. */
+static const ds_row *timeline_row(const tab_state *ts)
+{
+	uint64_t tid, sl;
+	if (!ts->t || ts->cur >= ts->vis.n)
+		return NULL;
+	cell_u64(ts->t, &ts->t->rows[ts->vis.v[ts->cur]], "tid", &tid);
+	for (size_t i = ts->vis.v[ts->cur]; i < ts->t->nrows; i++) {
+		const ds_row *r = &ts->t->rows[i];
+		uint64_t t2;
+		if (!cell_u64(ts->t, r, "tid", &t2) || t2 != tid)
+			break;
+		if (cell_u64(ts->t, r, "slice", &sl) && sl == ts->slice)
+			return r;
+	}
+	return NULL;
+}
+
+/* Zoom by `factor` (0.5: in, 2: out) around the slice under the cursor. */
+static void zoom(tui_app *a, double factor)
+{
+	tab_state *ts = &a->tabs[T_TIMELINE];
+	uint64_t dur = prop_u64(ts->t, "duration_ns"), from = prop_u64(ts->t, "from_ns");
+	uint64_t to = prop_u64(ts->t, "to_ns"), w = prop_u64(ts->t, "slice_ns");
+	double center, span;
+	if (!ts->t || !dur)
+		return;
+	center = (double)from + ((double)ts->slice + 0.5) * (double)w;
+	span = (double)(to - from) * factor;
+	if (span < (double)timeline_slices(a))
+		span = (double)timeline_slices(a); /* a nanosecond a column at most */
+	if (span >= (double)dur) {
+		ts->from = ts->to = 0;
+	} else {
+		double f = center - span / 2;
+		if (f < 0)
+			f = 0;
+		if (f + span > (double)dur)
+			f = (double)dur - span;
+		ts->from = (uint64_t)f;
+		ts->to = (uint64_t)(f + span);
+	}
+	ts->slice = (size_t)timeline_slices(a) / 2;
+	request(a, T_TIMELINE);
+}
+
+static void timeline_move(tui_app *a, long delta)
+{
+	tab_state *ts = &a->tabs[T_TIMELINE];
+	long s = (long)ts->slice + delta, n = timeline_slices(a);
+	ts->slice = (size_t)(s < 0 ? 0 : s >= n ? n - 1 : s);
+	follow_cursor(a);
+}
+
+/* ---- keys ---- */
+
+static void prompt_key(tui_app *a, const tui_key *k)
+{
+	char *text;
+	if (k->code == K_ESC) {
+		a->mode = MODE_NORMAL;
+		set_str(&a->msg, NULL);
+		return;
+	}
+	if (k->code == K_BS) {
+		while (a->input.len && (a->input.p[a->input.len - 1] & 0xc0) == 0x80)
+			a->input.len--;
+		if (a->input.len)
+			a->input.len--;
+		ds_buf_append(&a->input, "", 0);
+		return;
+	}
+	if (k->code != K_ENTER) {
+		char u[5] = {0};
+		int c = k->code;
+		if (c < 0x20 || c >= 0x110000)
+			return;
+		if (c < 0x80) {
+			u[0] = (char)c;
+		} else if (c < 0x800) {
+			u[0] = (char)(0xc0 | c >> 6);
+			u[1] = (char)(0x80 | (c & 0x3f));
+		} else if (c < 0x10000) {
+			u[0] = (char)(0xe0 | c >> 12);
+			u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+			u[2] = (char)(0x80 | (c & 0x3f));
+		} else {
+			u[0] = (char)(0xf0 | c >> 18);
+			u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+			u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+			u[3] = (char)(0x80 | (c & 0x3f));
+		}
+		ds_buf_puts(&a->input, u);
+		if (a->mode == MODE_SEARCH)
+			search(a, ds_buf_str(&a->input), 1, false);
+		return;
+	}
+	a->mode = MODE_NORMAL;
+	text = ds_xstrdup(ds_buf_str(&a->input));
+	switch (a->mode_was) {
+	case MODE_SEARCH:
+		set_str(&a->search, text);
+		search(a, text, 1, false);
+		break;
+	case MODE_FILTER:
+		ask(a, REQ_FILTER, ds_trim(text));
+		break;
+	case MODE_DEFINE:
+		define_mobj(a, text);
+		break;
+	default:
+		break;
+	}
+	free(text);
+}
+
+static void start_prompt(tui_app *a, enum mode m)
+{
+	a->mode = a->mode_was = m;
+	ds_buf_reset(&a->input);
+	ds_buf_append(&a->input, "", 0);
+	set_str(&a->msg, NULL);
+}
+
+static void normal_key(tui_app *a, const tui_key *k)
+{
+	int rows = body_rows(a);
+	bool timeline = a->tab == T_TIMELINE;
+	int c = k->code;
+
+	if (c >= '0' && c <= '9') {
+		switch_tab(a, c == '0' ? T_TIMELINE : c - '1');
+		return;
+	}
+	switch (c) {
+	case 'q': case K_F1 + 9: case K_CTRL('c'):
+		a->quit = true;
+		break;
+	case 'i':
+		switch_tab(a, T_SUMMARY);
+		break;
+	case K_TAB:
+		switch_tab(a, (a->tab + 1) % T_NTABS);
+		break;
+	case K_BTAB:
+		switch_tab(a, (a->tab + T_NTABS - 1) % T_NTABS);
+		break;
+	case K_UP: case 'k': move(a, -1); break;
+	case K_DOWN: case 'j': move(a, 1); break;
+	case K_PGUP: case K_CTRL('b'): move(a, -rows); break;
+	case K_PGDN: case K_CTRL('f'): move(a, rows); break;
+	case K_CTRL('u'): move(a, -rows / 2); break;
+	case K_CTRL('d'): move(a, rows / 2); break;
+	case K_HOME: case 'g':
+		if (timeline && c == K_HOME) {
+			a->tabs[T_TIMELINE].from = a->tabs[T_TIMELINE].to = 0;
+			request(a, T_TIMELINE);
+		} else {
+			move(a, -(long)SIZE_MAX / 2);
+		}
+		break;
+	case K_END: case 'G': move(a, (long)SIZE_MAX / 2); break;
+	case K_RIGHT: case '+': case '=': case 'z':
+		if (timeline && (c == K_RIGHT))
+			timeline_move(a, 1);
+		else if (timeline)
+			zoom(a, 0.5);
+		else
+			fold(a, c == K_RIGHT ? -1 : 1);
+		break;
+	case K_LEFT: case '-': case 'Z':
+		if (timeline && c == K_LEFT)
+			timeline_move(a, -1);
+		else if (timeline)
+			zoom(a, 2);
+		else
+			fold(a, 0);
+		break;
+	case K_ENTER:
+		if (a->tab == T_MEMOBJ) {
+			a->want_menu = true;
+			ask(a, REQ_MOBJS, NULL);
+		} else {
+			enter(a);
+		}
+		break;
+	case K_BS: case K_ESC:
+		go_back(a);
+		break;
+	case '/': case K_F1 + 2:
+		start_prompt(a, MODE_SEARCH);
+		break;
+	case 'n':
+		search(a, a->search, 1, true);
+		break;
+	case 'N':
+		search(a, a->search, -1, true);
+		break;
+	case 'f': case K_F1 + 3:
+		start_prompt(a, MODE_FILTER);
+		break;
+	case 's': case K_F1 + 5:
+		open_sort_menu(a);
+		break;
+	case 'm':
+		open_metrics_menu(a);
+		break;
+	case 'l':
+		open_line_menu(a);
+		break;
+	case 'e':
+		if (a->tab == T_MEMOBJ)
+			start_prompt(a, MODE_DEFINE);
+		break;
+	case 'w':
+		if (a->tab == T_MEMOBJ)
+			save_mobj(a);
+		break;
+	case 'd':
+		if (timeline) {
+			a->tabs[T_TIMELINE].by_object = !a->tabs[T_TIMELINE].by_object;
+			message(a, ST_STATUS, "Coloured by %s.", a->tabs[T_TIMELINE].by_object ? "data object" : "function");
+		}
+		break;
+	case '?': case K_F1:
+		a->mode = MODE_HELP;
+		a->help_top = 0;
+		break;
+	case ' ':
+		if (tui_tabs[a->tab].flags & TF_TREE)
+			fold(a, -1);
+		else
+			move(a, rows);
+		break;
+	case K_CTRL('l'):
+		break; /* the caller redraws everything */
+	default:
+		message(a, ST_STATUS, "Unknown key (? lists the keys).");
+		break;
+	}
+}
+
+void app_key(tui_app *a, const tui_key *k)
+{
+	a->dirty = true;
+	if (k->code == K_RESIZE) {
+		grid_resize(&a->scr, k->w, k->h);
+		if (a->tab == T_TIMELINE)
+			request(a, T_TIMELINE); /* slices follow the width */
+		app_scroll_into_view(a, &a->tabs[a->tab]);
+		return;
+	}
+	switch (a->mode) {
+	case MODE_SEARCH: case MODE_FILTER: case MODE_DEFINE:
+		prompt_key(a, k);
+		break;
+	case MODE_MENU:
+		menu_key(a, k->code);
+		break;
+	case MODE_HELP:
+		if (k->code == K_DOWN || k->code == 'j')
+			a->help_top++;
+		else if ((k->code == K_UP || k->code == 'k') && a->help_top)
+			a->help_top--;
+		else if (k->code == K_PGDN || k->code == ' ')
+			a->help_top += (size_t)body_rows(a);
+		else if (k->code == K_PGUP)
+			a->help_top = a->help_top > (size_t)body_rows(a) ? a->help_top - (size_t)body_rows(a) : 0;
+		else
+			a->mode = MODE_NORMAL;
+		if (a->help_top >= help_lines())
+			a->help_top = help_lines() ? help_lines() - 1 : 0;
+		break;
+	case MODE_NORMAL:
+		if (a->msg && a->msg_style != ST_ERROR)
+			set_str(&a->msg, NULL);
+		normal_key(a, k);
+		break;
+	}
+}
+
+/* ---- views coming back ---- */
+
+static void init_metrics(tui_app *a, const ds_table *t)
+{
+	a->nev = t->nevents;
+	a->show = ds_xcalloc(a->nev * MT_N + 1, sizeof *a->show);
+	a->event_names = ds_xcalloc(a->nev + 1, sizeof *a->event_names);
+	for (size_t e = 0; e < a->nev; e++) {
+		a->event_names[e] = ds_xstrdup(t->events[e].name);
+		/* the first two events' shares and samples; inclusive share of the first */
+		if (e < 2) {
+			a->show[e * MT_N + MT_PCT] = true;
+			a->show[e * MT_N + MT_SAMPLES] = true;
+		}
+	}
+	if (a->nev)
+		a->show[MT_INCL_PCT] = true;
+}
+
+static void install(tui_app *a, tui_res *res)
+{
+	tab_state *ts = &a->tabs[res->tab];
+	const ds_row *r = app_row(a, ts);
+	char *keep = r ? ds_xstrdup(r->name) : NULL;
+	bool had = ts->t != NULL;
+	int rows = body_rows(a);
+
+	if (res->gen != ts->gen) {
+		free(keep);
+		return; /* stale: the caller frees it */
+	}
+	ds_table_free(ts->t);
+	ds_table_free(ts->t2);
+	free(ts->msg);
+	free(ts->open);
+	free(ts->colw);
+	ts->t = res->t;
+	ts->t2 = res->t2;
+	ts->msg = res->msg;
+	res->t = res->t2 = NULL;
+	res->msg = NULL;
+	ts->partial = res->partial;
+	ts->pending = false;
+	ts->open = ds_xcalloc(ts->t ? ts->t->nrows + 1 : 1, sizeof *ts->open);
+	ts->colw = ds_xcalloc(ts->t ? ts->t->ncols + 1 : 1, sizeof *ts->colw);
+	free(ts->shown);
+	ts->shown = ds_xcalloc(ts->t ? ts->t->ncols + 1 : 1, sizeof *ts->shown);
+	if (ts->t && !a->show && ts->t->has_metrics)
+		init_metrics(a, ts->t);
+	if (res->tab == T_TIMELINE) {
+		/* one strip per thread: the first row of each */
+		uint64_t last = UINT64_MAX;
+		ts->vis.n = 0;
+		for (size_t i = 0; ts->t && i < ts->t->nrows; i++) {
+			uint64_t tid = 0;
+			cell_u64(ts->t, &ts->t->rows[i], "tid", &tid);
+			if (tid != last)
+				ds_vec_push(&ts->vis, (uint32_t)i);
+			last = tid;
+		}
+		if (ts->cur >= ts->vis.n)
+			ts->cur = 0;
+		measure(a, ts);
+	} else {
+		compute_vis(a, res->tab);
+	}
+	if (ts->t && ts->focus_val) {
+		focus(ts, ts->focus_col, ts->focus_val);
+		set_str(&ts->focus_col, NULL);
+		set_str(&ts->focus_val, NULL);
+		ts->top = ts->cur > (size_t)rows / 2 ? ts->cur - (size_t)rows / 2 : 0;
+	} else if (ts->t && keep && had) {
+		focus(ts, NULL, keep);
+	} else if (ts->t && res->tab == T_SOURCE && ts->ctx) {
+		focus_hottest(ts, ts->ctx);
+		ts->top = ts->cur > (size_t)rows / 2 ? ts->cur - (size_t)rows / 2 : 0;
+	} else if (ts->t && res->tab == T_CALLERS) {
+		focus(ts, "relation", "function");
+	}
+	app_scroll_into_view(a, ts);
+	/* where the cursor lands is the selection (the timeline's cursor is
+	 * only a moment of it) */
+	if (res->tab == a->tab && res->tab != T_TIMELINE && !had)
+		follow_cursor(a);
+	free(keep);
+}
+
+bool app_poll(tui_app *a)
+{
+	tui_status old = a->st;
+	tui_res res;
+	bool changed;
+
+	worker_status(a->w, &a->st);
+	changed = old.open != a->st.open || old.loaded != a->st.loaded || old.ready != a->st.ready ||
+		  old.busy != a->st.busy || old.samples != a->st.samples || strcmp(old.error, a->st.error) != 0;
+	while (worker_result(a->w, &res)) {
+		if (res.kind == REQ_VIEW)
+			install(a, &res);
+		else
+			action_done(a, &res);
+		tui_res_fini(&res);
+		changed = true;
+	}
+	if (!old.loaded && a->st.loaded)
+		request(a, a->tab); /* a partial table, or a tab that waited */
+	if (changed)
+		a->dirty = true;
+	return changed;
+}
+
+bool app_waiting(const tui_app *a)
+{
+	const tab_state *ts = &a->tabs[a->tab];
+	return ts->pending || ts->partial;
+}
+
+void app_init(tui_app *a, const tui_opts *o, tui_worker *w, int width, int height)
+{
+	memset(a, 0, sizeof *a);
+	a->o = o;
+	a->w = w;
+	grid_init(&a->scr, width, height, o->ascii);
+	worker_status(w, &a->st);
+	show_tab(a, T_FUNCTIONS, NULL);
+	app_poll(a);
+}
+
+void app_fini(tui_app *a)
+{
+	for (int i = 0; i < T_NTABS; i++) {
+		tab_state *ts = &a->tabs[i];
+		ds_table_free(ts->t);
+		ds_table_free(ts->t2);
+		free(ts->msg);
+		free(ts->ctx);
+		free(ts->sort);
+		free(ts->open);
+		free(ts->colw);
+		free(ts->shown);
+		free(ts->key);
+		free(ts->focus_col);
+		free(ts->focus_val);
+		ds_vec_free(&ts->vis);
+	}
+	for (size_t i = 0; i < a->back.n; i++)
+		free(a->back.v[i].ctx);
+	ds_vec_free(&a->back);
+	for (size_t e = 0; e < a->nev; e++)
+		free(a->event_names[e]);
+	free(a->event_names);
+	free(a->show);
+	mobjs_clear(a);
+	free(a->filter);
+	free(a->function);
+	free(a->type);
+	free(a->mobj);
+	free(a->search);
+	free(a->msg);
+	ds_buf_free(&a->input);
+	menu_clear(&a->menu);
+	ds_vec_free(&a->menu.items);
+	ds_vec_free(&a->menu.keys);
+	ds_vec_free(&a->menu.on);
+	grid_fini(&a->scr);
+}

@@ -1,0 +1,400 @@
+/*
+ * The worker: the one thread that touches the session.
+ *
+ * analyze/ is not thread-safe and some of its calls take seconds on a
+ * large experiment (reading ten million samples, attributing them to data
+ * objects), so the interface never calls it: it asks the worker for views
+ * and keeps drawing (scrolling, searching, switching tabs) while they are
+ * built.  The worker reads the samples in steps of a twentieth of a second;
+ * between steps it builds the view the interface asks for from the
+ * samples read so far, when the view can be (TF_PARTIAL tabs), and
+ * rebuilds it as more arrive; the rest wait until every sample is read.
+ * Then it attributes the samples to data objects ahead of time, so that
+ * the data tabs open at once.  Requests replace each other: only the
+ * latest matters.
+ *
+ * Without a thread (scripted mode) everything happens inside the calls, in
+ * order, so that scripted screens are the same on every run.
+ */
+#include "tui/tui_int.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* While loading, a partial view is rebuilt this often (seconds). */
+#define REFRESH_S 0.7
+/* Samples are read in steps this long (seconds). */
+#define STEP_S 0.05
+/* The first partial view shows what this much reading found (seconds). */
+#define FIRST_S 0.25
+
+struct tui_worker {
+	const tui_opts *o;
+	bool threaded;
+	pthread_t thr;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int wake[2];                 /* a byte in it: results or news for the interface */
+	ds_session *s;
+	/* under mu */
+	tui_status st;
+	tui_req *want;
+	DS_VEC(tui_res) results;
+	DS_VEC(tui_req *) actions;
+	bool quit;
+};
+
+void tui_req_free(tui_req *r)
+{
+	if (!r)
+		return;
+	free(r->arg);
+	free(r->view);
+	free(r->view2);
+	free((char *)r->vo.sort);
+	free((char *)r->vo.type);
+	free((char *)r->vo.function);
+	free((char *)r->vo.file);
+	free(r);
+}
+
+void tui_res_fini(tui_res *r)
+{
+	ds_table_free(r->t);
+	ds_table_free(r->t2);
+	free(r->msg);
+	free(r->arg);
+	for (size_t i = 0; i < r->nmobjs; i++) {
+		free(r->mobjs[i].name);
+		free(r->mobjs[i].text);
+		free(r->mobjs[i].error);
+	}
+	free(r->mobjs);
+	memset(r, 0, sizeof *r);
+}
+
+static void poke(tui_worker *w)
+{
+	char c = 1;
+	if (w->wake[1] >= 0 && write(w->wake[1], &c, 1) < 0) {
+		/* the pipe is full: the interface has a wake-up pending anyway */
+	}
+}
+
+static void set_busy(tui_worker *w, bool busy)
+{
+	pthread_mutex_lock(&w->mu);
+	w->st.busy = busy;
+	pthread_mutex_unlock(&w->mu);
+	poke(w);
+}
+
+static void post(tui_worker *w, tui_res *res)
+{
+	pthread_mutex_lock(&w->mu);
+	ds_vec_push(&w->results, *res);
+	w->st.busy = false;
+	pthread_mutex_unlock(&w->mu);
+	poke(w);
+}
+
+static void build(tui_worker *w, const tui_req *r, bool partial)
+{
+	tui_res res;
+	ds_err err = {0};
+
+	memset(&res, 0, sizeof res);
+	res.tab = r->tab;
+	res.gen = r->gen;
+	res.partial = partial;
+	set_busy(w, true);
+	if (ds_view_build(w->s, r->view, &r->vo, &res.t, &err))
+		res.msg = ds_xstrdup(err.msg);
+	else if (r->view2 && ds_view_build(w->s, r->view2, &r->vo, &res.t2, &err))
+		res.msg = ds_xstrdup(err.msg);
+	post(w, &res);
+}
+
+/* Filters and memory objects change the session: done in order, each
+ * answered with a result saying how it went. */
+static void act(tui_worker *w, const tui_req *r)
+{
+	tui_res res;
+	ds_err err = {0};
+	int rc = 0;
+
+	memset(&res, 0, sizeof res);
+	res.kind = r->kind;
+	res.tab = r->tab;
+	res.arg = r->arg ? ds_xstrdup(r->arg) : NULL;
+	set_busy(w, true);
+	switch (r->kind) {
+	case REQ_FILTER:
+		rc = ds_session_set_filter(w->s, r->arg && *r->arg ? r->arg : NULL, &err);
+		break;
+	case REQ_DEFINE:
+		rc = ds_session_add_mobj(w->s, r->arg, &err);
+		break;
+	case REQ_MOBJS: {
+		const ds_mobjs *objs = ds_session_mobjs(w->s, &err);
+		if (!objs) {
+			rc = -1;
+			break;
+		}
+		res.mobjs = ds_xcalloc(objs->n ? objs->n : 1, sizeof *res.mobjs);
+		res.nmobjs = objs->n;
+		for (size_t i = 0; i < objs->n; i++) {
+			res.mobjs[i].name = ds_xstrdup(objs->v[i].name);
+			res.mobjs[i].text = ds_xstrdup(objs->v[i].text);
+			res.mobjs[i].error = objs->v[i].error ? ds_xstrdup(objs->v[i].error) : NULL;
+			res.mobjs[i].origin = (int)objs->v[i].origin;
+		}
+		break;
+	}
+	case REQ_VIEW:
+		break;
+	}
+	if (rc)
+		res.msg = ds_xstrdup(err.msg);
+	post(w, &res);
+}
+
+static void fail(tui_worker *w, const ds_err *err)
+{
+	pthread_mutex_lock(&w->mu);
+	snprintf(w->st.error, sizeof w->st.error, "%s", err->msg);
+	pthread_mutex_unlock(&w->mu);
+	poke(w);
+}
+
+static int open_session(tui_worker *w, bool deferred, ds_err *err)
+{
+	ds_session_opts so = w->o->session;
+	so.progress = false;
+	so.deferred = deferred;
+	return ds_session_open(w->o->input, &so, &w->s, err);
+}
+
+static void *run(void *arg)
+{
+	tui_worker *w = arg;
+	tui_req *refresh = NULL, *held = NULL; /* a partial view to rebuild; a view waiting for all samples */
+	double last = 0, opened;
+	bool loaded = false, prepared = false;
+	ds_err err = {0};
+
+	if (open_session(w, true, &err)) {
+		fail(w, &err);
+		return NULL;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->st.open = true;
+	pthread_mutex_unlock(&w->mu);
+	poke(w);
+	opened = ds_now();
+	for (;;) {
+		tui_req *req;
+		int rc;
+
+		pthread_mutex_lock(&w->mu);
+		while (loaded && prepared && !w->want && !w->actions.n && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->quit) {
+			pthread_mutex_unlock(&w->mu);
+			break;
+		}
+		if (w->actions.n) {
+			req = w->actions.v[0];
+			memmove(w->actions.v, w->actions.v + 1, (w->actions.n - 1) * sizeof *w->actions.v);
+			w->actions.n--;
+			pthread_mutex_unlock(&w->mu);
+			act(w, req);
+			tui_req_free(req);
+			/* a filter reads a deferred session to its end */
+			if (!loaded && ds_session_loaded(w->s) >= 1.0) {
+				rc = 0;
+				goto loaded_now;
+			}
+			continue;
+		}
+		req = w->want;
+		w->want = NULL;
+		pthread_mutex_unlock(&w->mu);
+
+		if (loaded) {
+			if (req) {
+				build(w, req, false);
+				tui_req_free(req);
+			} else {
+				/* attribute the samples to data objects now, not on the first data tab */
+				ds_table *t = NULL;
+				set_busy(w, true);
+				if (ds_view_build(w->s, "typestats", NULL, &t, &err) == 0)
+					ds_table_free(t);
+				prepared = true;
+				pthread_mutex_lock(&w->mu);
+				w->st.ready = true;
+				w->st.busy = false;
+				pthread_mutex_unlock(&w->mu);
+				poke(w);
+			}
+			continue;
+		}
+		if (req) {
+			tui_req_free(refresh);
+			refresh = NULL;
+			if (req->partial_ok) {
+				refresh = req;
+				last = 0;
+			} else {
+				tui_req_free(held);
+				held = req;
+			}
+		}
+		/* the first partial view once there is something to show */
+		if (refresh && (last ? ds_now() - last > REFRESH_S : ds_now() - opened > FIRST_S)) {
+			build(w, refresh, true);
+			last = ds_now();
+		}
+		rc = ds_session_load(w->s, STEP_S, &err);
+		if (rc < 0) {
+			fail(w, &err);
+			break;
+		}
+	loaded_now:
+		pthread_mutex_lock(&w->mu);
+		w->st.fraction = ds_session_loaded(w->s);
+		w->st.samples = ds_session_samples(w->s);
+		w->st.loaded = loaded = rc == 0;
+		pthread_mutex_unlock(&w->mu);
+		poke(w);
+		if (loaded) {
+			/* the final numbers of what the interface shows */
+			if (refresh)
+				build(w, refresh, false);
+			if (held)
+				build(w, held, false);
+			tui_req_free(refresh);
+			tui_req_free(held);
+			refresh = held = NULL;
+		}
+	}
+	tui_req_free(refresh);
+	tui_req_free(held);
+	return NULL;
+}
+
+tui_worker *worker_new(const tui_opts *o, bool threaded)
+{
+	tui_worker *w = ds_xcalloc(1, sizeof *w);
+	w->o = o;
+	w->threaded = threaded;
+	w->wake[0] = w->wake[1] = -1;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	if (!threaded) {
+		ds_err err = {0};
+		if (open_session(w, false, &err)) {
+			snprintf(w->st.error, sizeof w->st.error, "%s", err.msg);
+			return w;
+		}
+		w->st.open = w->st.loaded = w->st.ready = true;
+		w->st.fraction = 1;
+		w->st.samples = ds_session_samples(w->s);
+		return w;
+	}
+	if (pipe2(w->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pthread_create(&w->thr, NULL, run, w) != 0) {
+		snprintf(w->st.error, sizeof w->st.error, "cannot start the thread that reads the experiment");
+		w->threaded = false;
+	}
+	return w;
+}
+
+void worker_free(tui_worker *w)
+{
+	if (!w)
+		return;
+	if (w->threaded) {
+		pthread_mutex_lock(&w->mu);
+		w->quit = true;
+		pthread_cond_signal(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		/* a view being built finishes first: analyze/ cannot be interrupted */
+		pthread_join(w->thr, NULL);
+	}
+	tui_req_free(w->want);
+	for (size_t i = 0; i < w->actions.n; i++)
+		tui_req_free(w->actions.v[i]);
+	ds_vec_free(&w->actions);
+	for (size_t i = 0; i < w->results.n; i++)
+		tui_res_fini(&w->results.v[i]);
+	ds_vec_free(&w->results);
+	ds_session_close(w->s);
+	if (w->wake[0] >= 0) {
+		close(w->wake[0]);
+		close(w->wake[1]);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+}
+
+void worker_status(tui_worker *w, tui_status *st)
+{
+	pthread_mutex_lock(&w->mu);
+	*st = w->st;
+	pthread_mutex_unlock(&w->mu);
+}
+
+const ds_meta *worker_meta(tui_worker *w)
+{
+	/* set before the status said open, never changed after */
+	return w->s ? ds_session_meta(w->s) : NULL;
+}
+
+void worker_request(tui_worker *w, tui_req *r)
+{
+	if (!w->threaded) {
+		if (w->s && r->kind == REQ_VIEW)
+			build(w, r, false);
+		else if (w->s)
+			act(w, r);
+		tui_req_free(r);
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	if (r->kind == REQ_VIEW) {
+		tui_req_free(w->want);
+		w->want = r;
+	} else {
+		ds_vec_push(&w->actions, r);
+	}
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+bool worker_result(tui_worker *w, tui_res *out)
+{
+	bool any;
+	char drain[64];
+	if (w->wake[0] >= 0)
+		while (read(w->wake[0], drain, sizeof drain) > 0)
+			;
+	pthread_mutex_lock(&w->mu);
+	any = w->results.n > 0;
+	if (any) {
+		*out = w->results.v[0];
+		memmove(w->results.v, w->results.v + 1, (w->results.n - 1) * sizeof *w->results.v);
+		w->results.n--;
+	}
+	pthread_mutex_unlock(&w->mu);
+	return any;
+}
+
+int worker_wake_fd(tui_worker *w)
+{
+	return w->wake[0];
+}
