@@ -220,6 +220,28 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 		fprintf(stderr, "dsprof: note: physical addresses need CAP_SYS_ADMIN; recorded without them\n");
 }
 
+/* -e takes a list, as perf's does: "cpu-clock,page-faults".  Commas inside
+ * a PMU's terms ("cpu/event=0x3c,umask=0/") belong to that event; a slash
+ * followed by digits only is a period ("page-faults/100,cpu-clock").  Cut
+ * the list in place into NUL-terminated names; return the end of the last. */
+static char *split_events(char *list)
+{
+	bool in_terms = false;
+	char *p = list;
+
+	for (; *p; p++) {
+		if (*p == '/' && !in_terms) {
+			size_t digits = strspn(p + 1, "0123456789");
+			in_terms = !(digits && (p[1 + digits] == ',' || !p[1 + digits]));
+		} else if (*p == '/') {
+			in_terms = false;
+		} else if (*p == ',' && !in_terms) {
+			*p = '\0';
+		}
+	}
+	return p + 1;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -242,6 +264,7 @@ int cmd_record(int argc, char **argv)
 	ds_record_opts o = {0};
 	ds_record_result res;
 	DS_VEC(char *) names = {0};
+	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
 	const char *outdir = "dsprof.data";
 	bool quiet = false;
@@ -261,7 +284,11 @@ int cmd_record(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+e:c:F:gp:d:o:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			ds_vec_push(&names, optarg);
+			if (!*optarg || strstr(optarg, ",,") || *optarg == ',' || optarg[strlen(optarg) - 1] == ',')
+				return cli_usage_error("record", "empty event name in '-e %s'", optarg);
+			ds_vec_push(&lists, ds_xstrdup(optarg));
+			for (char *p = lists.v[lists.n - 1], *end = split_events(p); p < end; p += strlen(p) + 1)
+				ds_vec_push(&names, p);
 			break;
 		case 'c':
 			if (!ds_parse_u64(optarg, &o.period, true) || !o.period)
@@ -408,6 +435,9 @@ out:
 		ds_evspec_fini(&evs.v[i]);
 	ds_vec_free(&evs);
 	ds_vec_free(&names);
+	for (size_t i = 0; i < lists.n; i++)
+		free(lists.v[i]);
+	ds_vec_free(&lists);
 	free(self);
 	ds_sim_result_fini(&sres);
 	if (sim)

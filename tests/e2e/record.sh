@@ -92,3 +92,14 @@ before=$(cksum <exp/perf.data)
 check_eq "attach to no process: status 1" "$?" 1
 check_contains "attach to no process: says so" err.txt "^dsprof: cannot attach to process 2147483646: no such process"
 check_eq "attach to no process: the previous experiment is intact" "$(cksum <exp/perf.data)" "$before"
+
+# -e takes a comma-separated list, as perf's does; a bare number after a
+# slash is that event's period
+"$DSPROF" record -q -o list -e cpu-clock,page-faults/7 -- true
+check_eq "-e a list: status" "$?" 0
+check_eq "-e a list: both events, in order" \
+	"$("$TOOLS/dsjq" '.events[0].name' list/meta.json) $("$TOOLS/dsjq" '.events[1].name' list/meta.json)" "cpu-clock page-faults"
+check_eq "-e a list: the period after the slash" "$("$TOOLS/dsjq" '.events[1].period' list/meta.json)" 7
+"$DSPROF" record -q -o list2 -e cpu-clock, -- true 2>list2.err
+check_eq "-e with an empty name: status 1" "$?" 1
+check_contains "-e with an empty name: says so" list2.err "empty event name in '-e cpu-clock,'"
