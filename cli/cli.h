@@ -27,6 +27,11 @@ struct ds_table;
 enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
 void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
 		bool ascii);
+/* --format ARG: 0, or a usage error of CMD (its exit status). */
+int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt);
+/* A session's notes on stderr, "dsprof: note: [LABEL: ]NOTE". */
+struct ds_session;
+void cli_print_notes(const struct ds_session *s, const char *label);
 /* A diff of two experiments: its table, with the verdict over it (text)
  * or beside it (JSON); CSV holds the table only. */
 struct ds_diff;

@@ -22,17 +22,6 @@ static const char diff_usage[] =
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
 
-static void print_notes(const ds_session *s, const char *path)
-{
-	for (size_t i = 0; i < ds_session_nnotes(s); i++) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, path);
-		fputs(": ", stderr);
-		cli_puts_safe(stderr, ds_session_note(s, i));
-		fputc('\n', stderr);
-	}
-}
-
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -68,14 +57,8 @@ int cmd_diff(int argc, char **argv)
 			dopts.limit = (size_t)u;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				fmt = CLI_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				fmt = CLI_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				fmt = CLI_JSON;
-			else
-				return cli_usage_error("diff", "unknown format '%s' (text, csv or json)", optarg);
+			if (cli_parse_format("diff", optarg, &fmt))
+				return 1;
 			break;
 		case 'A': ascii = true; break;
 		case 'D': so.debug_root = optarg; break;
@@ -104,8 +87,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii);
-	print_notes(s[0], path[0]);
-	print_notes(s[1], path[1]);
+	cli_print_notes(s[0], path[0]);
+	cli_print_notes(s[1], path[1]);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the diff to standard output");
 		status = cli_fail(&err);

@@ -2,6 +2,8 @@
  * program its memory time. */
 #include "cli/cli.h"
 
+#include "analyze/analyze.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,4 +83,30 @@ int main(int argc, char **argv)
 	cli_puts_safe(stderr, argv[1]);
 	fputs("' (see 'dsprof --help')\n", stderr);
 	return 1;
+}
+
+int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt)
+{
+	if (strcmp(arg, "text") == 0)
+		*fmt = CLI_TEXT;
+	else if (strcmp(arg, "csv") == 0)
+		*fmt = CLI_CSV;
+	else if (strcmp(arg, "json") == 0)
+		*fmt = CLI_JSON;
+	else
+		return cli_usage_error(cmd, "unknown format '%s' (text, csv or json)", arg);
+	return 0;
+}
+
+void cli_print_notes(const ds_session *s, const char *label)
+{
+	for (size_t i = 0; i < ds_session_nnotes(s); i++) {
+		fputs("dsprof: note: ", stderr);
+		if (label) {
+			cli_puts_safe(stderr, label);
+			fputs(": ", stderr);
+		}
+		cli_puts_safe(stderr, ds_session_note(s, i));
+		fputc('\n', stderr);
+	}
 }

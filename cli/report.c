@@ -113,14 +113,8 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") == 0)
-				fmt = CLI_TEXT;
-			else if (strcmp(optarg, "csv") == 0)
-				fmt = CLI_CSV;
-			else if (strcmp(optarg, "json") == 0)
-				fmt = CLI_JSON;
-			else
-				return cli_usage_error("report", "unknown format '%s' (text, csv or json)", optarg);
+			if (cli_parse_format("report", optarg, &fmt))
+				return 1;
 			break;
 		case 'A': ascii = true; break;
 		case 'D': so.debug_root = optarg; break;
@@ -220,11 +214,7 @@ int cmd_report(int argc, char **argv)
 	cli_render(stdout, t, fmt, input, ascii);
 	/* notes go to stderr so that CSV and JSON on stdout stay clean */
 	if (strcmp(view, "summary") != 0)
-		for (size_t i = 0; i < ds_session_nnotes(s); i++) {
-			fputs("dsprof: note: ", stderr);
-			cli_puts_safe(stderr, ds_session_note(s, i));
-			fputc('\n', stderr);
-		}
+		cli_print_notes(s, NULL);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the report to standard output");
 		status = cli_fail(&err);
