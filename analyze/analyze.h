@@ -139,6 +139,9 @@ void ds_table_free(ds_table *t);
 const char *const *ds_view_names(void);
 /* One line describing the --sort keys. */
 const char *ds_view_help_sort(void);
+/* A count as tables show it to people: 987, 12.3k, 4.56M, 1.23G; with ns,
+ * nanoseconds as seconds (clock events).  Always NUL-terminated. */
+void ds_count_text(char *out, size_t n, uint64_t v, bool ns);
 
 /* ---- memory objects and filters (docs/memory-objects.md) ----
  * Memory objects are evaluated for the machine the experiment was recorded

@@ -260,21 +260,6 @@ static void pair_sides(side *sd)
 
 /* ---- numbers in sentences, as the text report prints them ---- */
 
-static void count_text(char *out, size_t n, uint64_t v, bool ns)
-{
-	double d = (double)v;
-	if (ns)
-		snprintf(out, n, "%.3fs", d / 1e9);
-	else if (d >= 1e9)
-		snprintf(out, n, "%.2fG", d / 1e9);
-	else if (d >= 1e6)
-		snprintf(out, n, "%.2fM", d / 1e6);
-	else if (d >= 1e4)
-		snprintf(out, n, "%.1fk", d / 1e3);
-	else
-		snprintf(out, n, "%" PRIu64, v);
-}
-
 static double change_pct(uint64_t before, uint64_t after)
 {
 	return 100.0 * ((double)after - (double)before) / (double)before;
@@ -284,13 +269,13 @@ static double change_pct(uint64_t before, uint64_t after)
 static void change_text(ds_buf *b, const char *event, uint64_t before, uint64_t after, bool ns)
 {
 	char x[32], y[32], d[32];
-	count_text(x, sizeof x, before, ns);
-	count_text(y, sizeof y, after, ns);
+	ds_count_text(x, sizeof x, before, ns);
+	ds_count_text(y, sizeof y, after, ns);
 	if (before == after) {
 		ds_buf_printf(b, "%s %s -> %s (no change)", event, x, y);
 		return;
 	}
-	count_text(d, sizeof d, after >= before ? after - before : before - after, ns);
+	ds_count_text(d, sizeof d, after >= before ? after - before : before - after, ns);
 	ds_buf_printf(b, "%s %s -> %s (%s%s", event, x, y, after >= before ? "+" : "-", d);
 	if (before) {
 		double c = change_pct(before, after);
@@ -713,7 +698,7 @@ static void verdict_event(finding_vec *v, const ds_diff *d, const ds_diff_event 
 	if (de->before < 0 || de->after < 0) {
 		const ds_table_event *e = &t->events[de->before >= 0 ? de->before : de->after];
 		char c[32];
-		count_text(c, sizeof c, e->count, e->time_ns);
+		ds_count_text(c, sizeof c, e->count, e->time_ns);
 		f = add_finding(v, "only", de->name, NULL, "%s: only %s recorded it (%s); not compared", de->name,
 				side_name[de->before >= 0 ? BEFORE : AFTER], c);
 		set_counts(f, de->before >= 0, de->before >= 0 ? e->count : 0, de->after >= 0,

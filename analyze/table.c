@@ -1,6 +1,7 @@
 /* Building analyze/ tables: rows by key, sorting, limits. */
 #include "analyze/analyze_int.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,3 +291,18 @@ void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *f
 	t->nprops++;
 }
 
+
+void ds_count_text(char *out, size_t n, uint64_t v, bool ns)
+{
+	double d = (double)v;
+	if (ns)
+		snprintf(out, n, "%.3fs", d / 1e9);
+	else if (d >= 1e9)
+		snprintf(out, n, "%.2fG", d / 1e9);
+	else if (d >= 1e6)
+		snprintf(out, n, "%.2fM", d / 1e6);
+	else if (d >= 1e4)
+		snprintf(out, n, "%.1fk", d / 1e3);
+	else
+		snprintf(out, n, "%" PRIu64, v);
+}

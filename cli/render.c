@@ -16,17 +16,7 @@
 /* Clock events count nanoseconds: show them as seconds. */
 static void fmt_count(char *out, size_t n, const ds_table_event *ev, uint64_t v)
 {
-	double d = (double)v;
-	if (ev->time_ns)
-		snprintf(out, n, "%.3fs", d / 1e9);
-	else if (d >= 1e9)
-		snprintf(out, n, "%.2fG", d / 1e9);
-	else if (d >= 1e6)
-		snprintf(out, n, "%.2fM", d / 1e6);
-	else if (d >= 1e4)
-		snprintf(out, n, "%.1fk", d / 1e3);
-	else
-		snprintf(out, n, "%" PRIu64, v);
+	ds_count_text(out, n, v, ev->time_ns);
 }
 
 /* A diff's signed difference: text like a count with its sign ("-99.8k",
