@@ -113,23 +113,27 @@ typedef struct ds_table {
 	const char *diff_key; /* how ds_diff matches rows across experiments: NULL by
 			       * name, else these columns (comma-separated), their
 			       * values joined by '.' ("type,field": "struct node.next") */
+	const char *diff_rows; /* which rows ds_diff compares: NULL all, else the values of
+			       * the column kind they have (comma-separated): rows named
+			       * by an address (a cache line) or a thread id match nothing
+			       * in another run */
 } ds_table;
 
 typedef struct ds_view_opts {
 	const char *sort;     /* NULL: first event's samples; see ds_view_help_sort */
 	size_t limit;         /* 0: all rows (datalayout: all hot types) */
 	const char *type;     /* datalayout: only this type ("struct node" or "node") */
-	unsigned line;        /* datalayout, hotlines: cache-line size; 0 = the measured one(s) */
+	unsigned line;        /* datalayout, hotlines, sharing: line size; 0 = the measured one(s) */
 	const char *function; /* callers, source: the function ("NAME" or "NAME@MODULE") */
 	const char *file;     /* source: this file (a path or its last components) */
 	unsigned slices;      /* timeline: time slices per thread (0: 100) */
 	uint64_t from_ns, to_ns; /* timeline: the window, in ns after the first sample
 				  * (to_ns 0: to the last sample) */
-	const char *level;    /* hotlines: whose lines to rank, "L1D" (NULL), "L2" or "L3" */
+	const char *level;    /* hotlines, sharing: whose lines, "L1D" (NULL), "L2" or "L3" */
 } ds_view_opts;
 
 /* Views: functions, lines, pcs, threads, summary, samples, dataobjects,
- * datalayout, typestats, hotlines, memobj:NAME (any memory object of
+ * datalayout, typestats, hotlines, sharing, memobj:NAME (any memory object of
  * ds_session_mobjs), and those below.  Every view covers the samples the
  * filter keeps (ds_session_set_filter). */
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
@@ -301,8 +305,8 @@ uint64_t ds_session_samples(const ds_session *s);
  * Counts (sums of periods) are compared, so experiments recorded with
  * different periods compare; samples are shown beside them.
  * The verdict lists the biggest changes first (docs/report-formats.md);
- * with sessions and an event that counts coherence misses (HITM), first of
- * all the cache lines that stopped or started being shared. */
+ * with sessions, first of all the cache lines that stopped or started
+ * being shared (ds_diff_sessions). */
 
 typedef struct ds_diff_event {
 	char *name;           /* as the experiments name it */
@@ -341,8 +345,9 @@ int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_
 		   ds_err *err);
 /* Build `view` on both sessions and compare them.  With sessions, the
  * verdict goes past the one view: when an event counts coherence misses
- * (HITM), it tells of the shared cache lines (from the hotlines view) and
- * names the functions whose misses changed. */
+ * (HITM), it tells of the shared cache lines (as the sharing view classifies
+ * them) and names the functions whose misses changed; without one, the
+ * sharing and hotlines views tell of the lines for their first event. */
 int ds_diff_sessions(ds_session *before, ds_session *after, const char *view, const ds_diff_opts *o,
 		     ds_diff **out, ds_err *err);
 void ds_diff_free(ds_diff *d);

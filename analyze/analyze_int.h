@@ -320,6 +320,21 @@ void ds_session_mobjs_free(ds_session *s);
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
 		   ds_err *err);
 int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* What the cache-line views (hotlines, sharing) share (memviews.c): the
+ * line size they draw (o->line, else o->level's, else the L1D's), the
+ * properties that say so, the line and the bytes lo..hi of it a record's
+ * access covers (one that runs into the next line ends at this one's end),
+ * and the table as a tree of top rows (kind `top` in column kind_col), each
+ * followed by its sub-rows of the same line_col, kind by kind in the order
+ * of `subs`, at most caps[k] of each, and then cut at `limit` top rows. */
+int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
+void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line);
+void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
+		       uint32_t *lo, uint32_t *hi);
+void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,
+		    const char *const *subs, const size_t *caps, size_t nsubs, size_t limit);
+/* The false-sharing view (sharing.c). */
+int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 
 /* Every unique instruction's function: (object, symbol start), or the
  * object's [unknown] bucket.  Names stay the object's; unknown addresses

@@ -258,8 +258,8 @@ static void hl_count(hl_build *h, size_t r, const ds_srec *x, uint32_t lo, uint3
 static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 {
 	hl_build *h = ctx;
-	uint64_t line, off, end;
-	uint32_t size;
+	uint64_t line;
+	uint32_t lo, hi;
 
 	(void)i;
 	if (!(x->flags & SR_EA)) {
@@ -267,17 +267,10 @@ static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 		return;
 	}
 	h->with_ea++;
-	line = x->ea / h->line_size * h->line_size;
-	off = x->ea - line;
-	size = ds_srec_size(s, x);
-	end = off + (size ? size : 1) - 1;
-	/* an access that runs into the next line is counted in the first */
-	if (end >= h->line_size)
-		end = h->line_size - 1;
-	hl_count(h, hl_row(s, h, line, HL_ROW_LINE, 0), x, (uint32_t)off, (uint32_t)end);
-	hl_count(h, hl_row(s, h, line, HL_ROW_OBJECT, x->dobj), x, (uint32_t)off, (uint32_t)end);
-	hl_count(h, hl_row(s, h, line, HL_ROW_CODE, site_code(s, h, x->site)), x, (uint32_t)off,
-		 (uint32_t)end);
+	ds_srec_line_span(s, x, h->line_size, &line, &lo, &hi);
+	hl_count(h, hl_row(s, h, line, HL_ROW_LINE, 0), x, lo, hi);
+	hl_count(h, hl_row(s, h, line, HL_ROW_OBJECT, x->dobj), x, lo, hi);
+	hl_count(h, hl_row(s, h, line, HL_ROW_CODE, site_code(s, h, x->site)), x, lo, hi);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -334,11 +327,41 @@ static void aux_cells(hl_build *h)
 	}
 }
 
-/* The sorted table as a tree: each line row (in the sorted order), then
- * its objects and its source lines (in the sorted order, up to their
- * caps); then only the first `limit` lines.  Rows are put in buckets per
- * line first, so that the cost stays linear in the rows. */
-static void group_lines(ds_table *t, size_t limit)
+/* ---- cache lines: what the hotlines and sharing views share (analyze_int.h) ---- */
+
+void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
+		       uint32_t *lo, uint32_t *hi)
+{
+	uint32_t size = ds_srec_size(s, x);
+	uint64_t end;
+
+	*line = x->ea / line_size * line_size;
+	*lo = (uint32_t)(x->ea - *line);
+	end = *lo + (uint64_t)(size ? size : 1) - 1;
+	/* an access that runs into the next line is counted in the first */
+	*hi = (uint32_t)(end >= line_size ? line_size - 1 : end);
+}
+
+int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err)
+{
+	*line = o ? o->line : 0;
+	return !*line && ds_session_line_size(s, o ? o->level : NULL, line, err) ? -1 : 0;
+}
+
+void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line)
+{
+	if (!o || !o->line)
+		tb_prop(t, "level", DS_PROP_TEXT, "%s", o && o->level ? o->level : "L1D");
+	tb_prop(t, "line_size", DS_PROP_NUMBER, "%u", line);
+}
+
+/* The sorted table as a tree: each top row (in the sorted order), then
+ * its sub-rows, kind by kind in the order of `subs`, each kind in the
+ * sorted order and up to its cap; then only the first `limit` top rows.
+ * Rows are put in buckets per line first, so that the cost stays linear
+ * in the rows. */
+void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,
+		    const char *const *subs, const size_t *caps, size_t nsubs, size_t limit)
 {
 	size_t n = t->nrows, nl, out_n = 0, lines_out = 0, cut = SIZE_MAX;
 	size_t *line_of = ds_xcalloc(n ? n : 1, sizeof *line_of);
@@ -349,7 +372,7 @@ static void group_lines(ds_table *t, size_t limit)
 	ds_hash *lines = ds_hash_new();
 
 	for (size_t i = 0; i < n; i++)
-		line_of[i] = ds_hash_intern(lines, &t->rows[i].cells[HL_LINE].u, sizeof(uint64_t), NULL);
+		line_of[i] = ds_hash_intern(lines, &t->rows[i].cells[line_col].u, sizeof(uint64_t), NULL);
 	nl = ds_hash_count(lines);
 	start = ds_xcalloc(nl + 1, sizeof *start);
 	fill = ds_xcalloc(nl + 1, sizeof *fill);
@@ -360,23 +383,24 @@ static void group_lines(ds_table *t, size_t limit)
 	for (size_t i = 0; i < n; i++)
 		bucket[start[line_of[i]] + fill[line_of[i]]++] = i;
 	for (size_t i = 0; i < n; i++) {
-		size_t l = line_of[i], nobj = 0, ncode = 0;
-		if (strcmp(t->rows[i].cells[HL_KIND].s, "line") != 0)
+		size_t l = line_of[i];
+		if (strcmp(t->rows[i].cells[kind_col].s, top) != 0)
 			continue;
 		if (limit && lines_out++ == limit)
 			cut = out_n;
 		out[out_n++] = t->rows[i];
 		used[i] = true;
-		for (int pass = 0; pass < 2; pass++)
-			for (size_t k = start[l]; k < start[l + 1]; k++) {
+		for (size_t sub = 0; sub < nsubs; sub++) {
+			size_t taken = 0;
+			for (size_t k = start[l]; k < start[l + 1] && taken < caps[sub]; k++) {
 				size_t j = bucket[k];
-				if (strcmp(t->rows[j].cells[HL_KIND].s, pass ? "code" : "object") != 0)
+				if (strcmp(t->rows[j].cells[kind_col].s, subs[sub]) != 0)
 					continue;
-				if (pass ? ncode++ < HL_MAX_CODE : nobj++ < HL_MAX_OBJECTS) {
-					out[out_n++] = t->rows[j];
-					used[j] = true;
-				}
+				out[out_n++] = t->rows[j];
+				used[j] = true;
+				taken++;
 			}
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!used[i])
@@ -407,14 +431,14 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		{"threads", DS_COL_STR, true},  {"ncpus", DS_COL_U64, false},
 		{"cpus", DS_COL_STR, true},     {"dataobject", DS_COL_STR, false},
 		{"function", DS_COL_STR, false}, {"source", DS_COL_STR, false}};
+	static const char *const subs[] = {"object", "code"};
+	static const size_t caps[] = {HL_MAX_OBJECTS, HL_MAX_CODE};
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
 	hl_build h = {0};
-	unsigned line = o ? o->line : 0;
+	unsigned line;
 	int rc;
 
-	if (!line && ds_session_line_size(s, o ? o->level : NULL, &line, err))
-		return -1;
-	if (ds_dataspace_build(s, err))
+	if (ds_view_line_size(s, o, &line, err) || ds_dataspace_build(s, err))
 		return -1;
 	h.line_size = line;
 	h.who = ds_hash_new();
@@ -423,9 +447,9 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	for (size_t i = 0; i < s->sites.n; i++)
 		h.site_code[i] = -1;
 	tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS, false);
-	if (!o || !o->line)
-		tb_prop(h.b.t, "level", DS_PROP_TEXT, "%s", o && o->level ? o->level : "L1D");
-	tb_prop(h.b.t, "line_size", DS_PROP_NUMBER, "%u", line);
+	/* two runs share no addresses: a diff compares the objects and the code */
+	h.b.t->diff_rows = "object,code";
+	ds_line_props(h.b.t, o, line);
 	(void)ds_srec_visit(s, hl_add, &h, err); /* cannot fail: the dataspace is built */
 	tb_prop(h.b.t, "samples_with_address", DS_PROP_NUMBER, "%llu", (unsigned long long)h.with_ea);
 	tb_prop(h.b.t, "samples_without_address", DS_PROP_NUMBER, "%llu",
@@ -434,7 +458,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	aux_cells(&h);
 	rc = tb_finish(&h.b, &all, out, err);
 	if (rc == 0)
-		group_lines(*out, o ? o->limit : 0);
+		ds_group_lines(*out, HL_LINE, HL_KIND, "line", subs, caps, 2, o ? o->limit : 0);
 	ds_hash_free(h.who);
 	ds_hash_free(h.code);
 	for (size_t i = 0; i < h.code_name.n; i++) {

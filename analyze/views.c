@@ -12,7 +12,7 @@
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
 					  "samples", "dataobjects", "datalayout", "typestats", "callers",
-					  "source", "timeline", "hotlines", NULL};
+					  "source", "timeline", "hotlines", "sharing", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -504,7 +504,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"dataobjects", ds_view_dataobjects}, {"datalayout", ds_view_datalayout},
 		{"typestats", ds_view_typestats}, {"callers", ds_view_callers},
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
-		{"hotlines", ds_view_hotlines},
+		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 	};
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
 		if (strcmp(views[i].name, view) == 0)
@@ -514,6 +514,6 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
 			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "
-			  "memobj:NAME",
+			  "sharing, memobj:NAME",
 			  view);
 }

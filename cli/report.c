@@ -1,5 +1,6 @@
 /* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F]
- *               [--type NAME] [--line N] [--type-stats] [--function F] [--file PATH]
+ *               [--type NAME] [--line N] [--line-size N] [--level L] [--type-stats]
+ *               [--function F] [--file PATH]
  *               [--slices N] [--window FROM:TO] */
 #include "cli/cli.h"
 
@@ -16,7 +17,8 @@ static const char report_usage[] =
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
 	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
 	"                         dataobjects, datalayout, typestats, callers, source, timeline,\n"
-	"                         hotlines, memobj:NAME (a memory object: 'dsprof mobj list')\n"
+	"                         hotlines, sharing, memobj:NAME (a memory object: 'dsprof mobj\n"
+	"                         list')\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"
 	"  -n, --limit N          print the first N rows\n"
@@ -25,9 +27,10 @@ static const char report_usage[] =
 	"      --type NAME        datalayout of this type only (\"struct node\" or \"node\");\n"
 	"                         implies --view datalayout\n"
 	"      --line N           datalayout: draw N-byte cache lines (a power of two, 8..4096)\n"
-	"                         instead of each cache level's measured line; hotlines: rank\n"
-	"                         N-byte lines\n"
-	"      --level LEVEL      hotlines: rank the lines of L1D (default), L2 or L3\n"
+	"                         instead of each cache level's measured line; hotlines,\n"
+	"                         sharing: N-byte lines (= --line-size N)\n"
+	"      --line-size N      hotlines, sharing: N-byte cache lines (a power of two)\n"
+	"      --level LEVEL      hotlines, sharing: the lines of L1D (default), L2 or L3\n"
 	"      --filter EXPR      only the samples EXPR accepts (FUNC == \"main\", DOBJ, FIELD,\n"
 	"                         MOBJ(L1D_set) == 5, VADDR, PADDR, THRID, CPUID, VIRTPC, TSTAMP)\n"
 	"      --mobj NAME=EXPR   define a memory object for this report (repeatable)\n"
@@ -69,6 +72,7 @@ int cmd_report(int argc, char **argv)
 		{"kallsyms", required_argument, NULL, 'K'},
 		{"type", required_argument, NULL, 'T'},
 		{"line", required_argument, NULL, 'L'},
+		{"line-size", required_argument, NULL, 'Z'},
 		{"type-stats", no_argument, NULL, 'S'},
 		{"function", required_argument, NULL, 'F'},
 		{"file", required_argument, NULL, 'P'},
@@ -88,11 +92,12 @@ int cmd_report(int argc, char **argv)
 	ds_view_opts vo = {0};
 	enum cli_format fmt = CLI_TEXT;
 	ds_vec_u32 tids = {0};
-	bool ascii = false, type_stats = false;
+	bool ascii = false, type_stats = false, line_size = false;
 	ds_session *s = NULL;
 	ds_table *t = NULL;
 	ds_err err = {0};
 	uint64_t u;
+	bool lines_view;
 	int c, status = 0;
 
 	optind = 1;
@@ -121,10 +126,12 @@ int cmd_report(int argc, char **argv)
 		case 'K': so.kallsyms = optarg; break;
 		case 'T': vo.type = optarg; break;
 		case 'L':
+		case 'Z':
 			if (!ds_parse_u64(optarg, &u, false) || u < 8 || u > 4096 || (u & (u - 1)))
-				return cli_usage_error("report", "bad --line '%s' (a power of two from 8 to 4096)",
-						       optarg);
+				return cli_usage_error("report", "bad --%s '%s' (a power of two from 8 to 4096)",
+						       c == 'Z' ? "line-size" : "line", optarg);
 			vo.line = (unsigned)u;
+			line_size |= c == 'Z';
 			break;
 		case 'S': type_stats = true; break;
 		case 'E': vo.level = optarg; break;
@@ -175,17 +182,23 @@ int cmd_report(int argc, char **argv)
 		view = "typestats";
 	}
 	if (!view)
-		view = vo.type || vo.line ? "datalayout" : "functions";
+		view = vo.type || (vo.line && !line_size) ? "datalayout" : "functions";
+	lines_view = strcmp(view, "hotlines") == 0 || strcmp(view, "sharing") == 0;
 	if ((vo.type && strcmp(view, "datalayout") != 0) ||
-	    (vo.line && strcmp(view, "datalayout") != 0 && strcmp(view, "hotlines") != 0)) {
+	    (vo.line && !lines_view && (line_size || strcmp(view, "datalayout") != 0))) {
 		ds_vec_free(&tids);
-		return cli_usage_error("report", "--%s applies to --view datalayout%s", vo.type ? "type" : "line",
-				       vo.type ? "" : " and --view hotlines");
+		return cli_usage_error("report", "--%s applies to --view %s",
+				       vo.type ? "type" : line_size ? "line-size" : "line",
+				       vo.type ? "datalayout"
+				       : line_size ? "hotlines and --view sharing"
+						   : "datalayout, --view hotlines and --view sharing");
 	}
-	if (vo.level && (strcmp(view, "hotlines") != 0 || vo.line)) {
+	if (vo.level && (!lines_view || vo.line)) {
 		ds_vec_free(&tids);
-		return cli_usage_error("report", vo.line ? "give --level or --line, not both"
-							 : "--level applies to --view hotlines");
+		if (vo.line)
+			return cli_usage_error("report", "give --level or --%s, not both",
+					       line_size ? "line-size" : "line");
+		return cli_usage_error("report", "--level applies to --view hotlines and --view sharing");
 	}
 	if ((vo.function && strcmp(view, "callers") != 0 && strcmp(view, "source") != 0) ||
 	    (vo.file && strcmp(view, "source") != 0) ||
