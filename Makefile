@@ -86,6 +86,12 @@ $(BUILD)/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 
+# The padded build of counters.c: the "after" of the false-sharing demo.
+TESTPROGS += $(BUILD)/tests/programs/counters_padded
+$(BUILD)/tests/programs/counters_padded: tests/programs/counters.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -DPADDED -o $@ $<
+
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
@@ -147,7 +153,7 @@ demo: deps
 	@tests/demo.sh $(BUILD)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(PROG) $(BENCH_BINS)
+	@$(MAKE) --no-print-directory $(PROG) $(BENCH_BINS) $(TESTPROGS) $(TOOL_BINS)
 	@bench/run.sh $(BUILD)
 
 install: $(PROG)

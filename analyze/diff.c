@@ -82,6 +82,38 @@ static size_t find_col(const ds_table *t, const char *name, size_t len)
 	return (size_t)-1;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A key column's value as a diff matches it: a list ("struct a, <scalars>,
+ * struct b", as a line's data objects) is a set of its named items, in
+ * order; the <...> buckets count only when nothing is named. */
+static void key_value(ds_buf *b, const char *v)
+{
+	DS_VEC(char *) items = {0};
+	bool named = false;
+
+	if (!strstr(v, ", ")) {
+		ds_buf_puts(b, v);
+		return;
+	}
+	for (const char *p = v; *p; p += strspn(p, ", ")) {
+		size_t len = strcspn(p, ",");
+		ds_vec_push(&items, ds_xstrndup(p, len));
+		named |= *p != '<';
+		p += len;
+	}
+	qsort(items.v, items.n, sizeof *items.v, cmp_str);
+	for (size_t i = 0, n = 0; i < items.n; i++) {
+		if (!named || items.v[i][0] != '<')
+			ds_buf_printf(b, "%s%s", n++ ? ", " : "", items.v[i]);
+		free(items.v[i]);
+	}
+	ds_vec_free(&items);
+}
+
 /* The name a row goes by in both experiments (malloc'd): its own, or the
  * values of the view's diff_key columns joined by '.'; the same without
  * clone suffixes in *key. */
@@ -95,7 +127,7 @@ static void row_key(const ds_table *t, const ds_row *r, char **name, char **key)
 		if (c != (size_t)-1 && r->cells[c].set && t->cols[c].kind == DS_COL_STR && r->cells[c].s) {
 			if (b.len)
 				ds_buf_putc(&b, '.');
-			ds_buf_puts(&b, r->cells[c].s);
+			key_value(&b, r->cells[c].s);
 		}
 		p += len + (p[len] == ',');
 	}
@@ -104,6 +136,24 @@ static void row_key(const ds_table *t, const ds_row *r, char **name, char **key)
 	*name = ds_buf_steal(&b);
 	*key = ds_xstrdup(*name);
 	strip_clones(*key, t->name_label && strcmp(t->name_label, "function") == 0);
+}
+
+/* Whether a diff compares row r (ds_table.diff_rows). */
+static bool compared(const ds_table *t, const ds_row *r)
+{
+	size_t kind = find_col(t, "kind", 4), len;
+	const char *k, *p = t->diff_rows;
+
+	if (!p || kind == (size_t)-1)
+		return true;
+	k = r->cells[kind].set ? r->cells[kind].s : NULL;
+	if (!k)
+		return false;
+	len = strlen(k);
+	for (; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		if (strcspn(p, ",") == len && strncmp(p, k, len) == 0)
+			return true;
+	return false;
 }
 
 /* ---- each side's rows, folded by (name, object) ---- */
@@ -142,6 +192,8 @@ static void side_load(side *sd, const ds_table *t)
 
 		if (r->note)
 			continue; /* boundaries, holes, remarks: no metrics */
+		if (!compared(t, r))
+			continue;
 		row_key(t, r, &name, &key);
 		module = mod != (size_t)-1 && r->cells[mod].set ? r->cells[mod].s : NULL;
 		ds_buf_reset(&hk);
@@ -924,22 +976,22 @@ int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_
 	return 0;
 }
 
-/* ---- the verdict with sessions: shared lines and the code on them ----
+/* ---- the verdict with sessions: shared lines ----
  *
- * When an event counts coherence misses (HITM), the story of a diff is
- * the cache lines threads share: which stopped being shared, which
- * started, how their misses changed, and what the functions that touched
- * them cost.  The lines come from the hotlines view (a line, its data
- * objects, the code that touched it, how many threads did); a line is
- * known across experiments by the data it holds, not by its address.
- * A view that classifies sharing (false, true, read-mostly) replaces
- * lines_load as the source of shared lines; the findings stay the same. */
+ * The story of a diff of a multi-threaded program is the cache lines its
+ * threads share: which stopped being shared (the padding worked), which
+ * started (it moved the problem), and how their cost changed.  The lines
+ * come from the sharing view, which classifies each (false, true,
+ * read-mostly, private); a line is known across experiments by the data it
+ * holds, not by its address.  With an event that counts coherence misses
+ * (HITM) the lines are told for it; else for the first event both record
+ * (cpu-clock: statistical, as the view is). */
 
 typedef struct sline {
-	DS_VEC(const char *) objs;  /* the data objects on the line */
-	DS_VEC(const char *) funcs; /* the functions that touched it */
+	DS_VEC(char *) objs;        /* the data objects on the line */
+	const char *cls;            /* the view's class */
 	uint64_t threads;
-	uint64_t count;             /* of the coherence event */
+	uint64_t count;             /* of the event told */
 } sline;
 
 typedef DS_VEC(sline) sline_vec;
@@ -947,85 +999,82 @@ typedef DS_VEC(sline) sline_vec;
 static void lines_free(sline_vec *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
+		for (size_t k = 0; k < v->v[i].objs.n; k++)
+			free(v->v[i].objs.v[k]);
 		ds_vec_free(&v->v[i].objs);
-		ds_vec_free(&v->v[i].funcs);
 	}
 	ds_vec_free(v);
 }
 
-/* The lines of a hotlines table, whose rows come as a tree: each line,
- * then its objects, then its code. */
+/* The line rows of a sharing table (its thread and note rows follow each). */
 static void lines_load(sline_vec *out, const ds_table *t, const char *event)
 {
 	size_t kind = find_col(t, "kind", 4), nthreads = find_col(t, "nthreads", 8);
-	size_t obj = find_col(t, "dataobject", 10), fn = find_col(t, "function", 8), ev = t->nevents;
+	size_t cls = find_col(t, "class", 5), objs = find_col(t, "dataobjects", 11), ev = t->nevents;
 
 	for (size_t e = 0; e < t->nevents; e++)
 		if (strcmp(t->events[e].name, event) == 0)
 			ev = e;
-	if (kind == (size_t)-1 || nthreads == (size_t)-1 || obj == (size_t)-1 || fn == (size_t)-1 ||
+	if (kind == (size_t)-1 || nthreads == (size_t)-1 || cls == (size_t)-1 || objs == (size_t)-1 ||
 	    ev == t->nevents)
 		return;
 	for (size_t i = 0; i < t->nrows; i++) {
 		const ds_row *r = &t->rows[i];
-		const char *k = r->cells[kind].s;
-		sline *l = out->n ? &out->v[out->n - 1] : NULL;
-		if (!k)
+		sline n = {0};
+		if (!r->cells[kind].s || strcmp(r->cells[kind].s, "line") != 0 || !r->cells[cls].s)
 			continue;
-		if (strcmp(k, "line") == 0) {
-			sline n = {0};
-			n.threads = r->cells[nthreads].u;
-			n.count = r->count[ev];
-			ds_vec_push(out, n);
-		} else if (l && strcmp(k, "object") == 0 && r->cells[obj].s) {
-			ds_vec_push(&l->objs, r->cells[obj].s);
-		} else if (l && strcmp(k, "code") == 0 && r->cells[fn].s) {
-			bool dup = false;
-			for (size_t j = 0; j < l->funcs.n && !dup; j++)
-				dup = strcmp(l->funcs.v[j], r->cells[fn].s) == 0;
-			if (!dup)
-				ds_vec_push(&l->funcs, r->cells[fn].s);
+		n.cls = r->cells[cls].s;
+		n.threads = r->cells[nthreads].u;
+		n.count = r->count[ev];
+		for (const char *p = r->cells[objs].s; p && *p;) {
+			size_t len = strcspn(p, ",");
+			ds_vec_push(&n.objs, ds_xstrndup(p, len));
+			p += len;
+			p += strspn(p, ", ");
 		}
+		ds_vec_push(out, n);
 	}
 }
 
 /* Whether two lines hold the same data: a named object in common (the
- * <scalars> and <unknown> buckets name nothing), or, on lines with no
- * named object, a function in common. */
+ * <scalars> and <unknown> buckets name nothing). */
 static bool same_line(const sline *a, const sline *b)
 {
-	bool named = false;
 	for (size_t i = 0; i < a->objs.n; i++) {
 		if (a->objs.v[i][0] == '<')
 			continue;
-		named = true;
 		for (size_t j = 0; j < b->objs.n; j++)
 			if (strcmp(a->objs.v[i], b->objs.v[j]) == 0)
 				return true;
 	}
-	if (named)
-		return false;
-	for (size_t i = 0; i < a->funcs.n; i++)
-		for (size_t j = 0; j < b->funcs.n; j++)
-			if (strcmp(a->funcs.v[i], b->funcs.v[j]) == 0)
-				return true;
 	return false;
 }
 
+/* "the line of struct a, struct b": its named objects (its <...> buckets
+ * when it has nothing named), four at most. */
 static void line_label(ds_buf *b, const sline *l)
 {
+	size_t named = 0, shown = 0;
+
+	for (size_t i = 0; i < l->objs.n; i++)
+		named += l->objs.v[i][0] != '<';
 	ds_buf_puts(b, "the line of ");
-	for (size_t i = 0; i < l->objs.n && i < 4; i++)
-		ds_buf_printf(b, "%s%s", i ? ", " : "", l->objs.v[i]);
-	if (l->objs.n > 4)
-		ds_buf_printf(b, " and %zu more", l->objs.n - 4);
+	for (size_t i = 0, n = 0; i < l->objs.n; i++) {
+		if (named && l->objs.v[i][0] == '<')
+			continue;
+		if (n++ < 4)
+			ds_buf_printf(b, "%s%s", shown++ ? ", " : "", l->objs.v[i]);
+	}
+	if ((named ? named : l->objs.n) > 4)
+		ds_buf_printf(b, " and %zu more", (named ? named : l->objs.n) - 4);
 	if (!l->objs.n)
 		ds_buf_puts(b, "no known data");
 }
 
+/* False, true or both: the sharing that costs (read-mostly does not). */
 static bool shared(const sline *l)
 {
-	return l->threads >= 2 && l->count > 0;
+	return strstr(l->cls, "sharing") != NULL && l->count > 0;
 }
 
 /* The lines of one side that are shared, and how the other side has
@@ -1038,8 +1087,8 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 	bool *done = ds_xcalloc(mine->n ? mine->n : 1, sizeof *done);
 
 	while (shown < VERDICT_ROWS) {
-		size_t best = mine->n;
-		uint64_t there = 0, threads = 0, x, y;
+		size_t best = mine->n, most = other->n;
+		uint64_t there = 0, x, y;
 		bool still = false;
 		ds_buf label = {0}, b = {0};
 		ds_diff_finding *f;
@@ -1051,15 +1100,17 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 		if (best == mine->n)
 			break;
 		done[best] = true;
+		/* the other side's lines of the same data; the class told is
+		 * that of the costliest, shared ones first */
 		for (size_t j = 0; j < other->n; j++) {
-			if (!same_line(&mine->v[best], &other->v[j]) && !same_line(&other->v[j], &mine->v[best]))
+			const sline *o = &other->v[j];
+			if (!same_line(&mine->v[best], o) && !same_line(o, &mine->v[best]))
 				continue;
-			there += other->v[j].count;
-			if (shared(&other->v[j])) {
-				still = true;
-				if (other->v[j].threads > threads)
-					threads = other->v[j].threads;
-			}
+			there += o->count;
+			if (most == other->n || (shared(o) && !still) ||
+			    (shared(o) == still && o->count > other->v[most].count))
+				most = j;
+			still |= shared(o);
 		}
 		if (from == AFTER && still)
 			continue; /* told from BEFORE's side */
@@ -1069,15 +1120,16 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 		ds_buf_printf(&b, "%s: %s ",
 			      from == AFTER ? "started being shared" : still ? "still shared" : "stopped being shared",
 			      label.p);
-		if (from == AFTER)
-			ds_buf_printf(&b, "(%" PRIu64 " threads in AFTER); ", mine->v[best].threads);
-		else if (still)
-			ds_buf_printf(&b, "(%" PRIu64 " -> %" PRIu64 " threads); ", mine->v[best].threads, threads);
+		if (most == other->n)
+			ds_buf_printf(&b, "(%s, %" PRIu64 " threads; not shared in %s); ", mine->v[best].cls,
+				      mine->v[best].threads, from == AFTER ? "BEFORE" : "AFTER");
+		else if (from == AFTER)
+			ds_buf_printf(&b, "(%s -> %s, %" PRIu64 " threads); ", other->v[most].cls,
+				      mine->v[best].cls, mine->v[best].threads);
 		else
-			ds_buf_printf(&b, "(%" PRIu64 " threads in BEFORE); ", mine->v[best].threads);
+			ds_buf_printf(&b, "(%s -> %s, %" PRIu64 " -> %" PRIu64 " threads); ", mine->v[best].cls,
+				      other->v[most].cls, mine->v[best].threads, other->v[most].threads);
 		change_text(&b, de->name, x, y, ns);
-		for (size_t k = 0; k < mine->v[best].funcs.n; k++)
-			ds_buf_printf(&b, "%s%s", k ? ", " : "; touched by ", mine->v[best].funcs.v[k]);
 		f = add_finding(v, "line", de->name, label.p, "%s", b.p);
 		f->status = from == AFTER ? "started" : still ? "still" : "stopped";
 		set_counts(f, true, x, true, y);
@@ -1098,8 +1150,8 @@ static void verdict_lines(finding_vec *v, const ds_diff *d, ds_session *s[2], co
 
 	/* without data addresses or a cache geometry there are no lines to
 	 * tell of; the rest of the verdict stands */
-	if (ds_view_build(s[BEFORE], "hotlines", NULL, &t[BEFORE], &ignore) ||
-	    ds_view_build(s[AFTER], "hotlines", NULL, &t[AFTER], &ignore)) {
+	if (ds_view_build(s[BEFORE], "sharing", NULL, &t[BEFORE], &ignore) ||
+	    ds_view_build(s[AFTER], "sharing", NULL, &t[AFTER], &ignore)) {
 		ds_table_free(t[BEFORE]);
 		return;
 	}
@@ -1155,12 +1207,19 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_e
 	ds_table *t[2] = {NULL, NULL};
 	ds_diff *f = NULL;
 	finding_vec lines = {0}, fns = {0};
+	size_t told = 0;
 
-	for (size_t k = 0; k < d->nevents; k++) {
-		const ds_diff_event *de = &d->events[k];
-		if (de->before >= 0 && de->after >= 0 && is_coherence(de->name))
-			verdict_lines(&lines, d, s, de);
-	}
+	/* shared lines: for each coherence event, or else the first event of both */
+	for (size_t k = 0; k < d->nevents; k++)
+		if (d->events[k].before >= 0 && d->events[k].after >= 0 && is_coherence(d->events[k].name)) {
+			verdict_lines(&lines, d, s, &d->events[k]);
+			told++;
+		}
+	for (size_t k = 0; k < d->nevents && !told; k++)
+		if (d->events[k].before >= 0 && d->events[k].after >= 0) {
+			verdict_lines(&lines, d, s, &d->events[k]);
+			told++;
+		}
 	if (strcmp(view, "functions") != 0) {
 		if (ds_view_build(s[BEFORE], "functions", NULL, &t[BEFORE], err) ||
 		    ds_view_build(s[AFTER], "functions", NULL, &t[AFTER], err) ||
@@ -1202,7 +1261,9 @@ int ds_diff_sessions(ds_session *before, ds_session *after, const char *view, co
 	for (size_t k = 0; k < (*out)->nevents; k++)
 		coherence |= (*out)->events[k].before >= 0 && (*out)->events[k].after >= 0 &&
 			     is_coherence((*out)->events[k].name);
-	if (coherence && verdict_sessions(*out, s, view, err)) {
+	/* without coherence misses, the lines are told in the views about lines */
+	if ((coherence || strcmp(view, "sharing") == 0 || strcmp(view, "hotlines") == 0) &&
+	    verdict_sessions(*out, s, view, err)) {
 		ds_diff_free(*out);
 		*out = NULL;
 		goto out;
