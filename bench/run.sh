@@ -15,6 +15,8 @@
 #    `perf report --stdio --sort sym` on the same perf.data.  Target: >= 5x.
 # 3. Report cost against the number of samples: the same program recorded
 #    for 1x and 8x as long (same unique instructions, 8x the samples).
+# Then bench/layout.sh, bench/sim.sh and bench/tui.sh (dsprof tui on ten
+# million samples: first screen, keys, memory), each with its own targets.
 set -eu
 BUILD=$(cd "${1:?usage: bench/run.sh BUILD_DIR}" && pwd)
 DSPROF="$BUILD/dsprof"
@@ -93,3 +95,4 @@ awk '{ n[NR] = $2; u[NR] = $3; t[NR] = $4;
 echo; "$BUILD/bench/mobj_eval"
 echo; sh "$(dirname "$0")/layout.sh" "$BUILD"
 sh "$(dirname "$0")/sim.sh" "$BUILD"
+echo; sh "$(dirname "$0")/tui.sh" "$BUILD"

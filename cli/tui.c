@@ -1,4 +1,4 @@
-/* dsprof tui [-i DIR] [--ascii] [--no-color] [--keys KEYS [--dump FILE] [--size WxH]]
+/* dsprof tui [-i DIR | BEFORE AFTER] [--ascii] [--no-color] [--keys KEYS [--dump FILE] [--size WxH]]
  *            [--stats FILE] */
 #include "cli/cli.h"
 
@@ -10,7 +10,8 @@
 #include <string.h>
 
 static const char tui_usage[] =
-	"usage: dsprof tui [options]\n"
+	"usage: dsprof tui [-i DIR] [options]\n"
+	"       dsprof tui BEFORE AFTER [options]   (compare two experiments, as dsprof diff)\n"
 	"\n"
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
 	"      --ascii            plain ASCII (also on terminals whose locale is not UTF-8)\n"
@@ -42,6 +43,7 @@ int cmd_tui(int argc, char **argv)
 	const char *no_color = getenv("NO_COLOR");
 	tui_opts o;
 	ds_err err = {0};
+	bool input_given = false;
 	int c;
 
 	memset(&o, 0, sizeof o);
@@ -52,7 +54,10 @@ int cmd_tui(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "i:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': o.input = optarg; break;
+		case 'i':
+			o.input = optarg;
+			input_given = true;
+			break;
 		case 'A': o.ascii = true; break;
 		case 'C': o.color = false; break;
 		case 'k': o.keys = optarg; break;
@@ -74,11 +79,16 @@ int cmd_tui(int argc, char **argv)
 			return cli_usage_error("tui", "bad option");
 		}
 	}
-	if (optind + 2 == argc)
-		return cli_usage_error("tui", "comparing two experiments (dsprof tui BEFORE AFTER) is not in this "
-				       "dsprof yet; open one with -i DIR");
-	if (optind < argc)
-		return cli_usage_error("tui", "unexpected argument '%s' (the experiment is given with -i)", argv[optind]);
+	if (optind + 2 == argc) {
+		/* dsprof tui BEFORE AFTER */
+		if (input_given)
+			return cli_usage_error("tui", "give either -i DIR or two experiments BEFORE AFTER, not both");
+		o.input = argv[optind];
+		o.input2 = argv[optind + 1];
+	} else if (optind < argc) {
+		return cli_usage_error("tui", "unexpected argument '%s' (give -i DIR, or BEFORE AFTER to compare two)",
+				       argv[optind + (optind + 2 < argc ? 2 : 0)]);
+	}
 	if (o.dump && !o.keys)
 		return cli_usage_error("tui", "--dump goes with --keys (scripted mode)");
 	if (o.keys && !o.dump)

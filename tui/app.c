@@ -44,8 +44,10 @@ const tab_def tui_tabs[T_NTABS] = {
 			"@ M ~name offsets loads stores nthreads threads", NULL,
 			"the hottest cache lines; Enter shows their data, threads and code", "line",
 			"object code"},
-	[T_SHARING] = {"Sharing", "Shr", '9', "sharing", 0, "@ M ~name *", NULL,
-		       "cache lines written by one thread and used by others"},
+	[T_SHARING] = {"Sharing", "Shr", '9', "sharing", TF_TREE | TF_LINE,
+		       "@ M ~name class loads stores hitm reads writes dataobjects", NULL,
+		       "lines two or more threads touched: false or true sharing, who, and the fix", "line",
+		       "thread evidence fix check"},
 	[T_TIMELINE] = {"Timeline", "Tim", '0', "timeline", 0, NULL, NULL,
 			"per-thread strips over time, by function or data object"},
 	[T_SUMMARY] = {"Summary", "Sum", 'i', "summary", 0, NULL, NULL,
@@ -60,6 +62,11 @@ int tcol(const ds_table *t, const char *name)
 		if (strcmp(t->cols[c].name, name) == 0)
 			return (int)c;
 	return -1;
+}
+
+bool diff_table(const ds_table *t)
+{
+	return tcol(t, "status") >= 0 && tcol(t, "before_name") >= 0 && tcol(t, "after_name") >= 0;
 }
 
 const char *cell_str(const ds_table *t, const ds_row *r, const char *col)
@@ -204,14 +211,17 @@ static bool kind_in(const char *kind, const char *list)
 	return false;
 }
 
+/* A diff is in the order of the changes, not the view's: no rows fold. */
 bool tree_child(int tab, const ds_table *t, const ds_row *r)
 {
-	return (tui_tabs[tab].flags & TF_TREE) && kind_in(cell_str(t, r, "kind"), tui_tabs[tab].children);
+	return (tui_tabs[tab].flags & TF_TREE) && !diff_table(t) &&
+	       kind_in(cell_str(t, r, "kind"), tui_tabs[tab].children);
 }
 
 bool tree_parent(int tab, const ds_table *t, const ds_row *r)
 {
-	return (tui_tabs[tab].flags & TF_TREE) && kind_in(cell_str(t, r, "kind"), tui_tabs[tab].parent);
+	return (tui_tabs[tab].flags & TF_TREE) && !diff_table(t) &&
+	       kind_in(cell_str(t, r, "kind"), tui_tabs[tab].parent);
 }
 
 /* How wide the shown rows' names and cells are (the first few thousand:
@@ -262,12 +272,19 @@ static void compute_vis(tui_app *a, int tab)
 }
 
 /* Put the cursor on the first shown row whose column `col` is `val` (the
- * name for col NULL); false when none is. */
+ * name for col NULL), numbers compared as they are shown; false when none
+ * is. */
 static bool focus(tab_state *ts, const char *col, const char *val)
 {
+	int c = col ? tcol(ts->t, col) : -1;
+	char buf[512];
+	if (col && c < 0)
+		return false;
 	for (size_t i = 0; i < ts->vis.n; i++) {
 		const ds_row *r = &ts->t->rows[ts->vis.v[i]];
-		if (strcmp(col ? cell_str(ts->t, r, col) : r->name, val) == 0) {
+		if (col)
+			fmt_cell(buf, sizeof buf, &ts->t->cols[c], &r->cells[c]);
+		if (strcmp(col ? buf : r->name, val) == 0) {
 			ts->cur = i;
 			return true;
 		}
@@ -331,13 +348,17 @@ static char *request_key(const tui_app *a, int tab)
 {
 	const tab_state *ts = &a->tabs[tab];
 	const char *sort = tab_sort(ts, tab);
-	return ds_xasprintf("%s|%s|%u|%llu|%llu|%d|%s",
+	bool lines = (tui_tabs[tab].flags & TF_LINE) != 0;
+	return ds_xasprintf("%s|%s|%u|%s|%llu|%llu|%d|%s",
 			    (tui_tabs[tab].flags & TF_ROWSEL) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
-			    (tui_tabs[tab].flags & TF_LINE) ? a->line : 0, (unsigned long long)ts->from, (unsigned long long)ts->to,
-			    tab == T_TIMELINE ? timeline_slices(a) : 0, a->filter ? a->filter : "");
+			    lines ? a->line : 0, lines && a->level ? a->level : "", (unsigned long long)ts->from,
+			    (unsigned long long)ts->to, tab == T_TIMELINE ? timeline_slices(a) : 0,
+			    a->filter ? a->filter : "");
 }
 
-static void request(tui_app *a, int tab)
+/* Ask for the tab's view unless the table shown (or on its way) is the
+ * one wanted; a prefetch is built when nothing else is asked for. */
+static void request_view(tui_app *a, int tab, bool prefetch)
 {
 	tab_state *ts = &a->tabs[tab];
 	const tab_def *td = &tui_tabs[tab];
@@ -379,17 +400,48 @@ static void request(tui_app *a, int tab)
 		r->vo.function = ds_xstrdup(ts->ctx);
 	if (tab == T_LAYOUT)
 		r->vo.type = ts->ctx && *ts->ctx ? ds_xstrdup(ts->ctx) : NULL;
-	if (td->flags & TF_LINE)
+	/* a level: its lines (the layout draws the one size; the line views
+	 * take the level, whose measured size they look up themselves) */
+	if ((td->flags & TF_LINE) && tab == T_LAYOUT) {
+		r->vo.line = a->line ? a->line : a->level_line;
+	} else if (td->flags & TF_LINE) {
 		r->vo.line = a->line;
+		r->vo.level = a->level ? ds_xstrdup(a->level) : NULL;
+	}
 	if (tab == T_TIMELINE) {
 		r->vo.slices = (unsigned)timeline_slices(a);
 		r->vo.from_ns = ts->from;
 		r->vo.to_ns = ts->to;
 	}
 	r->partial_ok = (td->flags & TF_PARTIAL) != 0;
+	r->prefetch = prefetch;
 	ts->pending = true;
 	set_str(&ts->msg, NULL);
 	worker_request(a->w, r);
+}
+
+static void request(tui_app *a, int tab)
+{
+	request_view(a, tab, false);
+}
+
+/* Once every sample is attributed, the tabs that need no selection and
+ * whose views take a while on a large experiment are built ahead, while
+ * the user looks at the first one; a key asking for another view goes
+ * first.  Interactive only: scripted screens stay the same on every run. */
+static void prefetch(tui_app *a)
+{
+	static const int tabs[] = {T_DATAOBJECTS, T_DISASM, T_TIMELINE, T_SUMMARY};
+	if (a->o->keys)
+		return;
+	for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+		tab_state *ts = &a->tabs[tabs[i]];
+		if (tabs[i] == a->tab || ts->t || ts->pending)
+			continue;
+		if (!ts->ctx)
+			ts->ctx = default_ctx(a, tabs[i]);
+		request_view(a, tabs[i], true);
+	}
 }
 
 /* Show tab `tab` with context ctx (NULL: the selection's). */
@@ -411,13 +463,17 @@ static void show_tab(tui_app *a, int tab, const char *ctx)
 	a->dirty = true;
 }
 
-/* A new trail: number keys and Tab. */
+/* A new trail: number keys and Tab.  A table already there (built ahead,
+ * or on an earlier visit) makes its cursor's row the selection, as a new
+ * one does when it comes. */
 static void switch_tab(tui_app *a, int tab)
 {
 	for (size_t i = 0; i < a->back.n; i++)
 		free(a->back.v[i].ctx);
 	a->back.n = 0;
 	show_tab(a, tab, NULL);
+	if (a->tabs[tab].t && !a->tabs[tab].pending && tab != T_TIMELINE)
+		follow_cursor(a);
 }
 
 /* Drill into (tab, ctx), remembering where we were. */
@@ -471,6 +527,28 @@ static void drill_function(tui_app *a, int tab, char *f)
 	set_str(&a->function, f);
 	drill(a, tab, f, NULL, NULL);
 	free(f);
+}
+
+/* Sharing: from a line's thread, evidence or fix to the layout of the type
+ * on the line (the first of its data objects), where the fix is made. */
+static void drill_shared_type(tui_app *a, const tab_state *ts)
+{
+	size_t i = ts->vis.v[ts->cur];
+	const char *objs;
+	char *type;
+	while (i > 0 && !tree_parent(a->tab, ts->t, &ts->t->rows[i]))
+		i--;
+	objs = cell_str(ts->t, &ts->t->rows[i], "dataobjects");
+	if (strncmp(objs, "struct ", 7) && strncmp(objs, "union ", 6) && strncmp(objs, "class ", 6)) {
+		message(a, ST_STATUS, "No struct, union or class on this line to show the layout of.");
+		return;
+	}
+	/* "struct a.f, struct b": the first type */
+	type = ds_xstrndup(objs, strcspn(objs, ".,("));
+	ds_trim(type);
+	set_str(&a->type, type);
+	drill(a, T_LAYOUT, type, NULL, NULL);
+	free(type);
 }
 
 static void enter(tui_app *a)
@@ -555,6 +633,12 @@ static void enter(tui_app *a)
 				message(a, ST_STATUS, "No source line here.");
 			free(f);
 		}
+		break;
+	case T_SHARING:
+		if (tree_parent(a->tab, ts->t, r))
+			fold(a, -1);
+		else
+			drill_shared_type(a, ts);
 		break;
 	default:
 		message(a, ST_STATUS, "Enter has nothing to open here.");
@@ -692,7 +776,22 @@ static void open_sort_menu(tui_app *a)
 	menu_clear(&a->menu);
 	a->menu.kind = MENU_SORT;
 	a->menu.title = "Sort by";
-	for (size_t e = 0; t->has_metrics && e < t->nevents; e++)
+	/* a diff's keys (dsprof diff --sort), for the events both sides recorded */
+	for (size_t e = 0; diff_table(t) && e < t->nevents; e++) {
+		static const char *const dkeys[] = {"delta", "change", "before", "after"};
+		const char *ev = t->events[e].name + strlen("before:");
+		bool both = false;
+		if (strncmp(t->events[e].name, "before:", 7) != 0)
+			continue;
+		for (size_t k = 0; k < t->nevents; k++)
+			both |= !strncmp(t->events[k].name, "after:", 6) && !strcmp(t->events[k].name + 6, ev);
+		for (size_t k = 0; both && k < sizeof dkeys / sizeof dkeys[0]; k++) {
+			snprintf(item, sizeof item, "%s %s", ev, dkeys[k]);
+			snprintf(key, sizeof key, "%s:%s", dkeys[k], ev);
+			menu_add(&a->menu, item, key, false);
+		}
+	}
+	for (size_t e = 0; t->has_metrics && !diff_table(t) && e < t->nevents; e++)
 		for (int m = MT_SAMPLES; m < MT_N; m++) {
 			if (m == MT_INCL_PCT || (m >= MT_INCL_PCT && !t->inclusive))
 				continue;
@@ -724,6 +823,8 @@ static void open_metrics_menu(tui_app *a)
 	a->mode = MODE_MENU;
 }
 
+/* Cache lines: a level's (L1D, L2, L3, as measured on the recording
+ * machine) or a size of one's own; keys "L2:64" and "128". */
 static void open_line_menu(tui_app *a)
 {
 	const ds_meta *m = a->st.open ? worker_meta(a->w) : NULL;
@@ -731,21 +832,24 @@ static void open_line_menu(tui_app *a)
 	char item[128], key[32];
 	menu_clear(&a->menu);
 	a->menu.kind = MENU_LINE;
-	a->menu.title = "Cache lines of DataLayout and HotLines";
-	menu_add(&a->menu, "each cache level's measured line", "0", a->line == 0);
+	a->menu.title = "Cache lines of DataLayout, HotLines and Sharing";
+	menu_add(&a->menu, "L1D, and DataLayout draws each level's measured line", "0", !a->line && !a->level);
 	for (int i = 0; m && i < m->ncaches; i++) {
 		const ds_cache_level *c = &m->caches[i];
-		if (!strcmp(c->type, "Instruction") || !c->line)
+		if (!strcmp(c->type, "Instruction") || !c->line || c->level < 1 || c->level > 3)
 			continue;
-		snprintf(item, sizeof item, "L%d %s: %u bytes (measured)", c->level,
-			 !strcmp(c->type, "Data") ? "data" : "unified", c->line);
-		snprintf(key, sizeof key, "%u", c->line);
+		snprintf(key, sizeof key, "%s:%u", c->level == 1 ? "L1D" : c->level == 2 ? "L2" : "L3", c->line);
+		snprintf(item, sizeof item, "%.*s: its %u-byte lines (measured)", (int)strcspn(key, ":"), key, c->line);
 		menu_add(&a->menu, item, key, false);
+		if (a->level && !strncmp(key, a->level, strlen(a->level)) && key[strlen(a->level)] == ':')
+			a->menu.cur = a->menu.items.n - 1;
 	}
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		snprintf(item, sizeof item, "%u bytes", sizes[i]);
+		snprintf(item, sizeof item, "%u-byte lines", sizes[i]);
 		snprintf(key, sizeof key, "%u", sizes[i]);
-		menu_add(&a->menu, item, key, a->line == sizes[i]);
+		menu_add(&a->menu, item, key, false);
+		if (a->line == sizes[i])
+			a->menu.cur = a->menu.items.n - 1;
 	}
 	a->mode = MODE_MENU;
 }
@@ -765,15 +869,23 @@ static void menu_choose(tui_app *a)
 		break;
 	case MENU_METRICS:
 		break;
-	case MENU_LINE:
-		a->line = (unsigned)strtoul(key, NULL, 10);
+	case MENU_LINE: {
+		const char *colon = strchr(key, ':');
+		free(a->level);
+		a->level = colon ? ds_xstrndup(key, (size_t)(colon - key)) : NULL;
+		a->level_line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+		a->line = colon ? 0 : (unsigned)strtoul(key, NULL, 10);
 		if (tui_tabs[a->tab].flags & TF_LINE)
 			request(a, a->tab);
-		if (a->line)
-			message(a, ST_STATUS, "DataLayout and HotLines use %u-byte lines.", a->line);
+		if (a->level)
+			message(a, ST_STATUS, "DataLayout, HotLines and Sharing use %s's %u-byte lines.", a->level,
+				a->level_line);
+		else if (a->line)
+			message(a, ST_STATUS, "DataLayout, HotLines and Sharing use %u-byte lines.", a->line);
 		else
-			message(a, ST_STATUS, "DataLayout and HotLines use the measured lines.");
+			message(a, ST_STATUS, "HotLines and Sharing use L1D's lines, DataLayout each level's.");
 		break;
+	}
 	case MENU_MOBJ:
 		set_str(&a->mobj, key);
 		show_tab(a, T_MEMOBJ, key);
@@ -1266,6 +1378,15 @@ static void install(tui_app *a, tui_res *res)
 		free(keep);
 		return; /* stale: the caller frees it */
 	}
+	if (res->dropped) {
+		/* never built: asked again when the tab shows */
+		ts->pending = false;
+		set_str(&ts->key, NULL);
+		free(keep);
+		if (res->tab == a->tab)
+			request(a, a->tab);
+		return;
+	}
 	ds_table_free(ts->t);
 	ds_table_free(ts->t2);
 	free(ts->msg);
@@ -1275,6 +1396,13 @@ static void install(tui_app *a, tui_res *res)
 	ts->t2 = res->t2;
 	ts->msg = res->msg;
 	res->t = res->t2 = NULL;
+	for (size_t i = 0; i < ts->nverdict; i++)
+		free(ts->verdict[i]);
+	free(ts->verdict);
+	ts->verdict = res->verdict;
+	ts->nverdict = res->nverdict;
+	res->verdict = NULL;
+	res->nverdict = 0;
 	res->msg = NULL;
 	ts->partial = res->partial;
 	ts->pending = false;
@@ -1341,6 +1469,8 @@ bool app_poll(tui_app *a)
 	}
 	if (!old.loaded && a->st.loaded)
 		request(a, a->tab); /* a partial table, or a tab that waited */
+	if (!old.ready && a->st.ready)
+		prefetch(a);
 	if (changed)
 		a->dirty = true;
 	return changed;
@@ -1356,6 +1486,7 @@ void app_init(tui_app *a, const tui_opts *o, tui_worker *w, int width, int heigh
 {
 	memset(a, 0, sizeof *a);
 	a->o = o;
+	a->compare = o->input2 != NULL;
 	a->w = w;
 	grid_init(&a->scr, width, height, o->ascii);
 	worker_status(w, &a->st);
@@ -1369,6 +1500,9 @@ void app_fini(tui_app *a)
 		tab_state *ts = &a->tabs[i];
 		ds_table_free(ts->t);
 		ds_table_free(ts->t2);
+		for (size_t k = 0; k < ts->nverdict; k++)
+			free(ts->verdict[k]);
+		free(ts->verdict);
 		free(ts->msg);
 		free(ts->ctx);
 		free(ts->sort);
@@ -1389,6 +1523,7 @@ void app_fini(tui_app *a)
 	free(a->show);
 	mobjs_clear(a);
 	free(a->filter);
+	free(a->level);
 	free(a->function);
 	free(a->type);
 	free(a->mobj);

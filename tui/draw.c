@@ -104,8 +104,19 @@ static bool is_sorted(const ds_table *t, const char *sort, const ucol *u)
 		sort = "samples";
 	if (u->kind == UC_NAME)
 		return !strcmp(sort, "name");
-	if (u->kind == UC_CELL)
-		return !strcmp(sort, t->cols[u->col].name);
+	if (u->kind == UC_CELL) {
+		/* a diff's "delta" is its first event's delta:E */
+		const char *name = t->cols[u->col].name;
+		size_t k = strlen(sort);
+		if (!strcmp(sort, name))
+			return true;
+		if (!diff_table(t) || strchr(sort, ':') || strncmp(name, sort, k) || name[k] != ':')
+			return false;
+		for (size_t c = 0; c < (size_t)u->col; c++)
+			if (!strncmp(t->cols[c].name, sort, k) && t->cols[c].name[k] == ':')
+				return false;
+		return true;
+	}
 	if (u->kind != UC_METRIC)
 		return false;
 	ev = t->events[u->ev].name;
@@ -133,6 +144,8 @@ static const char *view_sort(const ds_table *t)
 	static const char *const own[][2] = {{"callers", "incl"}, {"datalayout", "order"},
 					     {"typestats", "order"}, {"timeline", "order"},
 					     {"source", "line"}, {"samples", "time"}};
+	if (diff_table(t))
+		return "delta";
 	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
 		if (!strcmp(t->view, own[i][0]))
 			return own[i][1];
@@ -169,6 +182,23 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 					if (n >= MAX_UCOLS - 8)
 						break;
 				}
+			/* a diff: the change beside the metrics, before the names;
+			 * "delta" and "change" when one event is compared */
+			if (diff_table(t)) {
+				size_t nd = 0;
+				for (size_t c = 0; c < t->ncols; c++)
+					nd += !strncmp(t->cols[c].name, "delta:", 6);
+				for (size_t c = 0; c < t->ncols && c < MAX_UCOLS && n < MAX_UCOLS - 8; c++) {
+					const char *cn = t->cols[c].name;
+					if (strncmp(cn, "delta:", 6) && strncmp(cn, "change:", 7) && strcmp(cn, "status"))
+						continue;
+					listed[c] = true;
+					u[n] = (ucol){.kind = UC_CELL, .col = (int)c, .right = t->cols[c].kind != DS_COL_STR};
+					snprintf(u[n].title, sizeof u[n].title, "%.*s", nd == 1 ? (int)strcspn(cn, ":") : 63,
+						 cn);
+					n++;
+				}
+			}
 		} else if (!strcmp(tok, "bars")) {
 			for (size_t e = 0; t->has_metrics && e < t->nevents && e < a->nev && n < MAX_UCOLS - 8; e++)
 				if (a->show[e * MT_N + MT_PCT] || a->show[e * MT_N + MT_SAMPLES]) {
@@ -183,7 +213,7 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 		} else if (!strcmp(tok, "*")) {
 			for (size_t c = 0; c < t->ncols && n < MAX_UCOLS - 8; c++)
 				if (t->cols[c].text && (c >= MAX_UCOLS || !listed[c])) {
-					u[n] = (ucol){.kind = UC_CELL, .col = (int)c};
+					u[n] = (ucol){.kind = UC_CELL, .col = (int)c, .right = t->cols[c].kind != DS_COL_STR};
 					snprintf(u[n].title, sizeof u[n].title, "%s", t->cols[c].name);
 					n++;
 				}
@@ -214,8 +244,8 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 	}
 	/* too wide: the flexible column (names, source text, disassembly)
 	 * keeps its share (a third of the screen, "~~": half, or less when
-	 * its widest text is shorter); the last columns of the spec go first,
-	 * then the widest narrow */
+	 * its widest text is shorter) while the last columns of the spec go;
+	 * then it gives up its share, then the widest text cells narrow */
 	{
 		int natural = flex < 0 ? 0 : u[flex].kind == UC_NAME ? ts->namew + 4
 					: ts->colw ? ts->colw[u[flex].col] : 0;
@@ -244,8 +274,15 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 				}
 				continue;
 			}
+			/* then the flexible column gives up its share, down to 16;
+			 * then text cells narrow; numbers are never cut */
+			if (flex >= 0 && fmin > 16) {
+				fmin--;
+				continue;
+			}
 			for (int i = 0; i < n; i++)
-				if (u[i].kind == UC_CELL && i != flex && u[i].w > 6 && (victim < 0 || u[i].w > u[victim].w))
+				if (u[i].kind == UC_CELL && !u[i].right && i != flex && u[i].w > 6 &&
+				    (victim < 0 || u[i].w > u[victim].w))
 					victim = i;
 			if (victim < 0)
 				break;
@@ -303,7 +340,8 @@ static void draw_crumbs(tui_app *a)
 	tui_screen *s = &a->scr;
 	ds_buf b = {0};
 	const char *p;
-	int srcw = grid_width(s, a->o->input) + 1;
+	char *src = a->compare ? ds_xasprintf("%s -> %s", a->o->input, a->o->input2) : ds_xstrdup(a->o->input);
+	int srcw = grid_width(s, src) + 1;
 
 	for (size_t i = 0; i < a->back.n; i++) {
 		ctx_label(&b, a->back.v[i].tab, a->back.v[i].ctx);
@@ -324,7 +362,17 @@ static void draw_crumbs(tui_app *a)
 	} else {
 		grid_text(s, 1, 0, s->w - srcw, ST_CRUMB, p);
 	}
-	grid_text_right(s, 1, s->w - srcw, srcw, ST_DIM, a->o->input);
+	/* a long path keeps its end, which names the experiment */
+	p = src;
+	if (grid_width(s, p) > srcw - 1) {
+		while (*p && grid_width(s, p) > srcw - 2)
+			p += ds_utf8_len(p) ? ds_utf8_len(p) : 1;
+		grid_raw(s, 1, s->w - srcw, 1, ST_DIM, s->g->ellipsis);
+		grid_text(s, 1, s->w - srcw + 1, srcw - 1, ST_DIM, p);
+	} else {
+		grid_text_right(s, 1, s->w - srcw, srcw, ST_DIM, p);
+	}
+	free(src);
 	ds_buf_free(&b);
 }
 
@@ -476,6 +524,10 @@ static int row_style(int tab, const ds_table *t, const ds_row *r)
 		return ST_DIM;
 	if (tab == T_SOURCE && t->nevents && r->count[0] && pct(r->count[0], t->events[0].count) >= 1.0)
 		return ST_HOT;
+	/* lines the threads fight over: false or true sharing */
+	if (tab == T_SHARING && (!strncmp(cell_str(t, r, "class"), "false", 5) ||
+				 !strncmp(cell_str(t, r, "class"), "true", 4)))
+		return ST_HOT;
 	if ((tab == T_CALLERS && !strcmp(cell_str(t, r, "relation"), "function")) ||
 	    (tab == T_DATAOBJECTS && !strcmp(kind, "type")))
 		return ST_CRUMB;
@@ -519,7 +571,7 @@ static void draw_table(tui_app *a)
 	tui_screen *s = &a->scr;
 	tab_state *ts = &a->tabs[a->tab];
 	const ds_table *t = ts->t;
-	bool tree = (tui_tabs[a->tab].flags & TF_TREE) != 0;
+	bool tree = (tui_tabs[a->tab].flags & TF_TREE) && !diff_table(t);
 	ucol u[MAX_UCOLS];
 	int n = layout_cols(a, a->tab, u), rows = body_rows(a);
 	char buf[512];
@@ -541,7 +593,11 @@ static void draw_table(tui_app *a)
 	grid_fill(s, 3, 0, s->w, ST_HEADER);
 	for (int i = 0; i < n; i++) {
 		int style = u[i].sorted ? ST_SORTED : ST_HEADER;
-		const char *glyph = !u[i].sorted ? "" : u[i].kind == UC_METRIC ? s->g->sort_desc : s->g->sort_asc;
+		/* metrics and a diff's changes sort largest first, the rest ascending */
+		const char *cn = u[i].kind == UC_CELL ? t->cols[u[i].col].name : "";
+		bool desc = u[i].kind == UC_METRIC ||
+			    (diff_table(t) && (!strncmp(cn, "delta:", 6) || !strncmp(cn, "change:", 7)));
+		const char *glyph = !u[i].sorted ? "" : desc ? s->g->sort_desc : s->g->sort_asc;
 		snprintf(buf, sizeof buf, "%s%s", u[i].title, glyph);
 		if (u[i].right)
 			grid_text_right(s, 3, u[i].x, u[i].w, style, buf);
@@ -549,10 +605,12 @@ static void draw_table(tui_app *a)
 			grid_text(s, 3, u[i].x, u[i].w, style, buf);
 	}
 	if (!ts->vis.n) {
-		draw_message(a, ts->ctx && ts->ctx[0] && (tui_tabs[a->tab].flags & TF_ROWSEL)
-					? "No sampled instructions here."
-					: "No rows: nothing was sampled here.",
-			     ST_DIM);
+		const char *why = "No rows: nothing was sampled here.";
+		if (ts->ctx && ts->ctx[0] && (tui_tabs[a->tab].flags & TF_ROWSEL))
+			why = "No sampled instructions here.";
+		else if (a->tab == T_SHARING)
+			why = "No cache line was shared: none had samples of two or more threads.";
+		draw_message(a, why, ST_DIM);
 		return;
 	}
 	for (int i = 0; i < rows && ts->top + (size_t)i < ts->vis.n; i++) {
@@ -590,7 +648,9 @@ static void draw_table(tui_app *a)
 				}
 				if (!sel && a->search && *a->search && strcasestr(r->name, a->search))
 					st = ST_MATCH;
-				grid_text(s, y, x, c->w - (x - c->x), st, r->name);
+				/* a note (evidence, a fix, an alignment remark) has no
+				 * metrics or cells to keep clear: it takes the rest of the row */
+				grid_text(s, y, x, r->note ? s->w - x : c->w - (x - c->x), st, r->name);
 				break;
 			}
 			case UC_CELL:
@@ -620,10 +680,9 @@ static void draw_table(tui_app *a)
 
 typedef DS_VEC(char *) strvec;
 
-static void summary_lines(const tui_app *a, strvec *out)
+/* An experiment's facts and events, from its summary table. */
+static void experiment_lines(const ds_table *t, strvec *out)
 {
-	const tab_state *ts = &a->tabs[T_SUMMARY];
-	const ds_table *t = ts->t, *st = ts->t2;
 	size_t w = 8;
 	for (size_t i = 0; i < t->nprops; i++)
 		if (strlen(t->props[i].key) > w)
@@ -649,6 +708,28 @@ static void summary_lines(const tui_app *a, strvec *out)
 		ds_vec_push(out, ds_xasprintf("%-20s %10s %8s %8s %12" PRIu64 " %12s", row->name, per, fr,
 					      cell_str(t, row, "precise"), row->samples[e], cnt));
 	}
+}
+
+static void summary_lines(const tui_app *a, strvec *out)
+{
+	const tab_state *ts = &a->tabs[T_SUMMARY];
+	const ds_table *st = ts->t2;
+
+	if (a->compare) {
+		/* the verdict, then each side */
+		ds_vec_push(out, ds_xstrdup("Verdict (dsprof diff BEFORE AFTER, on the functions):"));
+		for (size_t i = 0; i < ts->nverdict; i++)
+			ds_vec_push(out, ds_xasprintf("  %s", ts->verdict[i]));
+		ds_vec_push(out, ds_xstrdup(""));
+		ds_vec_push(out, ds_xasprintf("BEFORE: %s", a->o->input));
+		experiment_lines(ts->t, out);
+		ds_vec_push(out, ds_xstrdup(""));
+		ds_vec_push(out, ds_xasprintf("AFTER: %s", a->o->input2));
+		if (st)
+			experiment_lines(st, out);
+		return;
+	}
+	experiment_lines(ts->t, out);
 	if (!st)
 		return;
 	ds_vec_push(out, ds_xstrdup(""));
@@ -837,8 +918,9 @@ static const char *const help_text[][2] = {
 	{"Up Down, k j", "move the cursor (Timeline: between threads)"},
 	{"PgUp PgDn, C-b C-f", "a page up, down; C-u C-d: half a page"},
 	{"Home End, g G", "the first, the last row"},
-	{"Right Left, + -", "DataObjects: show, hide a type's fields"},
-	{"Space", "DataObjects: show or hide them; elsewhere a page down"},
+	{"Right Left, + -", "DataObjects, HotLines, Sharing: show, hide the rows"},
+	{"", "folded under a type, a cache line"},
+	{"Space", "there: show or hide them; elsewhere a page down"},
 	{NULL, "Tabs"},
 	{"Tab S-Tab", "the next, the previous tab"},
 	{"1 2 3 4 5", "Functions, Callers-Callees, Source, Disassembly,"},
@@ -850,7 +932,10 @@ static const char *const help_text[][2] = {
 	{"", "to its instructions; an instruction to its line; a"},
 	{"", "caller or callee to its own callers and callees; a"},
 	{"", "type to its layout; a field or a member to the"},
-	{"", "instructions that touch it"},
+	{"", "instructions that touch it; a hot line to its fields,"},
+	{"", "threads and functions, and those to their code; a"},
+	{"", "shared line to its threads, evidence and fix, and those"},
+	{"", "to the layout of the type on it"},
 	{"BS Esc", "back to where Enter came from (see the breadcrumb)"},
 	{"/ F3", "search the rows' names and text"},
 	{"n N", "the next, the previous match"},
@@ -858,7 +943,8 @@ static const char *const help_text[][2] = {
 	{"", "also DOBJ FIELD VADDR CPUID MOBJ(name)...; empty: none"},
 	{"s F6", "sort by a column, as dsprof report --sort does"},
 	{"m", "choose the metric columns of each event"},
-	{"l", "the cache line DataLayout draws: each level's, a size"},
+	{"l", "the cache lines of DataLayout, HotLines and Sharing:"},
+	{"", "a level's (L1D L2 L3, measured), or a size"},
 	{NULL, "MemObjects"},
 	{"Enter", "pick a predefined, machine, your or this session's one"},
 	{"e", "define one for this session: NAME = EXPR"},

@@ -38,6 +38,10 @@ static int stats_write(const stats *st, const char *path, ds_err *err)
 	fprintf(f, "keys %zu\n", st->key_us.n);
 	fprintf(f, "key_max_ms %.2f\n", (double)max / 1000);
 	fprintf(f, "key_avg_ms %.2f\n", st->key_us.n ? (double)sum / 1000 / (double)st->key_us.n : 0.0);
+	fputs("key_ms", f);
+	for (size_t i = 0; i < st->key_us.n; i++)
+		fprintf(f, " %.1f", (double)st->key_us.v[i] / 1000);
+	fputc('\n', f);
 	if (fclose(f) != 0)
 		return ds_err_set(err, DS_EENV, "cannot write the timings to '%s'", path);
 	return 0;

@@ -11,6 +11,12 @@
  * shows while a large experiment is still loading (from the samples read
  * so far, marked as partial) and keys are answered while views are built.
  *
+ * Comparing two experiments (dsprof tui BEFORE AFTER), every tab shows the
+ * diff of its view that dsprof diff prints (ds_diff_sessions, or
+ * ds_diff_tables of the two views built with the tab's function or type),
+ * and the summary the verdict; the timeline, one run's threads over time,
+ * is not compared.
+ *
  * Scripted mode replays keys without a terminal and writes every screen as
  * text: the tests drive the interface with it.  Key syntax (docs/dsprof-tui.1):
  * characters stand for themselves; <Enter> <Esc> <Tab> <S-Tab> <BS> <Del>
@@ -26,7 +32,8 @@
 #include "analyze/analyze.h"
 
 typedef struct tui_opts {
-	const char *input;          /* the experiment (directory or perf.data) */
+	const char *input;          /* the experiment (directory or perf.data); BEFORE when comparing */
+	const char *input2;         /* dsprof tui BEFORE AFTER: AFTER; NULL: one experiment */
 	ds_session_opts session;    /* how to open it (progress and deferred are the TUI's) */
 	bool ascii;                 /* ASCII only, whatever the terminal can show */
 	bool color;                 /* false: monochrome (NO_COLOR, --no-color) */

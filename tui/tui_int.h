@@ -121,6 +121,7 @@ typedef struct tui_req {
 	char *view2;          /* a second view built with it (the summary's typestats), or NULL */
 	ds_view_opts vo;      /* its strings are the request's */
 	bool partial_ok;      /* may be built from the samples read so far */
+	bool prefetch;        /* ahead of time: built when nothing else is asked for */
 } tui_req;
 
 typedef struct tui_res {
@@ -131,9 +132,13 @@ typedef struct tui_res {
 	int tab;
 	uint64_t gen;
 	ds_table *t;          /* NULL on an error: then msg */
-	ds_table *t2;         /* view2's, NULL on an error or without one */
+	ds_table *t2;         /* view2's, NULL on an error or without one; comparing,
+			       * the summary's AFTER (t: BEFORE's) */
+	char **verdict;       /* comparing, the summary: the diff's verdict, a line each */
+	size_t nverdict;
 	char *msg;
 	bool partial;         /* from part of the samples: a full one follows */
+	bool dropped;         /* a newer request replaced it before it was built */
 } tui_res;
 
 typedef struct tui_status {
@@ -205,14 +210,15 @@ enum { MT_PCT, MT_SAMPLES, MT_COUNT, MT_INCL_PCT, MT_INCL_SAMPLES, MT_INCL_COUNT
 
 typedef struct tab_state {
 	ds_table *t;
-	ds_table *t2;         /* the summary's resolution statistics */
+	ds_table *t2;         /* the summary: resolution statistics; comparing, AFTER's summary */
+	char **verdict;       /* comparing, the summary: the diff's verdict */
+	size_t nverdict;
 	char *msg;            /* no table: why (an error, a missing view) */
 	bool partial;
 	bool pending;         /* a request is out */
 	uint64_t gen;         /* of the last request: older results are stale */
 	char *ctx;            /* what the table is about ("main@prog", "struct node") */
 	char *sort;           /* the user's sort key; NULL: the tab's default */
-	unsigned line;        /* layout: the line size the table was built with */
 	ds_vec_u32 vis;       /* rows shown, in order */
 	bool *open;           /* tree tabs: per row, fields shown */
 	size_t cur, top;      /* cursor and first row on screen, indices in vis */
@@ -249,6 +255,7 @@ typedef struct menu {
 
 typedef struct tui_app {
 	const tui_opts *o;
+	bool compare;           /* two experiments: every table is a diff */
 	tui_worker *w;
 	tui_screen scr;
 	tui_status st;
@@ -265,7 +272,10 @@ typedef struct tui_app {
 	size_t nmobjs;
 	bool want_menu;         /* show them when the list comes */
 	char *filter;           /* in force */
-	unsigned line;          /* cache line size for layouts; 0: each level's */
+	unsigned line;          /* cache line size chosen with l; 0: none */
+	char *level;            /* or the cache level chosen ("L2"), NULL: none (L1D, and
+				 * DataLayout draws every level's line) */
+	unsigned level_line;    /* that level's measured line size */
 	enum mode mode;
 	enum mode mode_was;     /* the prompt being answered */
 	ds_buf input;           /* the prompt's text */
@@ -291,6 +301,8 @@ bool app_waiting(const tui_app *a);
 const ds_row *app_row(const tui_app *a, const tab_state *ts);
 /* Column index of a table's column by name, -1 when absent. */
 int tcol(const ds_table *t, const char *name);
+/* Whether a table is a diff of two experiments (ds_diff). */
+bool diff_table(const ds_table *t);
 /* A row's cell as text ("" when unset). */
 const char *cell_str(const ds_table *t, const ds_row *r, const char *col);
 

@@ -10,8 +10,13 @@
  * samples read so far, when the view can be (TF_PARTIAL tabs), and
  * rebuilds it as more arrive; the rest wait until every sample is read.
  * Then it attributes the samples to data objects ahead of time, so that
- * the data tabs open at once.  Requests replace each other: only the
- * latest matters.
+ * the data tabs open at once, and builds the views the interface asked for
+ * ahead of time (prefetches) while no other is wanted.  Requests replace
+ * each other: only the latest matters, and the tab of one replaced before
+ * it was built is told so (it asks again when shown).
+ *
+ * Comparing two experiments, the worker holds both sessions, reads each to
+ * its end at once (a diff needs every sample), and builds diffs.
  *
  * Without a thread (scripted mode) everything happens inside the calls, in
  * order, so that scripted screens are the same on every run.
@@ -39,11 +44,13 @@ struct tui_worker {
 	pthread_cond_t cv;
 	int wake[2];                 /* a byte in it: results or news for the interface */
 	ds_session *s;
+	ds_session *s2;               /* comparing: AFTER (s is BEFORE) */
 	/* under mu */
 	tui_status st;
 	tui_req *want;
 	DS_VEC(tui_res) results;
 	DS_VEC(tui_req *) actions;
+	DS_VEC(tui_req *) later;     /* prefetches, built when idle */
 	bool quit;
 };
 
@@ -58,6 +65,7 @@ void tui_req_free(tui_req *r)
 	free((char *)r->vo.type);
 	free((char *)r->vo.function);
 	free((char *)r->vo.file);
+	free((char *)r->vo.level);
 	free(r);
 }
 
@@ -66,6 +74,9 @@ void tui_res_fini(tui_res *r)
 	ds_table_free(r->t);
 	ds_table_free(r->t2);
 	free(r->msg);
+	for (size_t i = 0; i < r->nverdict; i++)
+		free(r->verdict[i]);
+	free(r->verdict);
 	free(r->arg);
 	for (size_t i = 0; i < r->nmobjs; i++) {
 		free(r->mobjs[i].name);
@@ -101,6 +112,83 @@ static void post(tui_worker *w, tui_res *res)
 	poke(w);
 }
 
+/* A view request replaced before it was built: its tab is told, so that
+ * it asks again when shown (mu held). */
+static void push_dropped(tui_worker *w, const tui_req *r)
+{
+	tui_res d;
+	memset(&d, 0, sizeof d);
+	d.tab = r->tab;
+	d.gen = r->gen;
+	d.dropped = true;
+	ds_vec_push(&w->results, d);
+}
+
+static void drop(tui_worker *w, tui_req *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&w->mu);
+	push_dropped(w, r);
+	pthread_mutex_unlock(&w->mu);
+	poke(w);
+	tui_req_free(r);
+}
+
+/* Comparing: the diff dsprof diff prints of a view.  Views that need the
+ * tab's context (a function, a type, a line size) are built on both sides
+ * with it and compared as ds_diff_sessions compares the plain ones.  The
+ * request's sort is the diff's (delta, change, ...), the views keep their
+ * own.  The summary is each side's, with the verdict on the functions. */
+static int build_diff(tui_worker *w, const tui_req *r, tui_res *res, ds_err *err)
+{
+	ds_view_opts vo = r->vo;
+	ds_diff_opts dopts = {.sort = r->vo.sort};
+	ds_table *t[2] = {NULL, NULL};
+	ds_diff *d = NULL;
+	int rc = -1;
+
+	vo.sort = NULL;
+	if (strcmp(r->view, "timeline") == 0)
+		return ds_err_set(err, DS_EINPUT, "The timeline shows one run's threads over time and is not "
+				  "compared: open each experiment with dsprof tui -i DIR to see it.");
+	if (strcmp(r->view, "summary") == 0) {
+		if (ds_view_build(w->s, "summary", NULL, &res->t, err) ||
+		    ds_view_build(w->s2, "summary", NULL, &res->t2, err) ||
+		    ds_diff_sessions(w->s, w->s2, "functions", NULL, &d, err))
+			return -1;
+		res->verdict = ds_xcalloc(d->nverdict + 1, sizeof *res->verdict);
+		for (size_t i = 0; i < d->nverdict; i++)
+			res->verdict[res->nverdict++] = ds_xstrdup(d->verdict[i].text);
+		ds_diff_free(d);
+		return 0;
+	}
+	if (!vo.limit && !vo.type && !vo.line && !vo.function && !vo.file && !vo.slices && !vo.from_ns &&
+	    !vo.to_ns && !vo.level) {
+		if (ds_diff_sessions(w->s, w->s2, r->view, &dopts, &d, err))
+			return -1;
+	} else {
+		if (ds_view_build(w->s, r->view, &vo, &t[0], err)) {
+			ds_err_prefix(err, "%s (before): ", w->o->input);
+			goto out;
+		}
+		if (ds_view_build(w->s2, r->view, &vo, &t[1], err)) {
+			ds_err_prefix(err, "%s (after): ", w->o->input2);
+			goto out;
+		}
+		if (ds_diff_tables(t[0], t[1], &dopts, &d, err))
+			goto out;
+	}
+	res->t = d->table;
+	d->table = NULL;
+	rc = 0;
+out:
+	ds_diff_free(d);
+	ds_table_free(t[0]);
+	ds_table_free(t[1]);
+	return rc;
+}
+
 static void build(tui_worker *w, const tui_req *r, bool partial)
 {
 	tui_res res;
@@ -111,7 +199,14 @@ static void build(tui_worker *w, const tui_req *r, bool partial)
 	res.gen = r->gen;
 	res.partial = partial;
 	set_busy(w, true);
-	if (ds_view_build(w->s, r->view, &r->vo, &res.t, &err))
+	if (w->s2) {
+		if (build_diff(w, r, &res, &err)) {
+			ds_table_free(res.t);
+			ds_table_free(res.t2);
+			res.t = res.t2 = NULL;
+			res.msg = ds_xstrdup(err.msg);
+		}
+	} else if (ds_view_build(w->s, r->view, &r->vo, &res.t, &err))
 		res.msg = ds_xstrdup(err.msg);
 	else if (r->view2 && ds_view_build(w->s, r->view2, &r->vo, &res.t2, &err))
 		res.msg = ds_xstrdup(err.msg);
@@ -132,11 +227,21 @@ static void act(tui_worker *w, const tui_req *r)
 	res.arg = r->arg ? ds_xstrdup(r->arg) : NULL;
 	set_busy(w, true);
 	switch (r->kind) {
-	case REQ_FILTER:
+	case REQ_FILTER: {
+		/* comparing, both sides or neither: AFTER's mistake puts BEFORE's filter back */
+		char *was = w->s2 && ds_session_filter(w->s) ? ds_xstrdup(ds_session_filter(w->s)) : NULL;
 		rc = ds_session_set_filter(w->s, r->arg && *r->arg ? r->arg : NULL, &err);
+		if (!rc && w->s2 && (rc = ds_session_set_filter(w->s2, r->arg && *r->arg ? r->arg : NULL, &err))) {
+			ds_err keep = {0};
+			ds_session_set_filter(w->s, was, &keep);
+		}
+		free(was);
 		break;
+	}
 	case REQ_DEFINE:
 		rc = ds_session_add_mobj(w->s, r->arg, &err);
+		if (!rc && w->s2)
+			rc = ds_session_add_mobj(w->s2, r->arg, &err);
 		break;
 	case REQ_MOBJS: {
 		const ds_mobjs *objs = ds_session_mobjs(w->s, &err);
@@ -170,12 +275,26 @@ static void fail(tui_worker *w, const ds_err *err)
 	poke(w);
 }
 
+/* The experiment; comparing, both, each read to its end (a diff needs
+ * every sample of both sides). */
 static int open_session(tui_worker *w, bool deferred, ds_err *err)
 {
 	ds_session_opts so = w->o->session;
 	so.progress = false;
-	so.deferred = deferred;
-	return ds_session_open(w->o->input, &so, &w->s, err);
+	so.deferred = deferred && !w->o->input2;
+	if (ds_session_open(w->o->input, &so, &w->s, err))
+		return -1;
+	return w->o->input2 ? ds_session_open(w->o->input2, &so, &w->s2, err) : 0;
+}
+
+/* Status of sessions read to their end. */
+static void set_loaded(tui_worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->st.open = w->st.loaded = w->st.ready = true;
+	w->st.fraction = 1;
+	w->st.samples = ds_session_samples(w->s) + (w->s2 ? ds_session_samples(w->s2) : 0);
+	pthread_mutex_unlock(&w->mu);
 }
 
 static void *run(void *arg)
@@ -190,9 +309,14 @@ static void *run(void *arg)
 		fail(w, &err);
 		return NULL;
 	}
-	pthread_mutex_lock(&w->mu);
-	w->st.open = true;
-	pthread_mutex_unlock(&w->mu);
+	if (w->o->input2) {
+		set_loaded(w);
+		loaded = prepared = true;
+	} else {
+		pthread_mutex_lock(&w->mu);
+		w->st.open = true;
+		pthread_mutex_unlock(&w->mu);
+	}
 	poke(w);
 	opened = ds_now();
 	for (;;) {
@@ -200,7 +324,7 @@ static void *run(void *arg)
 		int rc;
 
 		pthread_mutex_lock(&w->mu);
-		while (loaded && prepared && !w->want && !w->actions.n && !w->quit)
+		while (loaded && prepared && !w->want && !w->actions.n && !w->later.n && !w->quit)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (w->quit) {
 			pthread_mutex_unlock(&w->mu);
@@ -222,6 +346,11 @@ static void *run(void *arg)
 		}
 		req = w->want;
 		w->want = NULL;
+		if (!req && loaded && prepared && w->later.n) {
+			req = w->later.v[0];
+			memmove(w->later.v, w->later.v + 1, (w->later.n - 1) * sizeof *w->later.v);
+			w->later.n--;
+		}
 		pthread_mutex_unlock(&w->mu);
 
 		if (loaded) {
@@ -244,13 +373,13 @@ static void *run(void *arg)
 			continue;
 		}
 		if (req) {
-			tui_req_free(refresh);
+			drop(w, refresh);
 			refresh = NULL;
 			if (req->partial_ok) {
 				refresh = req;
 				last = 0;
 			} else {
-				tui_req_free(held);
+				drop(w, held);
 				held = req;
 			}
 		}
@@ -301,9 +430,7 @@ tui_worker *worker_new(const tui_opts *o, bool threaded)
 			snprintf(w->st.error, sizeof w->st.error, "%s", err.msg);
 			return w;
 		}
-		w->st.open = w->st.loaded = w->st.ready = true;
-		w->st.fraction = 1;
-		w->st.samples = ds_session_samples(w->s);
+		set_loaded(w);
 		return w;
 	}
 	if (pipe2(w->wake, O_CLOEXEC | O_NONBLOCK) < 0 || pthread_create(&w->thr, NULL, run, w) != 0) {
@@ -329,10 +456,14 @@ void worker_free(tui_worker *w)
 	for (size_t i = 0; i < w->actions.n; i++)
 		tui_req_free(w->actions.v[i]);
 	ds_vec_free(&w->actions);
+	for (size_t i = 0; i < w->later.n; i++)
+		tui_req_free(w->later.v[i]);
+	ds_vec_free(&w->later);
 	for (size_t i = 0; i < w->results.n; i++)
 		tui_res_fini(&w->results.v[i]);
 	ds_vec_free(&w->results);
 	ds_session_close(w->s);
+	ds_session_close(w->s2);
 	if (w->wake[0] >= 0) {
 		close(w->wake[0]);
 		close(w->wake[1]);
@@ -366,7 +497,11 @@ void worker_request(tui_worker *w, tui_req *r)
 		return;
 	}
 	pthread_mutex_lock(&w->mu);
-	if (r->kind == REQ_VIEW) {
+	if (r->kind == REQ_VIEW && r->prefetch) {
+		ds_vec_push(&w->later, r);
+	} else if (r->kind == REQ_VIEW) {
+		if (w->want)
+			push_dropped(w, w->want);
 		tui_req_free(w->want);
 		w->want = r;
 	} else {

@@ -6,9 +6,13 @@ check_eq "make install succeeds" "$?" 0
 check "dsprof installed" test -x "$T/prefix/bin/dsprof"
 "$T/prefix/bin/dsprof" --version >v.txt
 check_contains "installed dsprof runs" v.txt '^dsprof [0-9]+\.[0-9]+\.[0-9]+$'
-for page in dsprof dsprof-record dsprof-report dsprof-list dsprof-import; do
+for page in dsprof dsprof-record dsprof-report dsprof-list dsprof-import dsprof-tui; do
 	check "man page $page.1 installed" test -s "$T/prefix/share/man/man1/$page.1"
 done
 MANWIDTH=80 man -l "$T/prefix/share/man/man1/dsprof-record.1" >man.txt 2>man.err
 check_contains "man page renders" man.txt 'dsprof-record - run a command'
 check_eq "man page renders without warnings" "$(cat man.err)" ""
+MANWIDTH=80 man -l "$T/prefix/share/man/man1/dsprof-tui.1" >tui.txt 2>tui.err
+check_contains "dsprof-tui.1 renders" tui.txt 'dsprof-tui - browse an experiment'
+check_contains "dsprof-tui.1 gives the scripted key syntax" tui.txt '<Resize:WxH>'
+check_eq "dsprof-tui.1 renders without warnings" "$(cat tui.err)" ""

@@ -15,11 +15,13 @@ SOCK="$T/tmux.sock"
 tm() { tmux -S "$SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null' EXIT
 
-# start NAME ENV...: dsprof tui in a 100x30 window of its own
+# start NAME ENV...: dsprof tui in a 100x30 window of its own, on $T/exp
+# or on what ARGS says
+ARGS="-i '$T/exp'"
 start() {
 	name=$1; shift
 	tm new-session -d -s "$name" -x 100 -y 30 \
-		"env $* '$DSPROF' tui -i '$T/exp'; echo TUI-EXIT=\$?; sleep 60"
+		"env $* '$DSPROF' tui $ARGS; echo TUI-EXIT=\$?; sleep 60"
 }
 # wait_for SESSION REGEX: until the screen shows it (10 s at most)
 wait_for() {
@@ -57,7 +59,8 @@ keys ui 7; screen "7: memory objects" ui 'pick a memory object'
 keys ui Enter; screen "7: the objects to pick from" ui 'L1D_line +predefined'
 keys ui Enter; screen "7: the object's view" ui '^MemObjects: L1D_line'
 keys ui 8; screen "8: hot lines" ui 'cache line'
-keys ui 9; screen "9: sharing (not there yet, and saying so)" ui 'not part of this dsprof yet'
+keys ui 9; screen "9: sharing (its view, or saying this dsprof has none)" ui '^Sharing( |$)'
+screen "9: a single-threaded run shares no line" ui 'No cache line was shared'
 keys ui 0; screen "0: timeline" ui 'A walk_cells'
 keys ui i; screen "i: summary" ui '^ command +.*example 40'
 keys ui '?'; screen "?: the keys" ui 'Keys of dsprof tui'
@@ -103,3 +106,72 @@ keys plain q; screen "ASCII: quits" plain 'TUI-EXIT=0'
 "$DSPROF" tui -i exp </dev/null >out.txt 2>err.txt
 check_eq "no terminal: exit status 1" "$?" 1
 check_contains "no terminal: says what to do" err.txt '^dsprof: dsprof tui needs a terminal \(for scripted use give --keys and --dump\)$'
+
+# hot line -> its data, threads and code -> the code's source line
+ARGS="-i '$T/exp'"
+start hot LANG=C.UTF-8
+screen "hot: first screen" hot 'walk_cells'
+keys hot f; tm send-keys -t hot -l 'FUNC == "walk_cells"'; keys hot Enter
+screen "hot: the hot lines of walk_cells (whose code has source)" hot 'filter: FUNC == "walk_cells"'
+keys hot 8; screen "8: hot lines with their threads" hot 'nthreads'
+keys hot Enter; screen "8: Enter shows a line's data and code" hot '^▶ .*▾ .*'
+keys hot / e x a m p l e . c : Enter; screen "8: a code row of the line" hot '^▶ .* example\.c:[0-9]+ '
+keys hot Enter; screen "8: its source line" hot '^HotLines › Source: '
+keys hot q; screen "hot: quits" hot 'TUI-EXIT=0'
+
+# comparing two experiments: every tab is the diff dsprof diff prints
+if "$DSPROF" record -q -o exp2 -- "$PROGS/example" 20 >/dev/null; then
+	ARGS="'$T/exp' '$T/exp2'"
+	start cmp LANG=C.UTF-8
+	screen "compare: the functions' diff" cmp 'status +delta▼ +change'
+	screen "compare: the experiments named" cmp '/exp2$'
+	screen "compare: the largest change first, both sides' metrics" cmp '^▶ +[0-9.]+% +[0-9]+ +[0-9.]+% +[0-9]+ (both|new|gone) '
+	keys cmp / w a l k _ c e l l s Enter; screen "compare: walk_cells" cmp '^▶ .* both .*walk_cells'
+	keys cmp 2; screen "compare 2: callers" cmp '^Callers-Callees: walk_cells'
+	keys cmp 3; screen "compare 3: source" cmp '^▶ .* both .*e \+= c->energy;'
+	keys cmp 4; screen "compare 4: disassembly" cmp '^Disassembly: walk_cells'
+	keys cmp 5; screen "compare 5: data objects" cmp 'both .*struct cell\.count'
+	keys cmp / s t r u c t Space c e l l Enter
+	keys cmp 6; screen "compare 6: layout" cmp '^DataLayout: struct cell'
+	keys cmp 7; screen "compare 7: memory objects" cmp 'pick a memory object'
+	keys cmp 8; screen "compare 8: hot lines" cmp '^HotLines'
+	keys cmp 9; screen "compare 9: sharing" cmp '^Sharing'
+	keys cmp 0; screen "compare 0: the timeline is not compared" cmp 'is not compared'
+	keys cmp i; screen "compare i: the verdict" cmp 'Verdict \(dsprof diff BEFORE AFTER'
+	keys cmp q; screen "compare: quits" cmp 'TUI-EXIT=0'
+else
+	not_ok "dsprof record of the example program, the second time"
+fi
+
+# a thread whose name is an escape sequence: shown escaped, never obeyed
+if command -v cc >/dev/null 2>&1; then
+	cat >evil.c <<'PROG'
+#include <sys/prctl.h>
+__attribute__((noinline)) void spin(volatile long *x) { for (long i = 0; i < 150000000; i++) *x += i; }
+int main(void) { volatile long x = 0; prctl(PR_SET_NAME, "\033[31mevil\a"); spin(&x); return 0; }
+PROG
+	if cc -O1 -g -o evil evil.c && "$DSPROF" record -q -o evilexp -- ./evil >/dev/null; then
+		ARGS="-i '$T/evilexp'"
+		start evil LANG=C.UTF-8 NO_COLOR=1
+		screen "hostile comm: first screen" evil 'spin'
+		keys evil 0; screen "hostile comm: the thread's name escaped" evil '\\x1b\[31mevil'
+		tm capture-pane -e -p -t evil >evil.txt
+		check "hostile comm: no colour reached the terminal" sh -c "! grep -q \"$(printf '\033')\[[0-9;]*31m\" evil.txt"
+		keys evil q; screen "hostile comm: quits" evil 'TUI-EXIT=0'
+	else
+		not_ok "build and record the program with a hostile thread name"
+	fi
+else
+	skip "no C compiler to build a program with a hostile thread name"
+fi
+
+# the command line
+"$DSPROF" tui a b c >out.txt 2>err.txt
+check_eq "three experiments: exit status 1" "$?" 1
+check_contains "three experiments: named" err.txt "unexpected argument 'c'"
+"$DSPROF" tui -i exp exp exp2 >out.txt 2>err.txt
+check_eq "-i and BEFORE AFTER: exit status 1" "$?" 1
+check_contains "-i and BEFORE AFTER: said" err.txt 'either -i DIR or two experiments'
+"$DSPROF" tui exp nonexistent.data --keys q >out.txt 2>err.txt
+check_eq "a missing AFTER: exit status 1" "$?" 1
+check_contains "a missing AFTER: named" err.txt 'nonexistent.data'

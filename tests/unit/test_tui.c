@@ -8,6 +8,7 @@
 
 #include "tui/tui.h"
 
+#include <inttypes.h>
 #include <unistd.h>
 
 static char *exp_dir;
@@ -28,9 +29,10 @@ static void screens_free(screens *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* Run keys on the experiment; false (with err) when tui_run fails. */
-static bool run_keys(const char *input, const char *keys, int w, int h, bool ascii, screens *out,
-		     ds_err *err)
+/* Run keys on the experiment (comparing it with `after` when not NULL);
+ * false (with err) when tui_run fails. */
+static bool run_keys_vs(const char *input, const char *after, const char *keys, int w, int h, bool ascii,
+			screens *out, ds_err *err)
 {
 	char *dump = unit_tpath("screens.txt");
 	const char *p, *body = NULL;
@@ -40,6 +42,7 @@ static bool run_keys(const char *input, const char *keys, int w, int h, bool asc
 	memset(out, 0, sizeof *out);
 	memset(&o, 0, sizeof o);
 	o.input = input;
+	o.input2 = after;
 	o.keys = keys;
 	o.dump = dump;
 	o.width = w;
@@ -63,6 +66,21 @@ static bool run_keys(const char *input, const char *keys, int w, int h, bool asc
 			body = strchr(p, '\n') + 1;
 	}
 	return true;
+}
+
+static bool run_keys(const char *input, const char *keys, int w, int h, bool ascii, screens *out, ds_err *err)
+{
+	return run_keys_vs(input, NULL, keys, w, h, ascii, out, err);
+}
+
+/* How many keys a script is: characters, and <...> names one each. */
+static size_t count_keys(const char *script)
+{
+	size_t n = 0;
+	for (const char *p = script; *p; p++, n++)
+		if (*p == '<' && strchr(p, '>'))
+			p = strchr(p, '>');
+	return n;
 }
 
 static const char *screen(const screens *s, size_t i)
@@ -193,7 +211,7 @@ TEST(every_tab)
 		{"6", "DataLayout: struct cell", "count"},
 		{"7", "MemObjects", "pick a memory object"},
 		{"8", "HotLines", "cache line"},
-		{"9", "Sharing", "not part of this dsprof yet"},
+		{"9", "Sharing", "No cache line was shared"},
 		{"0", "Timeline", "walk_cells"},
 		{"i", "Summary", "unique_instructions"},
 	};
@@ -307,6 +325,8 @@ TEST(filter_and_memory_objects)
 		"ehalf = VADDR >>> 5<Enter>",     /* a mistake */
 		"ehalf = VADDR >> 5<Enter>",      /* a new one */
 		"w",                              /* saved */
+		"fFIELD == \"struct cell.count\" && THRID > 0<Enter>5", /* a field, a thread */
+		"fDOBJ == \"struct particle\"<Enter>",                   /* a type */
 	};
 	size_t at[sizeof steps / sizeof steps[0]]; /* the screen after each step */
 	ds_buf keys = {0};
@@ -319,9 +339,7 @@ TEST(filter_and_memory_objects)
 	setenv("DSPROF_MOBJ", mobj_file, 1); /* w writes here, not in ~/.config */
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 		ds_buf_puts(&keys, steps[i]);
-		for (const char *p = steps[i]; *p; p++, n++)
-			if (*p == '<')
-				p = strchr(p, '>');
+		n += count_keys(steps[i]);
 		at[i] = n;
 	}
 	if (!run_keys(exp_dir, ds_buf_str(&keys), 100, 30, false, &s, &err)) {
@@ -356,9 +374,52 @@ TEST(filter_and_memory_objects)
 		CHECK(f && strstr(f, "half = VADDR >> 5"));
 		free(f);
 	}
+	/* the filter's other variables: one field of every thread, then a type */
+	CHECK_HAS(line_of(screen(&s, at[8]), 1, buf, sizeof buf), "DataObjects  [filter: FIELD == ");
+	CHECK_HAS(cursor_line(screen(&s, at[8]), buf, sizeof buf), "100.0%");
+	CHECK_HAS(buf, "struct cell");
+	CHECK_HASNT(screen(&s, at[8]), "struct particle");
+	CHECK_HASNT(screen(&s, at[8]), "table");
+	CHECK_HAS(cursor_line(screen(&s, at[9]), buf, sizeof buf), "struct particle");
+	CHECK_HASNT(screen(&s, at[9]), "struct cell");
 	screens_free(&s);
 	ds_buf_free(&keys);
 	free(mobj_file);
+}
+
+/* l: the cache lines of DataLayout and HotLines, a size or a level's. */
+TEST(cache_lines)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	const char *p;
+	/* screens: 1 the layout, 2 the menu, 3-4 256 bytes, 5 the hot lines,
+	 * 6-9 L1D's lines, 10 the layout again */
+	if (!run_keys(exp_dir, "6l<End><Enter>8l<Home><Down><Enter>6", 100, 40, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		return;
+	}
+	/* the layout draws each level's lines, here the L1D's 64 bytes */
+	CHECK_HAS(screen(&s, 1), "--- L1D line 1 (64 bytes) ---");
+	CHECK_HAS(screen(&s, 2), "Cache lines of DataLayout, HotLines and Sharing");
+	CHECK_HAS(screen(&s, 2), "L1D: its 64-byte lines (measured)");
+	CHECK_HAS(screen(&s, 2), "256-byte lines");
+	/* 256 bytes: the 128-byte struct particle fits in one line */
+	CHECK_HAS(line_of(screen(&s, 4), 38, buf, sizeof buf), "use 256-byte lines");
+	CHECK_HASNT(screen(&s, 4), "L1D line 1");
+	CHECK_HASNT(screen(&s, 4), "(64 bytes)");
+	CHECK_HAS(screen(&s, 4), "of a 256-byte line");
+	/* and the hot lines are 256-byte lines: their addresses end in 00 */
+	cursor_line(screen(&s, 5), buf, sizeof buf);
+	p = strstr(buf, "0x");
+	CHECK(p != NULL);
+	if (p)
+		CHECK(p[strcspn(p, " ") - 2] == '0' && p[strcspn(p, " ") - 1] == '0');
+	/* a level: its measured lines */
+	CHECK_HAS(line_of(screen(&s, 9), 38, buf, sizeof buf), "use L1D's 64-byte lines");
+	CHECK_HAS(screen(&s, 10), "of a 64-byte line");
+	screens_free(&s);
 }
 
 TEST(resize_and_small)
@@ -414,13 +475,16 @@ TEST(timeline_zoom)
 }
 
 /* Symbols with an escape sequence and with wide characters, as the
- * symbol table gives them. */
+ * symbol table gives them, and a thread whose name (comm) is an escape
+ * sequence with a bell. */
 TEST(names_sanitized_and_wide)
 {
 	static const char prog[] =
+		"#include <sys/prctl.h>\n"
 		"__attribute__((noinline)) void evil_name_here(volatile long *x) { for (long i = 0; i < 150000000; i++) *x += i; }\n"
 		"__attribute__((noinline)) void wide_name_here(volatile long *x) { for (long i = 0; i < 150000000; i++) *x ^= i; }\n"
-		"int main(void) { volatile long x = 0; evil_name_here(&x); wide_name_here(&x); return 0; }\n";
+		"int main(void) { volatile long x = 0; prctl(PR_SET_NAME, \"\\033[31mevil\\a\");\n"
+		"  evil_name_here(&x); wide_name_here(&x); return 0; }\n";
 	screens s;
 	ds_err err = {0};
 	char *src = unit_tpath("names.c"), *e = unit_tpath("names_exp");
@@ -439,7 +503,7 @@ TEST(names_sanitized_and_wide)
 		free(e);
 		return;
 	}
-	if (!run_keys(e, "/wide<Enter>", 80, 24, false, &s, &err)) {
+	if (!run_keys(e, "/wide<Enter>0", 80, 24, false, &s, &err)) {
 		CHECK_STR(err.msg, "");
 	} else {
 		char buf[512];
@@ -448,6 +512,9 @@ TEST(names_sanitized_and_wide)
 		CHECK(!esc);
 		CHECK_HAS(s.text, "evil\\x1b[2Jname");
 		CHECK_HAS(s.text, "\xe8\xa8\x88\xe7\xae\x97_wide");
+		/* the thread's name on the timeline: escaped, the bell too */
+		CHECK_HAS(screen(&s, 7), "\\x1b[31mevil");
+		CHECK_HAS(screen(&s, 7), "\\x1b[31mevil\\x07");
 		/* a wide name takes two columns a character: the module column stays in line */
 		{
 			const char *w = cursor_line(screen(&s, 6), buf, sizeof buf);
@@ -476,6 +543,225 @@ TEST(names_sanitized_and_wide)
 	free(e);
 }
 
+/* Enter on a hot line shows its data, threads and code; Enter on those
+ * drills to the instructions touching the data, the source line. */
+TEST(hot_line_drill)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512], line[32] = "";
+	const char *scr, *p;
+	enum { F = 22 }; /* the filter's keys: hot lines of walk_cells, whose code has source */
+	/* screens after it: 1 tab, 2 unfolded, 3 first child, 4 its instructions, 5 back,
+	 * 6-17 the search for a code row, 18 its source */
+	if (!run_keys(exp_dir, "fFUNC == \"walk_cells\"<Enter>8<Enter><Down><Enter><BS>/example.c:<Enter><Enter>", 120, 30,
+		      false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		return;
+	}
+	/* the line's threads beside it */
+	CHECK_HAS(line_of(screen(&s, F + 1), 3, buf, sizeof buf), "nthreads");
+	CHECK_HAS(line_of(screen(&s, F + 1), 3, buf, sizeof buf), "threads");
+	/* unfolded: the data objects on the line and the code that touched it */
+	scr = screen(&s, F + 2);
+	CHECK_HAS(scr, "\u25be ");
+	CHECK_HAS(scr, "example.c:");
+	/* the first child is a data object: Enter shows the instructions touching it */
+	cursor_line(screen(&s, F + 3), buf, sizeof buf);
+	CHECK_HASNT(buf, "\u25be");
+	CHECK_HAS(line_of(screen(&s, F + 4), 1, buf, sizeof buf), "HotLines \u203a Disassembly: ");
+	CHECK_HASNT(screen(&s, F + 4), "No sampled instructions here");
+	CHECK(strncmp(line_of(screen(&s, F + 5), 1, buf, sizeof buf), "HotLines ", 9) == 0);
+	/* a code row: Enter opens its function's source at its line */
+	cursor_line(screen(&s, F + 17), buf, sizeof buf);
+	p = strstr(buf, "example.c:");
+	CHECK(p != NULL);
+	if (p)
+		snprintf(line, sizeof line, "%.*s", (int)strspn(p + 10, "0123456789"), p + 10);
+	CHECK(line[0] != 0);
+	CHECK_HAS(line_of(screen(&s, F + 18), 1, buf, sizeof buf), "HotLines \u203a Source: ");
+	cursor_line(screen(&s, F + 18), buf, sizeof buf);
+	CHECK(line[0] && strncmp(buf + strspn(buf, "\u25b6 "), line, strlen(line)) == 0 &&
+	      buf[strspn(buf, "\u25b6 ") + strlen(line)] == ' ');
+	screens_free(&s);
+}
+
+/* dsprof tui BEFORE AFTER: every tab shows the diff dsprof diff prints. */
+TEST(compare)
+{
+	/* pre: keys before the tab's, to select walk_cells and struct cell
+	 * whatever order the changes put them in */
+	static const struct {
+		const char *pre, *key, *crumb, *content;
+	} tabs[] = {
+		{"", "1", "Functions", "walk_cells"},
+		{"/walk_cells<Enter>", "2", "Callers-Callees: walk_cells", "main"},
+		{"", "3", "Source: walk_cells", "c->energy"},
+		{"", "4", "Disassembly: walk_cells", "struct cell."},
+		{"", "5", "DataObjects", "struct cell.count"},
+		{"/struct cell<Enter>", "6", "DataLayout: struct cell", "struct cell.count"},
+		{"", "7", "MemObjects", "pick a memory object"},
+		{"", "8", "HotLines", "struct cell.count"},
+		{"", "9", "Sharing", "haring"},
+		{"", "0", "Timeline", "is not compared"},
+		{"", "i", "Summary", "Verdict (dsprof diff BEFORE AFTER"},
+	};
+	size_t at[sizeof tabs / sizeof tabs[0]], n = 0, sort_at;
+	char *after = unit_tpath("exp_after");
+	ds_session *ss[2] = {NULL, NULL};
+	ds_diff *d = NULL;
+	ds_buf keys = {0};
+	screens s, s80;
+	ds_err err = {0};
+	char buf[512], want[64];
+	int dc;
+
+	if (!unit_sh("\"$DSPROF\" record -q -o exp_after -- \"$PROGS/example\" 20")) {
+		CHECK(!"dsprof record of the example program, the second time");
+		free(after);
+		return;
+	}
+	for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+		ds_buf_puts(&keys, tabs[i].pre);
+		ds_buf_puts(&keys, tabs[i].key);
+		n += count_keys(tabs[i].pre) + 1;
+		at[i] = n;
+	}
+	/* the diff's sort keys; a filter on both sides */
+	ds_buf_puts(&keys, "1s<Esc>fFUNC == \"walk_cells\"<Enter>");
+	sort_at = n + 2;
+	if (!run_keys_vs(exp_dir, after, ds_buf_str(&keys), 120, 30, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		goto out;
+	}
+	/* the first screen: both sides' metrics, the status and the change,
+	 * largest first; the two experiments named */
+	CHECK_HAS(line_of(screen(&s, 0), 1, buf, sizeof buf), " -> ");
+	CHECK_HAS(line_of(screen(&s, 0), 1, buf, sizeof buf), "exp_after");
+	CHECK_HAS(line_of(screen(&s, 0), 2, buf, sizeof buf), "after:cpu-clock");
+	CHECK_HAS(line_of(screen(&s, 0), 2, buf, sizeof buf), "before:");
+	CHECK_HAS(line_of(screen(&s, 0), 3, buf, sizeof buf), "status");
+	CHECK_HAS(line_of(screen(&s, 0), 3, buf, sizeof buf), "delta\u25bc");
+	CHECK_HAS(line_of(screen(&s, 0), 3, buf, sizeof buf), " change ");
+	/* the numbers are ds_diff_sessions' */
+	CHECK(ds_session_open(exp_dir, &(ds_session_opts){0}, &ss[0], &err) == 0);
+	CHECK(ds_session_open(after, &(ds_session_opts){0}, &ss[1], &err) == 0);
+	CHECK(ss[0] && ss[1] && ds_diff_sessions(ss[0], ss[1], "functions", NULL, &d, &err) == 0);
+	for (dc = 0; d && dc < (int)d->table->ncols && strcmp(d->table->cols[dc].name, "delta:cpu-clock"); dc++)
+		;
+	if (d && dc < (int)d->table->ncols && d->table->nrows) {
+		const ds_row *r = &d->table->rows[0];
+		cursor_line(screen(&s, 0), buf, sizeof buf);
+		CHECK_HAS(buf, r->name);
+		snprintf(want, sizeof want, " %+.3fs ", (double)(int64_t)r->cells[dc].u / 1e9);
+		CHECK_HAS(buf, want);
+		snprintf(want, sizeof want, " %" PRIu64 " ", r->samples[0]);
+		CHECK_HAS(buf, want);
+		snprintf(want, sizeof want, " %" PRIu64 " ", r->samples[1]);
+		CHECK_HAS(buf, want);
+		/* at 80x24 too the numbers are whole: the names give up their room */
+		if (run_keys_vs(exp_dir, after, "<Down><Up>", 80, 24, false, &s80, &err)) {
+			cursor_line(screen(&s80, 2), buf, sizeof buf);
+			CHECK_HAS(buf, r->name);
+			snprintf(want, sizeof want, " %+.3fs ", (double)(int64_t)r->cells[dc].u / 1e9);
+			CHECK_HAS(buf, want);
+			CHECK(widest(screen(&s80, 2)) <= 80);
+			screens_free(&s80);
+		} else {
+			CHECK_STR(err.msg, "");
+		}
+	} else {
+		CHECK(!"the functions' diff has a delta:cpu-clock column and rows");
+	}
+	for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+		const char *scr = screen(&s, at[i]);
+		unit_current = tabs[i].crumb;
+		CHECK(strncmp(line_of(scr, 1, buf, sizeof buf), tabs[i].crumb, strlen(tabs[i].crumb)) == 0);
+		CHECK_HAS(scr, tabs[i].content);
+		CHECK_EQ_U64(count_lines(scr), 30);
+		CHECK(widest(scr) <= 120);
+	}
+	unit_current = "compare";
+	/* every table is a diff: rows say whether both sides have them; data
+	 * objects do not fold (the diff's order is the changes') */
+	for (size_t i = 0; i < 8; i++)
+		if (i != 6)
+			CHECK_HAS(screen(&s, at[i]), " both ");
+	CHECK_HASNT(screen(&s, at[4]), "\u25b8");
+	/* the summary: the verdict, then each side */
+	for (size_t i = 0; d && i < d->nverdict && i < 3; i++)
+		CHECK_HAS(screen(&s, at[10]), d->verdict[i].text);
+	CHECK(d && d->nverdict > 0);
+	CHECK_HAS(screen(&s, at[10]), "BEFORE: ");
+	/* the sort menu offers the diff's keys */
+	CHECK_HAS(screen(&s, sort_at), "cpu-clock delta");
+	CHECK_HAS(screen(&s, sort_at), "cpu-clock change");
+	/* a filter applies to both */
+	{
+		const char *scr = screen(&s, s.v.n - 1);
+		CHECK_HAS(line_of(scr, 1, buf, sizeof buf), "[filter: FUNC == \"walk_cells\"]");
+		CHECK_HAS(cursor_line(scr, buf, sizeof buf), "100.0%");
+		CHECK_HASNT(scr, "count_hits");
+	}
+	screens_free(&s);
+out:
+	ds_diff_free(d);
+	ds_session_close(ss[0]);
+	ds_session_close(ss[1]);
+	ds_buf_free(&keys);
+	free(after);
+}
+
+/* The Sharing tab on the false-sharing program under the simulator: the
+ * line, its threads, the evidence and the fix; Enter from a thread to the
+ * layout of the type on the line; and the padded build compared with it. */
+TEST(sharing)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *shared = unit_tpath("shared"), *padded = unit_tpath("padded");
+
+	if (!unit_have("valgrind")) {
+		unit_skip("the simulator needs valgrind ('make deps' installs it)");
+		goto out;
+	}
+	if (!unit_sh("\"$DSPROF\" record --sim -e sim:HITM,sim:stores -q -o shared -- \"$PROGS/counters\" >/dev/null") ||
+	    !unit_sh("\"$DSPROF\" record --sim -e sim:HITM,sim:stores -q -o padded -- \"$PROGS/counters_padded\" "
+		     ">/dev/null")) {
+		CHECK(!"dsprof record --sim of the counters programs");
+		goto out;
+	}
+	/* screens: 1 the tab, 2 unfolded, 3 a thread, 4 the type's layout */
+	if (!run_keys(shared, "9<Enter><Down><Enter>", 120, 30, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		goto out;
+	}
+	CHECK_HAS(cursor_line(screen(&s, 1), buf, sizeof buf), "false-sharing");
+	CHECK_HAS(buf, "\u25b8 0x");
+	CHECK_HAS(line_of(screen(&s, 1), 3, buf, sizeof buf), "hitm");
+	CHECK_HAS(screen(&s, 2), "counters");
+	CHECK_HAS(screen(&s, 2), "evidence: ");
+	CHECK_HAS(screen(&s, 2), "fix: ");
+	CHECK_HAS(cursor_line(screen(&s, 3), buf, sizeof buf), " counters");
+	CHECK_HAS(line_of(screen(&s, 4), 1, buf, sizeof buf), "Sharing \u203a DataLayout: struct worker_stats");
+	CHECK_HAS(screen(&s, 4), "packets");
+	CHECK_HAS(screen(&s, 4), "bytes");
+	screens_free(&s);
+	/* the fix, compared: the shared line is gone */
+	if (!run_keys_vs(shared, padded, "9", 120, 30, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		goto out;
+	}
+	CHECK_HAS(line_of(screen(&s, 1), 1, buf, sizeof buf), "Sharing");
+	CHECK_HAS(screen(&s, 1), " gone ");
+	CHECK_HAS(screen(&s, 1), "false-sharing");
+	screens_free(&s);
+out:
+	free(shared);
+	free(padded);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -497,9 +783,13 @@ int main(void)
 	RUN(drill_down_and_back);
 	RUN(search_sort_metrics);
 	RUN(filter_and_memory_objects);
+	RUN(cache_lines);
 	RUN(resize_and_small);
 	RUN(ascii);
 	RUN(timeline_zoom);
+	RUN(hot_line_drill);
+	RUN(compare);
+	RUN(sharing);
 	RUN(names_sanitized_and_wide);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
