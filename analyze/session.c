@@ -591,7 +591,8 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 		return -1;
 	s->loaded = true;
 	if (s->lost || s->lost_samples)
-		ds_session_note_add(s, "%llu records and %llu samples were lost while recording "
+		ds_session_note_add(s, "%llu records (samples or side-band) and %llu further samples were lost "
+				       "while recording "
 				       "(ring buffer full); counts are lower than the truth",
 				    (unsigned long long)s->lost, (unsigned long long)s->lost_samples);
 	return 0;

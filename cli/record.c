@@ -208,7 +208,8 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 	/* lost data is never hidden, even with -q */
 	if (res->lost || res->lost_samples)
 		fprintf(stderr,
-			"dsprof: warning: %llu records and %llu samples were lost (ring buffer full); "
+			"dsprof: warning: %llu records (samples or side-band) and %llu further samples were lost "
+			"(ring buffer full); "
 			"use a larger --mmap-pages or a longer period\n",
 			(unsigned long long)res->lost, (unsigned long long)res->lost_samples);
 	if (res->throttled)

@@ -45,7 +45,7 @@ check_contains "datalayout: instances are seen 16 bytes into their lines" p.csv 
 	'instances start at byte 16 of a 64-byte line in (9[0-9]|100)% of samples'
 check_contains "datalayout: and so touch three lines instead of two" p.csv 'each spans 3 lines, 2 if aligned'
 
-"$DSPROF" report -i stream --view datalayout --type "struct particle" --line 32 -f csv >p32.csv 2>&1
+"$DSPROF" report -i stream --view datalayout --type "struct particle" --line 32 -f csv >p32.csv 2>p32.err
 check_eq "datalayout --line 32: boundaries every 32 bytes, one per run of lines" \
 	"$(awk -F, '$2 == "boundary" { print $5 }' p32.csv | tr '\n' ' ')" "32 96 "
 check_contains "datalayout --line 32: alignment in 32-byte lines" p32.csv 'start at byte 16 of a 32-byte line'
@@ -56,7 +56,7 @@ check_contains "datalayout text: boundaries name the cache level" p.txt -- '--- 
 
 # ---- struct item: a 4-byte hole after tag; the union member v is hot,
 # through its float member f (a nested row) ----
-"$DSPROF" report -i union --view datalayout --type item -f csv >u.csv 2>&1
+"$DSPROF" report -i union --view datalayout --type item -f csv >u.csv 2>u.err
 check_eq "datalayout: the hole after tag" "$(awk -F, '$2 == "hole" { print $5 "/" $6 }' u.csv)" "4/4"
 check_eq "datalayout: no metrics on a hole" "$(awk -F, '$2 == "hole" { v = $NF; sub(/\r$/, "", v); print v }' u.csv)" "0"
 ushare=$(field_col u.csv v share)
@@ -64,7 +64,7 @@ check_within "datalayout: the union member has the samples" "${ushare:-0}" 100 1
 check_eq "datalayout: a nested row for the hot union member" "$(awk -F, '$2 == "nested" { print $4 }' u.csv)" "v.f"
 
 # ---- struct flags: bit fields in one unit ----
-"$DSPROF" report -i bitfield --view datalayout --type flags -f csv >b.csv 2>&1
+"$DSPROF" report -i bitfield --view datalayout --type flags -f csv >b.csv 2>b.err
 check_eq "datalayout: bit fields show their bits" \
 	"$(awk -F, '$2 == "member" && $7 != "" { print $4 "=" $7 }' b.csv | tr '\n' ' ')" "ready=0..0 busy=1..1 count=2..7 "
 bshare=$(field_col b.csv count share)
@@ -85,8 +85,8 @@ check_eq "--type-stats with another view: status 1" "$rc" 1
 
 # ---- --type-stats: backtrack verdicts and resolutions both partition the
 # user samples ----
-"$DSPROF" report -i stream --type-stats -f csv >ts.csv 2>&1
-"$DSPROF" report -i stream --type-stats -f json >ts.json 2>&1
+"$DSPROF" report -i stream --type-stats -f csv >ts.csv 2>ts.err
+"$DSPROF" report -i stream --type-stats -f json >ts.json 2>ts.err
 user=$("$TOOLS/dsjq" .properties.user_samples ts.json)
 bt=$(awk -F, '$2 == "backtrack" { s += $3 } END { print s + 0 }' ts.csv)
 res=$(awk -F, '$2 == "resolution" { s += $3 } END { print s + 0 }' ts.csv)
@@ -101,18 +101,18 @@ check_within "--type-stats: memory samples resolved on -O2 code" "${pct:-0}" 100
 check_contains "--type-stats text: the totals head the table" ts.txt '^# user_samples: [0-9]+'
 
 # ---- pcs and lines name the data object and the verdict ----
-"$DSPROF" report -i stream --view pcs -f csv >pcs.csv 2>&1
+"$DSPROF" report -i stream --view pcs -f csv >pcs.csv 2>pcs.err
 top=$(awk -F, 'NR > 1 && $0 ~ /total_mass/ { print; exit }' pcs.csv)
 check_contains "pcs: the hot load names its field" pcs.csv 'total_mass.*,struct particle\.mass,ok'
 echo "$top" >top.txt
 check_contains "pcs: the top row of total_mass is its mass access" top.txt 'struct particle\.mass'
 "$DSPROF" report -i stream --view pcs >pcs.txt 2>&1
 check_contains "pcs text: trigger, dataobject and verdict columns" pcs.txt ' trigger +dataobject +verdict'
-"$DSPROF" report -i stream --view lines -f csv >lines.csv 2>&1
+"$DSPROF" report -i stream --view lines -f csv >lines.csv 2>lines.err
 check_contains "lines: the hot line names its field" lines.csv 'struct particle\.mass'
 
 # ---- summary: the computed addresses against the sampled ones ----
-"$DSPROF" report -i union --view summary -f json >s.json 2>&1
+"$DSPROF" report -i union --view summary -f json >s.json 2>s.err
 checked=$("$TOOLS/dsjq" .properties.addresses_checked s.json)
 disagree=$("$TOOLS/dsjq" .properties.address_disagreements s.json)
 samples=$("$TOOLS/dsjq" '.total["page-faults"]' s.json)

@@ -34,19 +34,19 @@ check_eq "json: totals are the kept samples" "$("$TOOLS/dsjq" '.total["cpu-clock
 check_contains "text: the filter heads the table" f1.txt '^# filter: FUNC == "bump_hits"$'
 
 # ---- DOBJ and FIELD ----
-"$DSPROF" report -i clk --view dataobjects --filter 'DOBJ == "struct counters"' -f csv >d1.csv 2>&1
+"$DSPROF" report -i clk --view dataobjects --filter 'DOBJ == "struct counters"' -f csv >d1.csv 2>d1.err
 check_eq "DOBJ: only the type and its fields" \
 	"$(awk -F, 'NR > 1 { print $1 }' d1.csv | sort | tr '\n' ' ')" \
 	"struct counters struct counters.hits struct counters.misses "
-"$DSPROF" report -i clk --filter 'FIELD == "struct counters.misses"' -f csv >d2.csv 2>&1
+"$DSPROF" report -i clk --filter 'FIELD == "struct counters.misses"' -f csv >d2.csv 2>d2.err
 check_eq "FIELD: only the function that touches it" "$(awk -F, 'NR > 1 && $4 > 0 { print $1 }' d2.csv)" bump_misses
-"$DSPROF" report -i clk --view hotlines --filter 'FIELD == "struct counters.hits"' -f csv >d3.csv 2>&1
+"$DSPROF" report -i clk --view hotlines --filter 'FIELD == "struct counters.hits"' -f csv >d3.csv 2>d3.err
 check_eq "FIELD on hotlines: one line, one field" \
 	"$(awk -F, 'NR > 1 && $2 != "code" { print $2 ":" $11 }' d3.csv | tr '\n' ' ')" "line: object:struct counters.hits "
 
 # ---- the access's operands ----
 tid=$("$DSPROF" report -i clk --view hotlines -f csv | awk -F, '$2 == "code" && $12 == "bump_misses" { print $8; exit }')
-"$DSPROF" report -i clk --view threads --filter "THRID == $tid" -f csv >t.csv 2>&1
+"$DSPROF" report -i clk --view threads --filter "THRID == $tid" -f csv >t.csv 2>t.err
 check_eq "THRID: one thread" "$(awk -F, 'NR > 1 && $4 > 0 { print $3 }' t.csv)" "$tid"
 in_line=$(kept clk "VADDR >= $hot && VADDR < $hot + 64")
 line_n=$("$DSPROF" report -i clk --view hotlines -f csv | awk -F, -v l="$hot" '$1 == l { print $14 }')
@@ -55,18 +55,18 @@ check_eq "VADDR & a mask: the same" "$(kept clk "(VADDR & ~63) == $hot")" "$line
 # (kernel addresses are negative: values are signed)
 check_eq "CPUID, TSTAMP, VIRTPC: read" "$(kept clk 'CPUID >= 0 && TSTAMP > 0 && VIRTPC != 0')" "$total"
 check_eq "a filter that keeps nothing" "$(kept clk 'FUNC == "nosuch"')" 0
-"$DSPROF" report -i clk --filter 'FUNC == "nosuch"' -f csv >none.csv 2>&1
+"$DSPROF" report -i clk --filter 'FUNC == "nosuch"' -f csv >none.csv 2>none.err
 check_eq "a filter that keeps nothing: no rows" "$(wc -l <none.csv)" 1
 
 # ---- MOBJ(): memory objects in filters ----
 set=$("$DSPROF" report -i pf --view memobj:L1D_set --filter 'FUNC == "touch_pages"' -f csv 2>/dev/null |
 	awk -F, 'NR == 2 { print $1 }')
-"$DSPROF" report -i pf --view memobj:L1D_set --filter "MOBJ(L1D_set) == $set" -f csv >m.csv 2>&1
+"$DSPROF" report -i pf --view memobj:L1D_set --filter "MOBJ(L1D_set) == $set" -f csv >m.csv 2>m.err
 check_eq "MOBJ(L1D_set) == $set: that set only" "$(awk -F, 'NR > 1 { print $1 }' m.csv)" "$set"
 "$DSPROF" report -i pf --view memobj:vpage --filter 'FUNC == "touch_pages" && MOBJ(pg) % 2 == 0' \
-	--mobj 'pg=VADDR >> 12' -f csv >m2.csv 2>&1
+	--mobj 'pg=VADDR >> 12' -f csv >m2.csv 2>m2.err
 check_eq "MOBJ() of a --mobj object: every other page" "$(($(wc -l <m2.csv) - 1))" 16
-"$DSPROF" report -i pf --view samples --filter 'FUNC == "touch_pages"' -f csv >s.csv 2>&1
+"$DSPROF" report -i pf --view samples --filter 'FUNC == "touch_pages"' -f csv >s.csv 2>s.err
 check_eq "the samples view is filtered too" "$(($(wc -l <s.csv) - 1))" 32
 
 # ---- every view takes a filter ----

@@ -86,16 +86,16 @@ check_contains "text: the line row" one.txt "^ +[0-9.]+% +[0-9]+ +[0-9.]+s  $hot
 check_contains "text: field rows indented under it" one.txt "  struct counters\.(hits|misses) +object"
 
 # ---- other line sizes ----
-"$DSPROF" report -i clk --view hotlines --line 4096 -n 1 -f csv >page.csv 2>&1
+"$DSPROF" report -i clk --view hotlines --line 4096 -n 1 -f csv >page.csv 2>page.err
 check_eq "--line 4096: the counters' page" "$(line_rows page.csv | sed -n 1p)" "$(printf '0x%x' $((hot & ~4095)))"
 if "$DSPROF" mobj list -i clk | grep -q 'L2_LINE='; then
-	"$DSPROF" report -i clk --view hotlines --level L2 -f json >l2.json 2>&1
+	"$DSPROF" report -i clk --view hotlines --level L2 -f json >l2.json 2>l2.err
 	check_eq "--level L2: the L2's line size" "$("$TOOLS/dsjq" .properties.line_size l2.json)" \
 		"$("$DSPROF" mobj list -i clk | sed -n 's/.*L2_LINE=\([0-9]*\).*/\1/p')"
 else
 	skip "--level L2: the machine has no L2 in sysfs"
 fi
-"$DSPROF" report -i clk --view hotlines --machine "$TOP/docs/machines/wide-lines.machine" -f json >w.json 2>&1
+"$DSPROF" report -i clk --view hotlines --machine "$TOP/docs/machines/wide-lines.machine" -f json >w.json 2>w.err
 check_eq "--machine: the model's line size" "$("$TOOLS/dsjq" .properties.line_size w.json)" 128
 
 # ---- errors ----

@@ -20,11 +20,11 @@ wait "$pid"
 check_eq "stalled recorder: target still ends normally" "$?" 0
 lost=$("$TOOLS/dsjq" .lost lossy/meta.json)
 check_ge "stalled recorder: lost records counted in meta.json" "$lost" 1
-check_contains "stalled recorder: warned at the end, even with -q" lossy.err '^dsprof: warning: [0-9]+ records and [0-9]+ samples were lost'
+check_contains "stalled recorder: warned at the end, even with -q" lossy.err '^dsprof: warning: [0-9]+ records \(samples or side-band\) and [0-9]+ further samples were lost'
 "$DSPROF" report -i lossy -v summary >sum.txt 2>sum.err
 check_contains "stalled recorder: summary shows them" sum.txt "^lost_records +$lost\$"
 "$DSPROF" report -i lossy >/dev/null 2>rep.err
-check_contains "stalled recorder: every report notes them" rep.err '^dsprof: note: [0-9]+ records and [0-9]+ samples were lost'
+check_contains "stalled recorder: every report notes them" rep.err '^dsprof: note: [0-9]+ records \(samples or side-band\) and [0-9]+ further samples were lost'
 
 # throttling: lower the kernel's sample-rate ceiling for a moment
 rate=/proc/sys/kernel/perf_event_max_sample_rate

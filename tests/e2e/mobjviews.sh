@@ -52,7 +52,7 @@ printf 'mine = %s\n' "$EXPR" >conf/mobj
 check_eq "user file: status" "$?" 0
 check "--mobj and the user file give identical CSV" cmp -s opt.csv file.csv
 check_ge "and it has rows" "$(wc -l <opt.csv)" 3
-"$DSPROF" report -i pf --view memobj:mine --mobj "mine=VADDR >> 12" -f csv >over.csv 2>&1
+"$DSPROF" report -i pf --view memobj:mine --mobj "mine=VADDR >> 12" -f csv >over.csv 2>over.err
 check "--mobj replaces the file's definition" sh -c "! cmp -s over.csv file.csv"
 "$DSPROF" report -i pf --view memobj:mine -f json >mine.json
 check_eq "json: the object's expression" "$("$TOOLS/dsjq" .properties.expression mine.json)" "$EXPR"

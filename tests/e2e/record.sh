@@ -39,7 +39,7 @@ sleep 1.5
 kill -INT "-$pid"
 wait "$pid"
 check_eq "Ctrl-C: status 128+SIGINT" "$?" 130
-"$DSPROF" report -i int --format csv >int.csv 2>&1
+"$DSPROF" report -i int --format csv >int.csv 2>int.err
 check_eq "Ctrl-C: experiment readable" "$?" 0
 check_within "Ctrl-C: samples up to the interrupt (1.5 s after the start)" "$(sample_span int spin_work)" 1.4 0.4
 

@@ -174,7 +174,7 @@ sleep 3
 kill -INT "-$pid"
 wait "$pid"
 check_eq "Ctrl-C: status 128+SIGINT" "$?" 130
-"$DSPROF" report -i int -f csv >int.csv 2>&1
+"$DSPROF" report -i int -f csv >int.csv 2>int.err
 check_eq "Ctrl-C: experiment readable" "$?" 0
 
 # threads, a fork and an exec: every process's functions resolve
@@ -215,7 +215,7 @@ check_ge "signals: the handler's stores are simulated" "$(fn big on_alarm L1D_MI
 "$DSPROF" report -i big -f csv >big.csv 2>/dev/null
 incl=$(csv_lookup big.csv name touch_pages incl_count:sim:L1D_MISS)
 check_ge "signals: call chains go through the signal frame" "${incl:-0}" 307201
-"$DSPROF" report -i big --view summary -f json >big.json 2>&1
+"$DSPROF" report -i big --view summary -f json >big.json 2>big.err
 check_ge "summary: the logical clock counts accesses" "$("$TOOLS/dsjq" .properties.logical_time big.json)" 307200
 check_within "summary: the duration is wall time" "$("$TOOLS/dsjq" .properties.duration_s big.json)" 5 5
 
