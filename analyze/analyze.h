@@ -146,6 +146,10 @@ const char *ds_view_help_sort(void);
 /* A count as tables show it to people: 987, 12.3k, 4.56M, 1.23G; with ns,
  * nanoseconds as seconds (clock events).  Always NUL-terminated. */
 void ds_count_text(char *out, size_t n, uint64_t v, bool ns);
+/* A cell as text for people (text: percentages with one decimal, a diff's
+ * deltas shortened like counts and signed) or for CSV and JSON (two
+ * decimals, no sign, integers whole).  Unset cells are "". */
+void ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text);
 
 /* ---- memory objects and filters (docs/memory-objects.md) ----
  * Memory objects are evaluated for the machine the experiment was recorded

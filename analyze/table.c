@@ -306,3 +306,54 @@ void ds_count_text(char *out, size_t n, uint64_t v, bool ns)
 	else
 		snprintf(out, n, "%" PRIu64, v);
 }
+
+/* A diff's signed difference: text like a count with its sign ("-99.8k",
+ * "+0.250s"), CSV the integer. */
+static void fmt_delta(char *out, size_t n, const ds_cell *v, bool ns, bool text)
+{
+	int64_t d = (int64_t)v->u;
+	if (!text) {
+		snprintf(out, n, "%" PRId64, d);
+		return;
+	}
+	if (!d) {
+		ds_count_text(out, n, 0, ns);
+		return;
+	}
+	out[0] = d < 0 ? '-' : '+';
+	ds_count_text(out + 1, n - 1, d < 0 ? -(uint64_t)d : (uint64_t)d, ns);
+}
+
+/* A relative change: text with its sign and one decimal, more where one
+ * would round what did not quite go away to -100% (or a change to 0). */
+static void fmt_change(char *out, size_t n, double d, bool text)
+{
+	int dec = 1;
+	for (double half = 0.05; dec < 4 && d != 0 && (d < half && d > -half); half /= 10)
+		dec++;
+	for (double half = 0.05; dec < 4 && d > -100.0 && d <= -100.0 + half; half /= 10)
+		dec++;
+	if (!text)
+		snprintf(out, n, "%.2f", d);
+	else if (d == 0)
+		snprintf(out, n, "0.0%%");
+	else
+		snprintf(out, n, "%+.*f%%", dec, d);
+}
+
+void ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text)
+{
+	if (!v->set) {
+		out[0] = 0;
+		return;
+	}
+	switch (c->kind) {
+	case DS_COL_STR: snprintf(out, n, "%s", v->s ? v->s : ""); break;
+	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
+	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
+	case DS_COL_PERCENT: snprintf(out, n, text ? "%.1f%%" : "%.2f", v->d); break;
+	case DS_COL_DELTA: fmt_delta(out, n, v, false, text); break;
+	case DS_COL_DELTA_NS: fmt_delta(out, n, v, true, text); break;
+	case DS_COL_CHANGE: fmt_change(out, n, v->d, text); break;
+	}
+}

@@ -19,60 +19,6 @@ static void fmt_count(char *out, size_t n, const ds_table_event *ev, uint64_t v)
 	ds_count_text(out, n, v, ev->time_ns);
 }
 
-/* A diff's signed difference: text like a count with its sign ("-99.8k",
- * "+0.250s"), CSV the integer. */
-static void fmt_delta(char *out, size_t n, const ds_cell *v, bool ns, bool text)
-{
-	int64_t d = (int64_t)v->u;
-	ds_table_event unit = {.time_ns = ns};
-	if (!text) {
-		snprintf(out, n, "%" PRId64, d);
-		return;
-	}
-	if (!d) {
-		fmt_count(out, n, &unit, 0);
-		return;
-	}
-	out[0] = d < 0 ? '-' : '+';
-	fmt_count(out + 1, n - 1, &unit, d < 0 ? -(uint64_t)d : (uint64_t)d);
-}
-
-/* A relative change: text with its sign and one decimal, more where one
- * would round what did not quite go away to -100% (or a change to 0). */
-static void fmt_change(char *out, size_t n, double d, bool text)
-{
-	int dec = 1;
-	for (double half = 0.05; dec < 4 && d != 0 && (d < half && d > -half); half /= 10)
-		dec++;
-	for (double half = 0.05; dec < 4 && d > -100.0 && d <= -100.0 + half; half /= 10)
-		dec++;
-	if (!text)
-		snprintf(out, n, "%.2f", d);
-	else if (d == 0)
-		snprintf(out, n, "0.0%%");
-	else
-		snprintf(out, n, "%+.*f%%", dec, d);
-}
-
-/* Text tables show percentages with a sign and one decimal; CSV keeps two
- * decimals and no sign, for spreadsheets. */
-static void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text)
-{
-	if (!v->set) {
-		out[0] = 0;
-		return;
-	}
-	switch (c->kind) {
-	case DS_COL_STR: snprintf(out, n, "%s", v->s ? v->s : ""); break;
-	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
-	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
-	case DS_COL_PERCENT: snprintf(out, n, text ? "%.1f%%" : "%.2f", v->d); break;
-	case DS_COL_DELTA: fmt_delta(out, n, v, false, text); break;
-	case DS_COL_DELTA_NS: fmt_delta(out, n, v, true, text); break;
-	case DS_COL_CHANGE: fmt_change(out, n, v->d, text); break;
-	}
-}
-
 static double pct(uint64_t v, uint64_t total)
 {
 	return total ? 100.0 * (double)v / (double)total : 0.0;
@@ -127,7 +73,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 			namew = w;
 		free(n);
 		for (size_t c = 0; c < t->ncols; c++) {
-			fmt_cell(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c], true);
+			ds_cell_text(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c], true);
 			if (strlen(buf) > colw[c])
 				colw[c] = strlen(buf);
 		}
@@ -192,7 +138,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 			char *v;
 			if (!t->cols[c].text)
 				continue;
-			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c], true);
+			ds_cell_text(buf, sizeof buf, &t->cols[c], &row->cells[c], true);
 			v = safe(buf, ascii);
 			fprintf(f, "  %-*s", (int)colw[c], v);
 			free(v);
@@ -285,7 +231,7 @@ static void render_csv(FILE *f, const ds_table *t)
 		csv_field(f, row->name);
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(',', f);
-			fmt_cell(buf, sizeof buf, &t->cols[c], &row->cells[c], false);
+			ds_cell_text(buf, sizeof buf, &t->cols[c], &row->cells[c], false);
 			csv_field(f, buf);
 		}
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {

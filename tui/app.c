@@ -239,7 +239,7 @@ static void measure(tui_app *a, tab_state *ts)
 		if (w > ts->namew)
 			ts->namew = w > 200 ? 200 : w;
 		for (size_t c = 0; c < ts->t->ncols; c++) {
-			fmt_cell(buf, sizeof buf, &ts->t->cols[c], &r->cells[c]);
+			ds_cell_text(buf, sizeof buf, &ts->t->cols[c], &r->cells[c], true);
 			if (ts->colw[c] < 60 && (w = grid_width(&a->scr, buf)) > ts->colw[c])
 				ts->colw[c] = w > 60 ? 60 : w;
 		}
@@ -283,7 +283,7 @@ static bool focus(tab_state *ts, const char *col, const char *val)
 	for (size_t i = 0; i < ts->vis.n; i++) {
 		const ds_row *r = &ts->t->rows[ts->vis.v[i]];
 		if (col)
-			fmt_cell(buf, sizeof buf, &ts->t->cols[c], &r->cells[c]);
+			ds_cell_text(buf, sizeof buf, &ts->t->cols[c], &r->cells[c], true);
 		if (strcmp(col ? buf : r->name, val) == 0) {
 			ts->cur = i;
 			return true;

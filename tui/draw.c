@@ -31,23 +31,6 @@ int body_rows(const tui_app *a)
 
 /* ---- numbers ---- */
 
-void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v)
-{
-	if (!v->set) {
-		out[0] = 0;
-		return;
-	}
-	switch (c->kind) {
-	case DS_COL_STR: snprintf(out, n, "%s", v->s ? v->s : ""); break;
-	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
-	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
-	case DS_COL_PERCENT: snprintf(out, n, "%.1f%%", v->d); break;
-	case DS_COL_DELTA: snprintf(out, n, "%+" PRId64, (int64_t)v->u); break;
-	case DS_COL_DELTA_NS: snprintf(out, n, "%+.3fs", (double)(int64_t)v->u / 1e9); break;
-	case DS_COL_CHANGE: snprintf(out, n, "%+.1f%%", v->d); break;
-	}
-}
-
 /* Large numbers shortened to fit a column. */
 static void fmt_big(char *out, size_t n, uint64_t v)
 {
@@ -477,7 +460,7 @@ static void draw_status(tui_app *a)
 			bool drawn = a->tab == T_TIMELINE ? ts->t->cols[c].text : ts->shown[c];
 			if (drawn || !r->cells[c].set || !strcmp(ts->t->cols[c].name, "order"))
 				continue;
-			fmt_cell(buf, sizeof buf, &ts->t->cols[c], &r->cells[c]);
+			ds_cell_text(buf, sizeof buf, &ts->t->cols[c], &r->cells[c], true);
 			ds_buf_printf(&b, "  %s=%s", ts->t->cols[c].name, buf);
 		}
 		grid_text(s, y, 0, s->w - right, ST_STATUS, ds_buf_str(&b));
@@ -654,7 +637,7 @@ static void draw_table(tui_app *a)
 				break;
 			}
 			case UC_CELL:
-				fmt_cell(buf, sizeof buf, &t->cols[c->col], &r->cells[c->col]);
+				ds_cell_text(buf, sizeof buf, &t->cols[c->col], &r->cells[c->col], true);
 				if (!sel && !strcmp(t->cols[c->col].name, "verdict") && buf[0] && strcmp(buf, "ok"))
 					st = ST_WARN;
 				if (c->right)

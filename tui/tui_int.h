@@ -311,8 +311,6 @@ void app_scroll_into_view(tui_app *a, tab_state *ts);
 int timeline_slices(const tui_app *a);
 
 void draw(tui_app *a);
-/* A cell as text: numbers in decimal or hex, percentages with one decimal. */
-void fmt_cell(char *out, size_t n, const ds_col *c, const ds_cell *v);
 /* Rows of the table body on this screen. */
 int body_rows(const tui_app *a);
 /* Lines of the help text, and the i-th one. */
