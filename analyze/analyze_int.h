@@ -263,6 +263,8 @@ void tb_cut(ds_table *t, size_t limit);
 void tb_discard(tb *b);
 /* Cells of one column in --sort order: unset last, else ascending. */
 int tb_cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b);
+/* Ties of a sort: by name, then column by column (a stable, readable order). */
+int tb_cmp_ties(const ds_table *t, const ds_row *a, const ds_row *b);
 void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

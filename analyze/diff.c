@@ -687,12 +687,7 @@ static int cmp_diff_rows(const void *pa, const void *pb, void *arg)
 		double x = sort_value(sp, a), y = sort_value(sp, b);
 		c = x > y ? -1 : x < y; /* largest first */
 	}
-	if (c)
-		return c;
-	c = strcmp(a->name, b->name);
-	for (size_t i = 0; !c && i < sp->t->ncols; i++)
-		c = tb_cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
-	return c;
+	return c ? c : tb_cmp_ties(sp->t, a, b);
 }
 
 /* ---- the verdict ---- */

@@ -196,12 +196,14 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
 		break;
 	}
 	}
-	if (c)
-		return c;
-	/* ties: a stable, readable order */
-	c = strcmp(a->name, b->name);
-	for (size_t i = 0; !c && i < sp->t->ncols; i++)
-		c = tb_cmp_cells(&sp->t->cols[i], &a->cells[i], &b->cells[i]);
+	return c ? c : tb_cmp_ties(sp->t, a, b);
+}
+
+int tb_cmp_ties(const ds_table *t, const ds_row *a, const ds_row *b)
+{
+	int c = strcmp(a->name, b->name);
+	for (size_t i = 0; !c && i < t->ncols; i++)
+		c = tb_cmp_cells(&t->cols[i], &a->cells[i], &b->cells[i]);
 	return c;
 }
 
