@@ -143,6 +143,12 @@ Dwarf_Debug ds_dwarf_debug(const ds_dwarf *dw);
 /* The (uncompressed) bytes of one of the opened sections, or NULL. */
 const void *ds_dwarf_section(const ds_dwarf *dw, const char *name, size_t *size);
 void ds_dwarf_close(ds_dwarf *dw);
+/* Whether the line table at offset off of .debug_line (or the one of unit
+ * cu) holds together well enough for libdwarf to read it: file entries
+ * naming directories the table has, string offsets inside their sections
+ * (dwarfmap/linehdr.c says what libdwarf does otherwise). */
+bool ds_line_header_sane(const ds_dwarf *dw, uint64_t off);
+bool ds_cu_line_table_sane(const ds_dwarf *dw, Dwarf_Die cu); /* true without one */
 
 /* ---- loaders ---- */
 void ds_dso_load_symbols(ds_dso *d);

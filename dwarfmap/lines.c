@@ -27,6 +27,7 @@
 typedef struct loader {
 	ds_dso *d;
 	Dwarf_Debug dbg;
+	const ds_dwarf *dw;       /* dbg's sections, to check line tables before libdwarf */
 	DS_VEC(ds_line_row) rows;
 	DS_VEC(int64_t) cu_files; /* file number -> interned index + 1, per CU */
 	size_t seq_start;         /* first row of the open sequence */
@@ -123,8 +124,14 @@ static void load_cu(loader *l, Dwarf_Die cu)
 	Dwarf_Line *lines;
 	Dwarf_Signed n;
 	Dwarf_Error e = NULL;
-	int rc = dwarf_srclines_b(cu, &version, &tables, &ctx, &e);
+	int rc;
 
+	if (!ds_cu_line_table_sane(l->dw, cu)) {
+		ds_dso_set_note(l->d, "DWARF in '%s': a unit's line table is corrupt: its lines are left out",
+				l->d->dwarf->path);
+		return;
+	}
+	rc = dwarf_srclines_b(cu, &version, &tables, &ctx, &e);
 	if (rc == DW_DLV_ERROR)
 		dwarf_problem(l, &e, "cannot read a line table");
 	if (rc != DW_DLV_OK)
@@ -252,6 +259,7 @@ static void load_lines(ds_dso *d)
 	dw = ds_dwarf_open(d, sections, sizeof sections / sizeof sections[0]);
 	if (dw) {
 		l.dbg = ds_dwarf_debug(dw);
+		l.dw = dw;
 		load_cus(&l);
 		ds_dwarf_close(dw);
 		l.dbg = NULL;

@@ -703,6 +703,12 @@ static void read_srcfiles(loader *l)
 			dwarf_dealloc_error(dbg, e);
 		return;
 	}
+	if (!ds_cu_line_table_sane(l->files_dw, cu)) {
+		ds_dso_set_note(l->d, "DWARF in '%s': types: a unit's line table is corrupt: its file names are left out",
+				l->d->dwarf->path);
+		dwarf_dealloc_die(cu);
+		return;
+	}
 	dwarf_set_de_alloc_flag(1);
 	rc = dwarf_srcfiles(cu, &l->srcfiles, &l->nsrcfiles, &e);
 	dwarf_set_de_alloc_flag(0);

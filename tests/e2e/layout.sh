@@ -221,6 +221,11 @@ head -c 3000 "$PROGS/selftime" >truncated
 "$DSPROF" layout ./truncated >/dev/null 2>err.txt
 check_eq "truncated binary: exit 1" "$?" 1
 check_contains "truncated binary: says so" err.txt "^dsprof: cannot read './truncated': truncated at byte 3000 \(its section headers end at byte [0-9]+\)$"
+# a DWARF 5 line table whose file names a directory the table lacks (found
+# by fuzz_elf): libdwarf 20210528 crashes on it; dsprof leaves it out
+"$DSPROF" layout "$TOP/tests/fuzz/regressions/fuzz_elf/dwarf5-file-dir-out-of-range" >bad.txt 2>bad.err
+check_eq "corrupt line table: no crash, the layouts" "$?" 0
+check_contains "corrupt line table: a note says so" bad.err "^dsprof: note: DWARF in .*: a unit's line table is corrupt: its file names are left out$"
 # .debug_info overwritten after its first unit header: the types that can
 # be read are printed, the rest is one note
 cp "$PROGS/selftime" corrupt

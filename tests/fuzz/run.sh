@@ -65,6 +65,21 @@ seed_elf() {
 	ls "$c" | grep -q . || { echo "not ok - fuzz: no ELF seed could be built"; exit 1; }
 }
 
+# Inputs that once crashed a target (tests/fuzz/regressions/TARGET/): each
+# must run clean before the target fuzzes again, and seeds its corpus.
+regress() { # target corpus
+	for f in "$(dirname "$0")/regressions/$1"/*; do
+		[ -f "$f" ] || continue
+		cp "$f" "$FUZZ/corpus/$2/"
+		if "$FUZZ/$1" "$f" >"$FUZZ/$1.regress.log" 2>&1; then
+			echo "ok - fuzz $1: $(basename "$f") runs clean"
+		else
+			echo "not ok - fuzz $1: $(basename "$f") crashes again; see $FUZZ/$1.regress.log"
+			fail=1
+		fi
+	done
+}
+
 run() { # target corpus
 	mkdir -p "$FUZZ/artifacts"
 	if "$FUZZ/$1" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
@@ -82,6 +97,7 @@ seed_perfdata
 seed_json
 seed_mobj
 seed_elf
+regress fuzz_elf elf
 run fuzz_perfdata perfdata
 run fuzz_json json
 run fuzz_mobj mobj
