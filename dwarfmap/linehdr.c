@@ -19,6 +19,7 @@ typedef struct rd {
 	bool bad;
 } rd;
 
+/* A little-endian number of n <= 8 bytes. */
 static uint64_t rd_fixed(rd *r, size_t n)
 {
 	uint64_t v = 0;
@@ -31,6 +32,17 @@ static uint64_t rd_fixed(rd *r, size_t n)
 		v |= (uint64_t)r->p[i] << (8 * i);
 	r->p += n;
 	return v;
+}
+
+/* Skip n bytes. */
+static void rd_skip(rd *r, uint64_t n)
+{
+	if ((uint64_t)(r->end - r->p) < n) {
+		r->bad = true;
+		r->p = r->end;
+		return;
+	}
+	r->p += n;
 }
 
 static uint64_t rd_uleb(rd *r)
@@ -84,14 +96,10 @@ static uint64_t rd_form(rd *r, uint64_t form, unsigned offset_size, size_t line_
 	case DW_FORM_strx3: return rd_fixed(r, 3);
 	case DW_FORM_data4: case DW_FORM_strx4: return rd_fixed(r, 4);
 	case DW_FORM_data8: return rd_fixed(r, 8);
-	case DW_FORM_data16: rd_fixed(r, 8); rd_fixed(r, 8); return 0;
+	case DW_FORM_data16: rd_skip(r, 16); return 0;
 	case DW_FORM_udata: case DW_FORM_strx: return rd_uleb(r);
 	case DW_FORM_block:
-		v = rd_uleb(r);
-		if (v > (uint64_t)(r->end - r->p))
-			r->bad = true;
-		else
-			r->p += v;
+		rd_skip(r, rd_uleb(r));
 		return 0;
 	default: /* a form no line table should use */
 		r->bad = true;
@@ -148,15 +156,15 @@ bool ds_line_header_sane(const ds_dwarf *dw, uint64_t off)
 	if (version < 2 || version > 5)
 		return false;
 	if (version == 5)
-		rd_fixed(&r, 2); /* address and segment selector sizes */
+		rd_skip(&r, 2); /* address and segment selector sizes */
 	hlen = rd_fixed(&r, offset_size);
 	if (r.bad || hlen > (uint64_t)(r.end - r.p))
 		return false;
 	r.end = r.p + hlen; /* the rest is the program, which libdwarf bounds itself */
-	rd_fixed(&r, version >= 4 ? 5 : 4); /* instruction lengths, is_stmt, line base and range */
+	rd_skip(&r, version >= 4 ? 5 : 4); /* instruction lengths, is_stmt, line base and range */
 	opcode_base = rd_fixed(&r, 1);
 	if (opcode_base)
-		rd_fixed(&r, opcode_base - 1);
+		rd_skip(&r, opcode_base - 1); /* standard opcode lengths */
 	if (version == 5) {
 		/* at least one directory: the unit's own */
 		ndirs = rd_entries(&r, offset_size, line_str, str, 0);
