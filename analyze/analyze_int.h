@@ -251,12 +251,21 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label, con
 	     size_t ncols, bool inclusive);
 /* The row for key, created with `name` when new; returns its index. */
 size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added);
+/* A new row without a key, for views that find their rows themselves
+ * (tb_row's byte-key table costs too much per sample on large
+ * experiments); its index. */
+size_t tb_row_new(tb *b, const char *name);
 void tb_cell_str(ds_row *r, size_t col, const char *s);
 void tb_cell_u64(ds_row *r, size_t col, uint64_t v);
 /* Free a row's contents (for views that drop rows after tb_finish). */
 void tb_row_free(ds_row *r, size_t ncols);
 /* Sort (by o->sort) and cut (o->limit); hands the table out. */
 int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* Sort rows[0..n) (rows of t's shape) as tb_finish sorts by `sort`: for
+ * views that sort parts of a table apart; an unknown key is the error. */
+int tb_sort_rows(const ds_table *t, const char *sort, ds_row *rows, size_t n, ds_err *err);
+/* Hand the table out as it was built: the view sorted and cut it. */
+ds_table *tb_take(tb *b);
 /* Keep the first `limit` rows (0: all); total_rows stays. */
 void tb_cut(ds_table *t, size_t limit);
 /* Drop a table being built (on an error). */

@@ -123,6 +123,10 @@ int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_ta
 #define HL_MAX_CODE 5
 /* Threads and CPUs listed by number in a row's cell (all are counted). */
 #define HL_MAX_LISTED 8
+/* With --limit, the top lines are sorted out this many rows at a time
+ * (or the limit's, when larger): the line rows never shown are never all
+ * made at once. */
+#define HL_PICK_BATCH 65536
 
 enum {
 	HL_KIND, HL_LINE, HL_OFFSETS, HL_LOADS, HL_STORES, HL_NTHREADS, HL_THREADS, HL_NCPUS,
@@ -131,37 +135,50 @@ enum {
 
 enum hl_kind { HL_ROW_LINE, HL_ROW_OBJECT, HL_ROW_CODE };
 
-typedef struct hl_key {
+/* What the samples of a row (a line, or an object or a source line on a
+ * line) add up to.  Rows are counted here, a few dozen bytes each, and
+ * made table rows (with their names and strings) only when shown: a
+ * memory-bound program touches millions of lines. */
+typedef struct hl_ent {
 	uint64_t line;
-	uint32_t kind;         /* enum hl_kind */
 	int32_t id;            /* object: dobj; code: index in code */
-} hl_key;
-
-typedef struct hl_aux {
-	uint64_t line;
-	enum hl_kind kind;
+	uint32_t parent;       /* object, code: the line's entry */
 	uint32_t lo, hi;       /* bytes of the line touched, lo..hi (lo > hi: none known) */
+	uint32_t thread, cpu;  /* the first thread (index) and CPU seen; UINT32_MAX: none */
+	uint32_t next;         /* a line: its first sub-row's entry; a sub-row: the line's next
+				* (UINT32_MAX: none) */
+	uint8_t kind;          /* enum hl_kind */
+	uint8_t more;          /* HL_MORE_*: others were seen, all are in hl_build.who */
 	uint64_t loads, stores;
-} hl_aux;
+	uint64_t m[];          /* [ev]: samples, [nev + ev]: count (one cache line less to miss) */
+} hl_ent;
 
-/* A thread or CPU that touched a row. */
-typedef struct hl_who {
-	uint32_t row;
-	uint32_t cpu;          /* 0: a thread (id is its index), 1: a CPU (id is its number) */
-	uint32_t id;
-} hl_who;
+enum { HL_MORE_THREADS = 1, HL_MORE_CPUS = 2 };
 
 typedef struct hl_build {
 	tb b;
 	uint64_t line_size;
-	DS_VEC(hl_aux) aux;
-	ds_hash *who;
+	size_t nev;
+	uint8_t *ents;         /* nent entries of `stride` bytes, in the order rows first appear */
+	size_t nent, cap, stride;
+	ds_u64map lines;       /* line -> entry */
+	ds_u64map who;         /* a set of hl_who_key: the threads and CPUs of entries with several */
+	uint32_t last_le, last_obj, last_code; /* the previous sample's entries, or DS_U64MAP_NONE */
+	uint64_t *who_sorted;  /* who's keys, sorted: each entry's together */
 	ds_hash *code;         /* "function\x01file\x01line" -> index */
 	DS_VEC(char *) code_name;
 	DS_VEC(char *) code_source;
 	int32_t *site_code;    /* per site: index in code, -1 before it is known */
+	ds_vec_u32 ids;        /* scratch: one row's thread ids or CPUs */
 	uint64_t with_ea, without_ea;
 } hl_build;
+
+/* Thread indices and CPUs fit 32 bits, entries 31 (two billion rows
+ * would take some 700 million samples). */
+static uint64_t hl_who_key(uint32_t e, bool cpu, uint32_t id)
+{
+	return (uint64_t)e << 33 | (uint64_t)cpu << 32 | id;
+}
 
 /* The source line of a site as a code row's key, name and source. */
 static int32_t site_code(ds_session *s, hl_build *h, uint32_t si)
@@ -195,71 +212,109 @@ static int32_t site_code(ds_session *s, hl_build *h, uint32_t si)
 	return (int32_t)i;
 }
 
-static size_t hl_row(ds_session *s, hl_build *h, uint64_t line, enum hl_kind kind, int32_t id)
+static hl_ent *hl_at(const hl_build *h, size_t e)
 {
-	hl_key k = {line, kind, id};
-	int64_t at = ds_hash_find(h->b.rows, &k, sizeof k);
-	ds_buf name = {0};
-	ds_row *row;
-	size_t r;
-
-	if (at >= 0)
-		return (size_t)at;
-	switch (kind) {
-	case HL_ROW_LINE:
-		ds_buf_printf(&name, "0x%" PRIx64, line);
-		break;
-	case HL_ROW_OBJECT:
-		ds_buf_printf(&name, "  %s", s->dobjs.v[id].name);
-		break;
-	case HL_ROW_CODE:
-		ds_buf_printf(&name, "  %s", h->code_name.v[id]);
-		if (h->code_source.v[id])
-			ds_buf_printf(&name, "  %s", h->code_source.v[id]);
-		break;
-	}
-	r = tb_row(&h->b, &k, sizeof k, name.p, NULL);
-	ds_buf_free(&name);
-	row = &h->b.v.v[r];
-	tb_cell_str(row, HL_KIND, kind == HL_ROW_LINE ? "line" : kind == HL_ROW_OBJECT ? "object" : "code");
-	tb_cell_u64(row, HL_LINE, line);
-	if (kind == HL_ROW_OBJECT)
-		tb_cell_str(row, HL_DATAOBJECT, s->dobjs.v[id].name);
-	if (kind == HL_ROW_CODE) {
-		tb_cell_str(row, HL_FUNCTION, h->code_name.v[id]);
-		tb_cell_str(row, HL_SOURCE, h->code_source.v[id]);
-	}
-	ds_vec_push(&h->aux, ((hl_aux){line, kind, UINT32_MAX, 0, 0, 0}));
-	return r;
+	return (hl_ent *)(h->ents + e * h->stride);
 }
 
-static void hl_count(hl_build *h, size_t r, const ds_srec *x, uint32_t lo, uint32_t hi)
+/* A new entry; its index. */
+static uint32_t hl_new(hl_build *h, uint64_t line, enum hl_kind kind, int32_t id, uint32_t parent)
 {
-	ds_row *row = &h->b.v.v[r];
-	hl_aux *a = &h->aux.v[r];
-	hl_who w = {(uint32_t)r, 0, x->thread};
+	hl_ent *a;
 
-	row->samples[x->ev]++;
-	row->count[x->ev] += x->period;
+	if (h->nent == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 1024;
+		h->ents = ds_xrealloc(h->ents, h->cap * h->stride);
+	}
+	a = hl_at(h, h->nent);
+	memset(a, 0, h->stride);
+	*a = (hl_ent){.line = line, .kind = (uint8_t)kind, .id = id, .parent = parent, .lo = UINT32_MAX,
+		      .thread = UINT32_MAX, .cpu = UINT32_MAX, .next = UINT32_MAX};
+	return (uint32_t)h->nent++;
+}
+
+/* The entry of a line, made when new. */
+static uint32_t hl_line(hl_build *h, uint64_t line)
+{
+	bool added;
+	uint32_t e = ds_u64map_put(&h->lines, line, (uint32_t)h->nent, &added);
+
+	if (added)
+		hl_new(h, line, HL_ROW_LINE, 0, 0);
+	return e;
+}
+
+/* The entry of an object or source line on line entry le, made when new.
+ * A line's sub-rows are a list from the line's entry, searched in turn
+ * (most lines have a few; a hash table of them all would miss the cache on
+ * every sample, the list mostly stays near the line's entry), the one
+ * found moved to the front, so that a line touched from many places finds
+ * its hot ones first. */
+static uint32_t hl_sub(hl_build *h, uint32_t le, enum hl_kind kind, int32_t id)
+{
+	uint32_t prev = UINT32_MAX, e;
+	hl_ent *l = hl_at(h, le), *a;
+
+	for (e = l->next; e != UINT32_MAX; prev = e, e = a->next) {
+		a = hl_at(h, e);
+		if (a->kind != kind || a->id != id)
+			continue;
+		if (prev != UINT32_MAX) {
+			hl_at(h, prev)->next = a->next;
+			a->next = l->next;
+			l->next = e;
+		}
+		return e;
+	}
+	e = hl_new(h, hl_at(h, le)->line, kind, id, le);
+	l = hl_at(h, le); /* the entries may have moved */
+	hl_at(h, e)->next = l->next;
+	l->next = e;
+	return e;
+}
+
+/* Thread or CPU id touched entry e, whose first one is *first: the
+ * second distinct one puts both into the set, later ones themselves. */
+static void hl_who(hl_build *h, uint32_t e, uint32_t *first, uint8_t more, uint32_t id)
+{
+	hl_ent *a = hl_at(h, e);
+
+	if (*first == UINT32_MAX) {
+		*first = id;
+		return;
+	}
+	if (*first == id)
+		return;
+	if (!(a->more & more)) {
+		a->more |= more;
+		ds_u64map_put(&h->who, hl_who_key(e, more == HL_MORE_CPUS, *first), 0, NULL);
+	}
+	ds_u64map_put(&h->who, hl_who_key(e, more == HL_MORE_CPUS, id), 0, NULL);
+}
+
+static void hl_count(hl_build *h, uint32_t e, const ds_srec *x, uint32_t lo, uint32_t hi)
+{
+	hl_ent *a = hl_at(h, e);
+
+	a->m[x->ev]++;
+	a->m[h->nev + x->ev] += x->period;
 	if (lo < a->lo)
 		a->lo = lo;
 	if (hi > a->hi)
 		a->hi = hi;
 	a->loads += (x->flags & SR_LOAD) != 0;
 	a->stores += (x->flags & SR_STORE) != 0;
-	ds_hash_intern(h->who, &w, sizeof w, NULL);
-	if (x->cpu != UINT32_MAX) {
-		w.cpu = 1;
-		w.id = x->cpu;
-		ds_hash_intern(h->who, &w, sizeof w, NULL);
-	}
+	hl_who(h, e, &a->thread, HL_MORE_THREADS, x->thread);
+	if (x->cpu != UINT32_MAX)
+		hl_who(h, e, &a->cpu, HL_MORE_CPUS, x->cpu);
 }
 
 static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 {
 	hl_build *h = ctx;
 	uint64_t line;
-	uint32_t lo, hi;
+	uint32_t lo, hi, le;
+	int32_t code;
 
 	(void)i;
 	if (!(x->flags & SR_EA)) {
@@ -268,9 +323,21 @@ static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	}
 	h->with_ea++;
 	ds_srec_line_span(s, x, h->line_size, &line, &lo, &hi);
-	hl_count(h, hl_row(s, h, line, HL_ROW_LINE, 0), x, lo, hi);
-	hl_count(h, hl_row(s, h, line, HL_ROW_OBJECT, x->dobj), x, lo, hi);
-	hl_count(h, hl_row(s, h, line, HL_ROW_CODE, site_code(s, h, x->site)), x, lo, hi);
+	code = site_code(s, h, x->site);
+	/* a loop walking memory touches a line several times in a row, mostly
+	 * from the same code on the same object: those need no lookup */
+	if (h->last_le == DS_U64MAP_NONE || hl_at(h, h->last_le)->line != line) {
+		h->last_le = hl_line(h, line);
+		h->last_obj = h->last_code = DS_U64MAP_NONE;
+	}
+	le = h->last_le;
+	if (h->last_obj == DS_U64MAP_NONE || hl_at(h, h->last_obj)->id != x->dobj)
+		h->last_obj = hl_sub(h, le, HL_ROW_OBJECT, x->dobj);
+	if (h->last_code == DS_U64MAP_NONE || hl_at(h, h->last_code)->id != code)
+		h->last_code = hl_sub(h, le, HL_ROW_CODE, code);
+	hl_count(h, le, x, lo, hi);
+	hl_count(h, h->last_obj, x, lo, hi);
+	hl_count(h, h->last_code, x, lo, hi);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -279,52 +346,191 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The threads (by tid) and CPUs of every row: counts and short lists. */
-static void who_cells(ds_session *s, hl_build *h)
+static int cmp_u64(const void *a, const void *b)
 {
-	size_t nrows = h->b.v.n, n = ds_hash_count(h->who);
-	ds_vec_u32 *ids = ds_xcalloc(nrows ? nrows * 2 : 1, sizeof *ids);
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The threads (by tid) or CPUs of entry e into the row: count and list. */
+static void who_cells(const ds_session *s, hl_build *h, uint32_t e, bool cpu, ds_row *row)
+{
+	const hl_ent *a = hl_at(h, e);
+	uint32_t first = cpu ? a->cpu : a->thread;
+	ds_vec_u32 *v = &h->ids;
 	ds_buf b = {0};
 
-	for (size_t i = 0; i < n; i++) {
-		const hl_who *w = ds_hash_key(h->who, i, NULL);
-		ds_vec_push(&ids[w->row * 2 + w->cpu], w->cpu ? w->id : s->threads.v[w->id].tid);
-	}
-	for (size_t r = 0; r < nrows; r++)
-		for (int cpu = 0; cpu < 2; cpu++) {
-			ds_vec_u32 *v = &ids[r * 2 + cpu];
-			ds_buf_reset(&b);
-			if (v->n)
-				qsort(v->v, v->n, sizeof *v->v, cmp_u32);
-			for (size_t k = 0; k < v->n && k < HL_MAX_LISTED; k++)
-				ds_buf_printf(&b, "%s%u", k ? " " : "", v->v[k]);
-			if (v->n > HL_MAX_LISTED)
-				ds_buf_printf(&b, " +%zu", v->n - HL_MAX_LISTED);
-			tb_cell_u64(&h->b.v.v[r], cpu ? HL_NCPUS : HL_NTHREADS, v->n);
-			if (v->n)
-				tb_cell_str(&h->b.v.v[r], cpu ? HL_CPUS : HL_THREADS, ds_buf_str(&b));
-			ds_vec_free(v);
+	v->n = 0;
+	if (a->more & (cpu ? HL_MORE_CPUS : HL_MORE_THREADS)) {
+		/* its keys are together in who_sorted: find the first */
+		uint64_t want = hl_who_key(e, cpu, 0);
+		size_t lo = 0, hi = h->who.n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (h->who_sorted[mid] < want)
+				lo = mid + 1;
+			else
+				hi = mid;
 		}
-	free(ids);
+		for (; lo < h->who.n && h->who_sorted[lo] >> 32 == want >> 32; lo++)
+			ds_vec_push(v, (uint32_t)h->who_sorted[lo]);
+	} else if (first != UINT32_MAX) {
+		ds_vec_push(v, first);
+	}
+	if (!cpu)
+		for (size_t k = 0; k < v->n; k++)
+			v->v[k] = s->threads.v[v->v[k]].tid;
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof *v->v, cmp_u32);
+	for (size_t k = 0; k < v->n && k < HL_MAX_LISTED; k++)
+		ds_buf_printf(&b, "%s%u", k ? " " : "", v->v[k]);
+	if (v->n > HL_MAX_LISTED)
+		ds_buf_printf(&b, " +%zu", v->n - HL_MAX_LISTED);
+	tb_cell_u64(row, cpu ? HL_NCPUS : HL_NTHREADS, v->n);
+	if (v->n)
+		tb_cell_str(row, cpu ? HL_CPUS : HL_THREADS, ds_buf_str(&b));
 	ds_buf_free(&b);
 }
 
-static void aux_cells(hl_build *h)
+/* Entry e as a row of b. */
+static void hl_row(ds_session *s, hl_build *h, tb *b, uint32_t e)
 {
-	for (size_t r = 0; r < h->b.v.n; r++) {
-		const hl_aux *a = &h->aux.v[r];
-		ds_row *row = &h->b.v.v[r];
-		char text[32];
-		if (a->lo <= a->hi) {
-			if (a->lo == a->hi)
-				snprintf(text, sizeof text, "%u", a->lo);
-			else
-				snprintf(text, sizeof text, "%u-%u", a->lo, a->hi);
-			tb_cell_str(row, HL_OFFSETS, text);
-		}
-		tb_cell_u64(row, HL_LOADS, a->loads);
-		tb_cell_u64(row, HL_STORES, a->stores);
+	const hl_ent *a = hl_at(h, e);
+	ds_buf name = {0};
+	ds_row *row;
+	size_t r;
+	char text[32];
+
+	switch (a->kind) {
+	case HL_ROW_LINE:
+		ds_buf_printf(&name, "0x%" PRIx64, a->line);
+		break;
+	case HL_ROW_OBJECT:
+		ds_buf_printf(&name, "  %s", s->dobjs.v[a->id].name);
+		break;
+	case HL_ROW_CODE:
+		ds_buf_printf(&name, "  %s", h->code_name.v[a->id]);
+		if (h->code_source.v[a->id])
+			ds_buf_printf(&name, "  %s", h->code_source.v[a->id]);
+		break;
 	}
+	r = tb_row_new(b, name.p); /* first: it may move b->v */
+	row = &b->v.v[r];
+	ds_buf_free(&name);
+	memcpy(row->samples, a->m, h->nev * sizeof *row->samples);
+	memcpy(row->count, a->m + h->nev, h->nev * sizeof *row->count);
+	tb_cell_str(row, HL_KIND,
+		    a->kind == HL_ROW_LINE ? "line" : a->kind == HL_ROW_OBJECT ? "object" : "code");
+	tb_cell_u64(row, HL_LINE, a->line);
+	if (a->kind == HL_ROW_OBJECT)
+		tb_cell_str(row, HL_DATAOBJECT, s->dobjs.v[a->id].name);
+	if (a->kind == HL_ROW_CODE) {
+		tb_cell_str(row, HL_FUNCTION, h->code_name.v[a->id]);
+		tb_cell_str(row, HL_SOURCE, h->code_source.v[a->id]);
+	}
+	if (a->lo <= a->hi) {
+		if (a->lo == a->hi)
+			snprintf(text, sizeof text, "%u", a->lo);
+		else
+			snprintf(text, sizeof text, "%u-%u", a->lo, a->hi);
+		tb_cell_str(row, HL_OFFSETS, text);
+	}
+	tb_cell_u64(row, HL_LOADS, a->loads);
+	tb_cell_u64(row, HL_STORES, a->stores);
+	who_cells(s, h, e, false, row);
+	who_cells(s, h, e, true, row);
+}
+
+/* Drop rows[from..n). */
+static void hl_free_rows(ds_row *rows, size_t from, size_t n)
+{
+	for (size_t i = from; i < n; i++)
+		tb_row_free(&rows[i], HL_NCOLS);
+}
+
+/* The table as a tree (what ds_group_lines makes of a sorted table, made
+ * directly): the lines sorted, cut at `limit` (0: all), and under each its
+ * objects and its code, each sorted and cut at their caps.  Only the
+ * lines are sorted all together (with a limit, a batch at a time, keeping
+ * the top: the sort is a total order), and rows are made only for the
+ * lines that may be shown and the sub-rows of those that are: a
+ * memory-bound program touches millions of lines. */
+static void hl_rows(ds_session *s, hl_build *h, const char *sort, size_t limit)
+{
+	static const size_t caps[] = {[HL_ROW_OBJECT] = HL_MAX_OBJECTS, [HL_ROW_CODE] = HL_MAX_CODE};
+	size_t batch = limit > HL_PICK_BATCH ? limit : HL_PICK_BATCH, nent = h->nent;
+	uint32_t *start = ds_xcalloc(nent + 1, sizeof *start), *bucket, *fill;
+	tb lt = {.t = h->b.t}, sub = {.t = h->b.t};
+	const ds_table *t = h->b.t;
+
+	for (size_t e = 0; e < nent; e++) {
+		if (hl_at(h, e)->kind != HL_ROW_LINE)
+			continue;
+		hl_row(s, h, &lt, (uint32_t)e);
+		if (limit && lt.v.n >= limit + batch) {
+			(void)tb_sort_rows(t, sort, lt.v.v, lt.v.n, NULL);
+			hl_free_rows(lt.v.v, limit, lt.v.n);
+			lt.v.n = limit;
+		}
+	}
+	(void)tb_sort_rows(t, sort, lt.v.v, lt.v.n, NULL);
+	if (limit && lt.v.n > limit) {
+		hl_free_rows(lt.v.v, limit, lt.v.n);
+		lt.v.n = limit;
+	}
+
+	/* each line's sub-rows, in the order they appeared */
+	for (size_t e = 0; e < nent; e++)
+		if (hl_at(h, e)->kind != HL_ROW_LINE)
+			start[hl_at(h, e)->parent + 1]++;
+	for (size_t e = 0; e < nent; e++)
+		start[e + 1] += start[e];
+	bucket = ds_xmalloc((start[nent] ? start[nent] : 1) * sizeof *bucket);
+	fill = ds_xcalloc(nent + 1, sizeof *fill);
+	for (size_t e = 0; e < nent; e++)
+		if (hl_at(h, e)->kind != HL_ROW_LINE) {
+			uint32_t p = hl_at(h, e)->parent;
+			bucket[start[p] + fill[p]++] = (uint32_t)e;
+		}
+	free(fill);
+
+	for (size_t i = 0; i < lt.v.n; i++) {
+		uint32_t le = ds_u64map_get(&h->lines, lt.v.v[i].cells[HL_LINE].u);
+		ds_vec_push(&h->b.v, lt.v.v[i]);
+		for (enum hl_kind kind = HL_ROW_OBJECT; kind <= HL_ROW_CODE; kind++) {
+			size_t n;
+			sub.v.n = 0;
+			for (size_t k = start[le]; k < start[le + 1]; k++)
+				if (hl_at(h, bucket[k])->kind == kind)
+					hl_row(s, h, &sub, bucket[k]);
+			(void)tb_sort_rows(t, sort, sub.v.v, sub.v.n, NULL);
+			n = sub.v.n < caps[kind] ? sub.v.n : caps[kind];
+			for (size_t k = 0; k < n; k++)
+				ds_vec_push(&h->b.v, sub.v.v[k]);
+			hl_free_rows(sub.v.v, n, sub.v.n);
+		}
+	}
+	ds_vec_free(&lt.v);
+	ds_vec_free(&sub.v);
+	free(start);
+	free(bucket);
+}
+
+/* The rows the whole tree has: each line and its sub-rows up to the caps. */
+static size_t hl_total(const hl_build *h)
+{
+	uint32_t *n = ds_xcalloc(h->nent ? 2 * h->nent : 1, sizeof *n);
+	size_t total = 0;
+
+	for (size_t e = 0; e < h->nent; e++)
+		if (hl_at(h, e)->kind != HL_ROW_LINE)
+			n[2 * hl_at(h, e)->parent + (hl_at(h, e)->kind == HL_ROW_CODE)]++;
+	for (size_t e = 0; e < h->nent; e++)
+		if (hl_at(h, e)->kind == HL_ROW_LINE)
+			total += 1 + (n[2 * e] < HL_MAX_OBJECTS ? n[2 * e] : HL_MAX_OBJECTS) +
+				 (n[2 * e + 1] < HL_MAX_CODE ? n[2 * e + 1] : HL_MAX_CODE);
+	free(n);
+	return total;
 }
 
 /* ---- cache lines: what the hotlines and sharing views share (analyze_int.h) ---- */
@@ -431,22 +637,25 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		{"threads", DS_COL_STR, true},  {"ncpus", DS_COL_U64, false},
 		{"cpus", DS_COL_STR, true},     {"dataobject", DS_COL_STR, false},
 		{"function", DS_COL_STR, false}, {"source", DS_COL_STR, false}};
-	static const char *const subs[] = {"object", "code"};
-	static const size_t caps[] = {HL_MAX_OBJECTS, HL_MAX_CODE};
-	ds_view_opts all = {.sort = o ? o->sort : NULL};
+	const char *sort = o ? o->sort : NULL;
 	hl_build h = {0};
 	unsigned line;
-	int rc;
 
 	if (ds_view_line_size(s, o, &line, err) || ds_dataspace_build(s, err))
 		return -1;
+	tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS, false);
+	if (tb_sort_rows(h.b.t, sort, NULL, 0, err)) {
+		tb_discard(&h.b);
+		return -1;
+	}
 	h.line_size = line;
-	h.who = ds_hash_new();
+	h.nev = s->nev;
+	h.stride = sizeof(hl_ent) + 2 * s->nev * sizeof(uint64_t);
+	h.last_le = DS_U64MAP_NONE;
 	h.code = ds_hash_new();
 	h.site_code = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *h.site_code);
 	for (size_t i = 0; i < s->sites.n; i++)
 		h.site_code[i] = -1;
-	tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS, false);
 	/* two runs share no addresses: a diff compares the objects and the code */
 	h.b.t->diff_rows = "object,code";
 	ds_line_props(h.b.t, o, line);
@@ -454,12 +663,15 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	tb_prop(h.b.t, "samples_with_address", DS_PROP_NUMBER, "%llu", (unsigned long long)h.with_ea);
 	tb_prop(h.b.t, "samples_without_address", DS_PROP_NUMBER, "%llu",
 		(unsigned long long)h.without_ea);
-	who_cells(s, &h);
-	aux_cells(&h);
-	rc = tb_finish(&h.b, &all, out, err);
-	if (rc == 0)
-		ds_group_lines(*out, HL_LINE, HL_KIND, "line", subs, caps, 2, o ? o->limit : 0);
-	ds_hash_free(h.who);
+	h.who_sorted = ds_xmalloc(h.who.n ? h.who.n * sizeof *h.who_sorted : 1);
+	for (size_t i = 0, k = 0; i < h.who.cap; i++)
+		if (h.who.slot[i].val != DS_U64MAP_NONE)
+			h.who_sorted[k++] = h.who.slot[i].key;
+	qsort(h.who_sorted, h.who.n, sizeof *h.who_sorted, cmp_u64);
+	hl_rows(s, &h, sort, o ? o->limit : 0);
+	*out = tb_take(&h.b);
+	(*out)->total_rows = hl_total(&h);
+
 	ds_hash_free(h.code);
 	for (size_t i = 0; i < h.code_name.n; i++) {
 		free(h.code_name.v[i]);
@@ -467,7 +679,11 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	}
 	ds_vec_free(&h.code_name);
 	ds_vec_free(&h.code_source);
-	ds_vec_free(&h.aux);
+	free(h.ents);
+	ds_vec_free(&h.ids);
+	ds_u64map_free(&h.lines);
+	ds_u64map_free(&h.who);
+	free(h.who_sorted);
 	free(h.site_code);
-	return rc;
+	return 0;
 }

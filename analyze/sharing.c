@@ -43,6 +43,7 @@
 #define SH_MAX_NAMED 4     /* fields named per thread and verb */
 #define SH_PREFETCH 128    /* adjacent-line prefetch: two 64-byte lines */
 #define READERS UINT32_MAX /* the owner of bytes only read */
+#define SH_SHARED UINT32_MAX /* a line two or more threads touched */
 
 enum {
 	SH_KIND, SH_LINE, SH_CLASS, SH_NTHREADS, SH_TID, SH_COMM, SH_LOADS, SH_STORES, SH_HITM,
@@ -83,6 +84,8 @@ typedef struct sh_build {
 	ds_hash *index;
 	ds_vec_u64 samples, count; /* [acc * nev + ev] */
 	ds_vec_u64 io;             /* [(acc * nev + ev) * IO_N + IO_*] */
+	ds_u64map lines;           /* line -> its entry in owner */
+	ds_vec_u32 owner;          /* per line: the one thread that touched it, or SH_SHARED */
 	uint64_t with_ea, without_ea;
 	bool has_src;
 	int8_t *site_rmw;          /* per site, its imprecise trigger: -1 not known yet, else rmw_load() */
@@ -190,6 +193,26 @@ static bool rmw_load(ds_session *s, const site *st, const ds_trigger *t)
 	return false;
 }
 
+/* Which lines two or more threads touched: a memory-bound program touches
+ * millions of lines, nearly all from one thread, and only the others'
+ * accesses need keeping and naming. */
+static void sh_owner(ds_session *s, size_t i, const ds_srec *x, void *ctx)
+{
+	sh_build *h = ctx;
+	bool added;
+	uint32_t l;
+
+	(void)s;
+	(void)i;
+	if (!(x->flags & SR_EA))
+		return;
+	l = ds_u64map_put(&h->lines, x->ea / h->line_size * h->line_size, (uint32_t)h->owner.n, &added);
+	if (added)
+		ds_vec_push(&h->owner, x->thread);
+	else if (h->owner.v[l] != x->thread)
+		h->owner.v[l] = SH_SHARED;
+}
+
 static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 {
 	sh_build *h = ctx;
@@ -206,6 +229,8 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	h->with_ea++;
 	memset(&k, 0, sizeof k);
 	ds_srec_line_span(s, x, h->line_size, &k.line, &k.lo, &k.hi);
+	if (h->owner.v[ds_u64map_get(&h->lines, k.line)] != SH_SHARED)
+		return; /* a private line: the view leaves it out */
 	k.thread = x->thread;
 	k.dobj = x->dobj;
 	ai = ds_hash_intern(h->index, &k, sizeof k, &added);
@@ -990,7 +1015,8 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
 	ds_line_props(h.b.t, o, line);
-	(void)ds_srec_visit(s, sh_add, &h, err); /* cannot fail: the dataspace is built */
+	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
+	(void)ds_srec_visit(s, sh_add, &h, err);
 	for (size_t i = 0; i < h.accs.n; i++) {
 		uint64_t io[IO_N];
 		acc *a = &h.accs.v[i];
@@ -1052,6 +1078,8 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	ds_vec_free(&h.count);
 	ds_vec_free(&h.io);
 	ds_hash_free(h.index);
+	ds_u64map_free(&h.lines);
+	ds_vec_free(&h.owner);
 	free(h.site_rmw);
 	return rc;
 }

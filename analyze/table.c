@@ -41,24 +41,31 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
 	memset(&b->v, 0, sizeof b->v);
 }
 
+/* A new row without a key (the view finds its rows itself); its index. */
+size_t tb_row_new(tb *b, const char *name)
+{
+	ds_row r = {0};
+	size_t ne = b->t->nevents ? b->t->nevents : 1;
+
+	r.name = ds_xstrdup(name);
+	r.cells = ds_xcalloc(b->t->ncols ? b->t->ncols : 1, sizeof *r.cells);
+	r.samples = ds_xcalloc(ne, sizeof *r.samples);
+	r.count = ds_xcalloc(ne, sizeof *r.count);
+	if (b->t->inclusive) {
+		r.incl_samples = ds_xcalloc(ne, sizeof *r.incl_samples);
+		r.incl_count = ds_xcalloc(ne, sizeof *r.incl_count);
+	}
+	ds_vec_push(&b->v, r);
+	return b->v.n - 1;
+}
+
 /* The row for key, created with `name` when new; returns its index. */
 size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added)
 {
 	bool a;
 	size_t i = ds_hash_intern(b->rows, key, keylen, &a);
-	if (a) {
-		ds_row r = {0};
-		size_t ne = b->t->nevents ? b->t->nevents : 1;
-		r.name = ds_xstrdup(name);
-		r.cells = ds_xcalloc(b->t->ncols ? b->t->ncols : 1, sizeof *r.cells);
-		r.samples = ds_xcalloc(ne, sizeof *r.samples);
-		r.count = ds_xcalloc(ne, sizeof *r.count);
-		if (b->t->inclusive) {
-			r.incl_samples = ds_xcalloc(ne, sizeof *r.incl_samples);
-			r.incl_count = ds_xcalloc(ne, sizeof *r.incl_count);
-		}
-		ds_vec_push(&b->v, r);
-	}
+	if (a)
+		tb_row_new(b, name);
 	if (added)
 		*added = a;
 	return i;
@@ -217,6 +224,27 @@ void tb_row_free(ds_row *r, size_t ncols)
 	free(r->count);
 	free(r->incl_samples);
 	free(r->incl_count);
+}
+
+int tb_sort_rows(const ds_table *t, const char *sort, ds_row *rows, size_t n, ds_err *err)
+{
+	sort_spec sp;
+
+	if (parse_sort(t, sort, &sp, err))
+		return -1;
+	if (n)
+		qsort_r(rows, n, sizeof *rows, cmp_rows, &sp);
+	return 0;
+}
+
+ds_table *tb_take(tb *b)
+{
+	ds_table *t = b->t;
+
+	ds_hash_free(b->rows);
+	t->rows = b->v.v;
+	t->nrows = t->total_rows = b->v.n;
+	return t;
 }
 
 int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)

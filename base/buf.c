@@ -226,3 +226,62 @@ size_t ds_hash_intern(ds_hash *h, const void *key, size_t len, bool *added)
 		grow(h);
 	return idx;
 }
+
+/* ---- a map on 64-bit keys ---- */
+
+static size_t u64map_slot(uint64_t key, size_t cap)
+{
+	/* Fibonacci hashing: the top bits of the product mix every key bit,
+	 * also of line addresses, whose low six are zero */
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(cap)));
+}
+
+uint32_t ds_u64map_get(const ds_u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return DS_U64MAP_NONE;
+	for (size_t i = u64map_slot(key, m->cap);; i = (i + 1) & (m->cap - 1))
+		if (m->slot[i].val == DS_U64MAP_NONE || m->slot[i].key == key)
+			return m->slot[i].val;
+}
+
+uint32_t ds_u64map_put(ds_u64map *m, uint64_t key, uint32_t val, bool *added)
+{
+	size_t i;
+
+	/* at most half full: probes stay short */
+	if (2 * (m->n + 1) > m->cap) {
+		ds_u64map old = *m;
+		m->cap = old.cap ? 2 * old.cap : 64;
+		m->slot = ds_xmalloc(m->cap * sizeof *m->slot);
+		for (i = 0; i < m->cap; i++)
+			m->slot[i].val = DS_U64MAP_NONE;
+		for (size_t k = 0; k < old.cap; k++) {
+			if (old.slot[k].val == DS_U64MAP_NONE)
+				continue;
+			for (i = u64map_slot(old.slot[k].key, m->cap); m->slot[i].val != DS_U64MAP_NONE;
+			     i = (i + 1) & (m->cap - 1))
+				;
+			m->slot[i] = old.slot[k];
+		}
+		free(old.slot);
+	}
+	for (i = u64map_slot(key, m->cap); m->slot[i].val != DS_U64MAP_NONE; i = (i + 1) & (m->cap - 1))
+		if (m->slot[i].key == key) {
+			if (added)
+				*added = false;
+			return m->slot[i].val;
+		}
+	m->slot[i].key = key;
+	m->slot[i].val = val;
+	m->n++;
+	if (added)
+		*added = true;
+	return val;
+}
+
+void ds_u64map_free(ds_u64map *m)
+{
+	free(m->slot);
+	memset(m, 0, sizeof *m);
+}

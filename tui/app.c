@@ -427,11 +427,12 @@ static void request(tui_app *a, int tab)
 
 /* Once every sample is attributed, the tabs that need no selection and
  * whose views take a while on a large experiment are built ahead, while
- * the user looks at the first one; a key asking for another view goes
- * first.  Interactive only: scripted screens stay the same on every run. */
+ * the user looks at the first one (the cache-line views last: they read
+ * every sample again); a key asking for another view goes first.
+ * Interactive only: scripted screens stay the same on every run. */
 static void prefetch(tui_app *a)
 {
-	static const int tabs[] = {T_DATAOBJECTS, T_DISASM, T_TIMELINE, T_SUMMARY};
+	static const int tabs[] = {T_DATAOBJECTS, T_DISASM, T_TIMELINE, T_SUMMARY, T_HOTLINES, T_SHARING};
 	if (a->o->keys)
 		return;
 	for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {

@@ -1,4 +1,4 @@
-/* Unit tests for base/: hash table, buffers, JSON, sanitizing, parsing. */
+/* Unit tests for base/: hash table, 64-bit map, buffers, JSON, sanitizing, parsing. */
 #include "base/base.h"
 #include "tests/unit/unit.h"
 
@@ -28,6 +28,30 @@ TEST(hash_interns_in_order)
 		CHECK(len == 6 && memcmp(k, "key-42", 6) == 0);
 	}
 	ds_hash_free(h);
+}
+
+/* Keys that share their low bits (cache lines: multiples of 64), key 0,
+ * growth past many doublings, and lookups of absent keys. */
+TEST(u64map_lines)
+{
+	ds_u64map m = {0};
+	bool added;
+	size_t bad = 0;
+
+	CHECK(ds_u64map_get(&m, 0) == DS_U64MAP_NONE);
+	for (uint32_t i = 0; i < 200000; i++) {
+		if (ds_u64map_put(&m, (uint64_t)i * 64, i, &added) != i || !added)
+			bad++;
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(m.n, 200000);
+	CHECK(ds_u64map_put(&m, 64 * 777, 5, &added) == 777 && !added);
+	for (uint32_t i = 0; i < 200000; i++)
+		bad += ds_u64map_get(&m, (uint64_t)i * 64) != i || ds_u64map_get(&m, (uint64_t)i * 64 + 1) != DS_U64MAP_NONE;
+	CHECK_EQ_U64(bad, 0);
+	CHECK(ds_u64map_get(&m, UINT64_MAX) == DS_U64MAP_NONE);
+	ds_u64map_free(&m);
+	CHECK(m.cap == 0 && ds_u64map_get(&m, 0) == DS_U64MAP_NONE);
 }
 
 TEST(hash_binary_keys)
@@ -166,6 +190,7 @@ int main(void)
 {
 	RUN(hash_interns_in_order);
 	RUN(hash_binary_keys);
+	RUN(u64map_lines);
 	RUN(buf_printf_grows);
 	RUN(sanitize_neutralizes_escapes);
 	RUN(parse_u64);
