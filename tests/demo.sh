@@ -10,35 +10,26 @@ DSPROF="$BUILD/dsprof"
 PROGS="$BUILD/tests/programs"
 OUT="$DIR/demo.data"
 
-echo "== dsprof record -o $OUT -- $PROGS/example"
-"$DSPROF" record -o "$OUT" -- "$PROGS/example"
-echo
-echo "== dsprof report -i $OUT --view summary"
-"$DSPROF" report -i "$OUT" --view summary
-echo
-echo "== dsprof report -i $OUT   (functions)"
-"$DSPROF" report -i "$OUT" --limit 12
-echo
-echo "== dsprof report -i $OUT --view lines --limit 12"
-"$DSPROF" report -i "$OUT" --view lines --limit 12
-echo
-echo "== dsprof report -i $OUT --view pcs --limit 8"
-"$DSPROF" report -i "$OUT" --view pcs --limit 8
+# show ARGS...: print the command, then run it
+show() {
+	echo
+	echo "== dsprof $*"
+	"$DSPROF" "$@"
+}
+
+show record -o "$OUT" -- "$PROGS/example"
+show report -i "$OUT" --view summary
+show report -i "$OUT" --limit 12
+show report -i "$OUT" --view lines --limit 12
+show report -i "$OUT" --view pcs --limit 8
+show report -i "$OUT" --view dataobjects --limit 8
+show report -i "$OUT" --view datalayout --type cell
 
 # The false-sharing story: two workers count packets in adjacent slots of
 # one array; the simulator (no PMU needed, -c 1: every access) counts each
-# coherence miss.
-# The sharing view names the fields and the fix; the padded build applies
-# it, and the diff shows the misses gone.
-echo
-echo "== dsprof record --sim -c 1 -e sim:HITM,sim:stores -o $DIR/shared.data -- $PROGS/counters"
-"$DSPROF" record --sim -c 1 -e sim:HITM,sim:stores -o "$DIR/shared.data" -- "$PROGS/counters"
-echo
-echo "== dsprof report -i $DIR/shared.data --view sharing --limit 1"
-"$DSPROF" report -i "$DIR/shared.data" --view sharing --limit 1
-echo
-echo "== dsprof record --sim -c 1 -e sim:HITM,sim:stores -o $DIR/padded.data -- $PROGS/counters_padded"
-"$DSPROF" record --sim -c 1 -e sim:HITM,sim:stores -o "$DIR/padded.data" -- "$PROGS/counters_padded"
-echo
-echo "== dsprof diff $DIR/shared.data $DIR/padded.data --view sharing"
-"$DSPROF" diff "$DIR/shared.data" "$DIR/padded.data" --view sharing
+# coherence miss.  The sharing view names the fields and the fix; the
+# padded build applies it, and the diff shows the misses gone.
+show record --sim -c 1 -e sim:HITM,sim:stores -o "$DIR/shared.data" -- "$PROGS/counters"
+show report -i "$DIR/shared.data" --view sharing --limit 1
+show record --sim -c 1 -e sim:HITM,sim:stores -o "$DIR/padded.data" -- "$PROGS/counters_padded"
+show diff "$DIR/shared.data" "$DIR/padded.data" --view sharing

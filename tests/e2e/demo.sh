@@ -6,6 +6,7 @@ sh "$TOP/tests/demo.sh" "$BUILD" "$PWD" >demo.out 2>&1
 check_eq "demo ran" "$?" 0
 check_contains "the example's functions" demo.out '^# dsprof report: functions'
 check_contains "the example's instructions" demo.out '^# dsprof report: pcs'
+check_contains "the example's struct cell, field by field" demo.out '^ +[0-9.]+% +[0-9]+ +[0-9.]+s +count +8 +8 '
 check_contains "the sharing view" demo.out '^# dsprof report: sharing'
 check_contains "the counters' line is false sharing" demo.out \
 	' line +false-sharing .*struct worker_stats'
