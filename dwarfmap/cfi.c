@@ -58,77 +58,13 @@ struct ds_cfi {
 	size_t n;
 };
 
-/* ---- bounds-checked reading ---- */
-
-typedef struct rd {
-	const uint8_t *p, *end;
-	bool msb;
-	bool bad; /* sticky: once set, every read returns 0 */
-} rd;
-
-static bool rd_has(rd *r, uint64_t n)
-{
-	if (!r->bad && (uint64_t)(r->end - r->p) >= n)
-		return true;
-	r->bad = true;
-	return false;
-}
-
-static void rd_skip(rd *r, uint64_t n)
-{
-	if (rd_has(r, n))
-		r->p += n;
-}
-
-/* An unsigned integer of n (at most 8) bytes in the file's byte order. */
-static uint64_t rd_uint(rd *r, unsigned n)
-{
-	uint64_t v = 0;
-
-	if (!rd_has(r, n))
-		return 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->msb ? n - 1 - i : i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* LEB128; bits beyond the 64th are dropped, the bytes still consumed. */
-static uint64_t rd_leb(rd *r, bool is_signed)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		if (!rd_has(r, 1))
-			return 0;
-		b = *r->p++;
-		if (shift < 64) {
-			v |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
-		}
-	} while (b & 0x80);
-	if (is_signed && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
-}
-
-static uint64_t rd_uleb(rd *r)
-{
-	return rd_leb(r, false);
-}
-
-static int64_t rd_sleb(rd *r)
-{
-	return (int64_t)rd_leb(r, true);
-}
+/* ---- reading (ds_rd, dwarfmap_int.h) ---- */
 
 /* An unsigned LEB128 operand used as a signed offset: one beyond INT64_MAX
  * can only be garbage, and refusing it keeps the arithmetic defined. */
-static int64_t rd_uleb_off(rd *r)
+static int64_t rd_uleb_off(ds_rd *r)
 {
-	uint64_t v = rd_uleb(r);
+	uint64_t v = ds_rd_uleb(r);
 
 	if (v > INT64_MAX)
 		r->bad = true;
@@ -136,30 +72,30 @@ static int64_t rd_uleb_off(rd *r)
 }
 
 /* A DW_EH_PE-encoded value by its format (the low four bits). */
-static uint64_t rd_eh_value(rd *r, uint8_t enc, uint8_t addr_size)
+static uint64_t rd_eh_value(ds_rd *r, uint8_t enc, uint8_t addr_size)
 {
 	switch (enc & 0x0f) {
 	case DW_EH_PE_absptr:
-		return rd_uint(r, addr_size);
+		return ds_rd_uint(r, addr_size);
 	case EH_PE_signed:
 		if (addr_size == 4)
-			return (uint64_t)(int64_t)(int32_t)rd_uint(r, 4);
-		return rd_uint(r, addr_size);
+			return (uint64_t)(int64_t)(int32_t)ds_rd_uint(r, 4);
+		return ds_rd_uint(r, addr_size);
 	case DW_EH_PE_uleb128:
-		return rd_uleb(r);
+		return ds_rd_uleb(r);
 	case DW_EH_PE_udata2:
-		return rd_uint(r, 2);
+		return ds_rd_uint(r, 2);
 	case DW_EH_PE_udata4:
-		return rd_uint(r, 4);
+		return ds_rd_uint(r, 4);
 	case DW_EH_PE_udata8:
 	case DW_EH_PE_sdata8:
-		return rd_uint(r, 8);
+		return ds_rd_uint(r, 8);
 	case DW_EH_PE_sleb128:
-		return (uint64_t)rd_sleb(r);
+		return (uint64_t)ds_rd_sleb(r);
 	case DW_EH_PE_sdata2:
-		return (uint64_t)(int64_t)(int16_t)rd_uint(r, 2);
+		return (uint64_t)(int64_t)(int16_t)ds_rd_uint(r, 2);
 	case DW_EH_PE_sdata4:
-		return (uint64_t)(int64_t)(int32_t)rd_uint(r, 4);
+		return (uint64_t)(int64_t)(int32_t)ds_rd_uint(r, 4);
 	}
 	r->bad = true;
 	return 0;
@@ -170,7 +106,7 @@ static uint64_t rd_eh_value(rd *r, uint8_t enc, uint8_t addr_size)
  * refused: datarel needs the GOT's address, which this module does not
  * look for, and no toolchain uses textrel, funcrel, aligned or indirect
  * for code addresses. */
-static bool rd_eh_addr(rd *r, const cfi_sec *s, uint8_t enc, uint8_t addr_size, uint64_t *addr)
+static bool rd_eh_addr(ds_rd *r, const cfi_sec *s, uint8_t enc, uint8_t addr_size, uint64_t *addr)
 {
 	uint64_t here = s->addr + (uint64_t)(r->p - s->data);
 	uint64_t v = rd_eh_value(r, enc, addr_size);
@@ -206,7 +142,7 @@ typedef struct entry {
  * short to hold an id (the walk steps over it, as readelf does). */
 static int read_entry(const cfi_sec *s, uint64_t off, entry *e)
 {
-	rd r = {.msb = s->msb};
+	ds_rd r = {.msb = s->msb};
 	uint64_t len, id;
 	unsigned osz = 4;
 	const uint8_t *idp;
@@ -215,20 +151,20 @@ static int read_entry(const cfi_sec *s, uint64_t off, entry *e)
 		return ENT_BAD;
 	r.p = s->data + off;
 	r.end = s->data + s->size;
-	len = rd_uint(&r, 4);
+	len = ds_rd_uint(&r, 4);
 	/* 64-bit DWARF: the id or CIE pointer grows to 8 bytes too (readelf
 	 * reads .eh_frame so as well; no toolchain writes it there). */
 	if (len == 0xffffffff) {
-		len = rd_uint(&r, 8);
+		len = ds_rd_uint(&r, 8);
 		osz = 8;
 	}
-	if (!rd_has(&r, len))
+	if (!ds_rd_has(&r, len))
 		return ENT_BAD;
 	e->end = r.p + len;
 	e->next = (size_t)(e->end - s->data);
 	r.end = e->end;
 	idp = r.p;
-	id = rd_uint(&r, osz);
+	id = ds_rd_uint(&r, osz);
 	e->body = r.p;
 	if (r.bad)
 		return ENT_EMPTY;
@@ -255,9 +191,9 @@ typedef struct cie {
  * augmentation data holds.  The data's length lets us skip what we do not
  * need (personality, LSDA encoding), but an unknown letter may change how
  * the FDEs read, so it makes the CIE unusable, as in GCC's unwinder. */
-static bool read_augmentation(rd *r, const char *aug, cie *c)
+static bool read_augmentation(ds_rd *r, const char *aug, cie *c)
 {
-	rd data = {.msb = r->msb};
+	ds_rd data = {.msb = r->msb};
 	uint64_t len;
 	uint8_t enc;
 
@@ -266,8 +202,8 @@ static bool read_augmentation(rd *r, const char *aug, cie *c)
 	if (aug[0] != 'z')
 		return false;
 	c->aug_data = true;
-	len = rd_uleb(r);
-	if (!rd_has(r, len))
+	len = ds_rd_uleb(r);
+	if (!ds_rd_has(r, len))
 		return false;
 	data.p = r->p;
 	data.end = r->p + len;
@@ -275,13 +211,13 @@ static bool read_augmentation(rd *r, const char *aug, cie *c)
 	for (const char *a = aug + 1; *a; a++) {
 		switch (*a) {
 		case 'R':
-			c->fde_enc = (uint8_t)rd_uint(&data, 1);
+			c->fde_enc = (uint8_t)ds_rd_uint(&data, 1);
 			break;
 		case 'L':
-			rd_uint(&data, 1);
+			ds_rd_uint(&data, 1);
 			break;
 		case 'P':
-			enc = (uint8_t)rd_uint(&data, 1);
+			enc = (uint8_t)ds_rd_uint(&data, 1);
 			if ((enc & 0x70) == DW_EH_PE_aligned)
 				return false;
 			rd_eh_value(&data, enc, c->addr_size);
@@ -300,7 +236,7 @@ static bool read_augmentation(rd *r, const char *aug, cie *c)
 static bool parse_cie(const cfi_sec *s, uint64_t off, cie *c)
 {
 	entry e;
-	rd r = {.msb = s->msb};
+	ds_rd r = {.msb = s->msb};
 	const char *aug;
 	uint8_t version;
 
@@ -308,19 +244,19 @@ static bool parse_cie(const cfi_sec *s, uint64_t off, cie *c)
 		return false;
 	r.p = e.body;
 	r.end = e.end;
-	version = (uint8_t)rd_uint(&r, 1);
+	version = (uint8_t)ds_rd_uint(&r, 1);
 	aug = (const char *)r.p;
-	while (rd_uint(&r, 1) != 0)
+	while (ds_rd_uint(&r, 1) != 0)
 		;
 	c->addr_size = s->addr_size;
 	c->seg_size = 0;
 	if (version >= 4) {
-		c->addr_size = (uint8_t)rd_uint(&r, 1);
-		c->seg_size = (uint8_t)rd_uint(&r, 1);
+		c->addr_size = (uint8_t)ds_rd_uint(&r, 1);
+		c->seg_size = (uint8_t)ds_rd_uint(&r, 1);
 	}
-	c->code_align = rd_uleb(&r);
-	c->data_align = rd_sleb(&r);
-	c->ra_reg = version == 1 ? rd_uint(&r, 1) : rd_uleb(&r);
+	c->code_align = ds_rd_uleb(&r);
+	c->data_align = ds_rd_sleb(&r);
+	c->ra_reg = version == 1 ? ds_rd_uint(&r, 1) : ds_rd_uleb(&r);
 	c->fde_enc = DW_EH_PE_absptr;
 	c->aug_data = false;
 	if (r.bad || (version != 1 && version != 3 && version != 4) ||
@@ -338,16 +274,16 @@ typedef struct fde {
 
 static bool parse_fde(const cfi_sec *s, const entry *e, const cie *c, fde *f)
 {
-	rd r = {e->body, e->end, s->msb, false};
+	ds_rd r = {e->body, e->end, s->msb, false};
 	uint64_t range;
 
-	rd_skip(&r, c->seg_size);
+	ds_rd_skip(&r, c->seg_size);
 	if (!rd_eh_addr(&r, s, c->fde_enc, c->addr_size, &f->start))
 		return false;
 	/* The length takes the format of the start, never its application. */
 	range = rd_eh_value(&r, c->fde_enc, c->addr_size);
 	if (c->aug_data)
-		rd_skip(&r, rd_uleb(&r));
+		ds_rd_skip(&r, ds_rd_uleb(&r));
 	if (r.bad || range == 0 || range > UINT64_MAX - f->start)
 		return false;
 	f->end = f->start + range;
@@ -504,7 +440,7 @@ static int advance(interp *in, uint64_t units)
 	return RUN_GO;
 }
 
-static int set_loc(interp *in, rd *r)
+static int set_loc(interp *in, ds_rd *r)
 {
 	uint64_t loc;
 
@@ -516,7 +452,7 @@ static int set_loc(interp *in, rd *r)
 	return RUN_GO;
 }
 
-static int64_t factored(interp *in, rd *r, int64_t v)
+static int64_t factored(interp *in, ds_rd *r, int64_t v)
 {
 	int64_t off;
 
@@ -563,7 +499,7 @@ static void def_cfa(interp *in, uint64_t reg, int64_t off)
 }
 
 /* The opcodes whose high two bits are zero. */
-static int step_extended(interp *in, rd *r, uint8_t op)
+static int step_extended(interp *in, ds_rd *r, uint8_t op)
 {
 	uint64_t reg;
 
@@ -574,43 +510,43 @@ static int step_extended(interp *in, rd *r, uint8_t op)
 	case DW_CFA_set_loc:
 		return set_loc(in, r);
 	case DW_CFA_advance_loc1:
-		return advance(in, rd_uint(r, 1));
+		return advance(in, ds_rd_uint(r, 1));
 	case DW_CFA_advance_loc2:
-		return advance(in, rd_uint(r, 2));
+		return advance(in, ds_rd_uint(r, 2));
 	case DW_CFA_advance_loc4:
-		return advance(in, rd_uint(r, 4));
+		return advance(in, ds_rd_uint(r, 4));
 	case DW_CFA_MIPS_advance_loc8:
-		return advance(in, rd_uint(r, 8));
+		return advance(in, ds_rd_uint(r, 8));
 	case DW_CFA_offset_extended:
-		reg = rd_uleb(r);
+		reg = ds_rd_uleb(r);
 		set_rule(in, reg, true, factored(in, r, rd_uleb_off(r)));
 		break;
 	case DW_CFA_offset_extended_sf:
-		reg = rd_uleb(r);
-		set_rule(in, reg, true, factored(in, r, rd_sleb(r)));
+		reg = ds_rd_uleb(r);
+		set_rule(in, reg, true, factored(in, r, ds_rd_sleb(r)));
 		break;
 	case DW_CFA_GNU_negative_offset_extended:
-		reg = rd_uleb(r);
+		reg = ds_rd_uleb(r);
 		set_rule(in, reg, true, factored(in, r, -rd_uleb_off(r)));
 		break;
 	case DW_CFA_restore_extended:
-		restore(in, rd_uleb(r));
+		restore(in, ds_rd_uleb(r));
 		break;
 	case DW_CFA_undefined:
 	case DW_CFA_same_value:
-		set_rule(in, rd_uleb(r), false, 0);
+		set_rule(in, ds_rd_uleb(r), false, 0);
 		break;
 	case DW_CFA_register:
 	case DW_CFA_val_offset:
 	case DW_CFA_val_offset_sf: /* a value, CFA + offset, not a place */
-		reg = rd_uleb(r);
-		rd_uleb(r); /* the sleb of _sf has the same length */
+		reg = ds_rd_uleb(r);
+		ds_rd_uleb(r); /* the sleb of _sf has the same length */
 		set_rule(in, reg, false, 0);
 		break;
 	case DW_CFA_expression:
 	case DW_CFA_val_expression:
-		reg = rd_uleb(r);
-		rd_skip(r, rd_uleb(r));
+		reg = ds_rd_uleb(r);
+		ds_rd_skip(r, ds_rd_uleb(r));
 		set_rule(in, reg, false, 0);
 		break;
 	case DW_CFA_remember_state:
@@ -618,29 +554,29 @@ static int step_extended(interp *in, rd *r, uint8_t op)
 	case DW_CFA_restore_state:
 		return pop_state(in);
 	case DW_CFA_def_cfa:
-		reg = rd_uleb(r);
+		reg = ds_rd_uleb(r);
 		def_cfa(in, reg, rd_uleb_off(r));
 		break;
 	case DW_CFA_def_cfa_sf:
-		reg = rd_uleb(r);
-		def_cfa(in, reg, factored(in, r, rd_sleb(r)));
+		reg = ds_rd_uleb(r);
+		def_cfa(in, reg, factored(in, r, ds_rd_sleb(r)));
 		break;
 	case DW_CFA_def_cfa_register:
 		/* Keeps the offset; replaces an expression, as readelf does. */
-		def_cfa(in, rd_uleb(r), in->cur.cfa_off);
+		def_cfa(in, ds_rd_uleb(r), in->cur.cfa_off);
 		break;
 	case DW_CFA_def_cfa_offset:
 		in->cur.cfa_off = rd_uleb_off(r);
 		break;
 	case DW_CFA_def_cfa_offset_sf:
-		in->cur.cfa_off = factored(in, r, rd_sleb(r));
+		in->cur.cfa_off = factored(in, r, ds_rd_sleb(r));
 		break;
 	case DW_CFA_def_cfa_expression:
-		rd_skip(r, rd_uleb(r));
+		ds_rd_skip(r, ds_rd_uleb(r));
 		in->cur.cfa = CFA_EXPR;
 		break;
 	case DW_CFA_GNU_args_size:
-		rd_uleb(r);
+		ds_rd_uleb(r);
 		break;
 	default: /* unknown: its operands cannot be skipped */
 		return RUN_BAD;
@@ -648,9 +584,9 @@ static int step_extended(interp *in, rd *r, uint8_t op)
 	return r->bad ? RUN_BAD : RUN_GO;
 }
 
-static int step(interp *in, rd *r)
+static int step(interp *in, ds_rd *r)
 {
-	uint8_t op = (uint8_t)rd_uint(r, 1);
+	uint8_t op = (uint8_t)ds_rd_uint(r, 1);
 
 	switch (op & 0xc0) {
 	case DW_CFA_advance_loc:
@@ -669,7 +605,7 @@ static int step(interp *in, rd *r)
  * of the block; MAX_OPS only bounds the time on a huge one. */
 static int run(interp *in, const uint8_t *p, const uint8_t *end)
 {
-	rd r = {p, end, in->s->msb, false};
+	ds_rd r = {p, end, in->s->msb, false};
 	int rc = RUN_GO;
 
 	while (rc == RUN_GO && r.p < r.end) {

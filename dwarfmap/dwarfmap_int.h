@@ -102,6 +102,94 @@ void ds_dso_set_note(ds_dso *d, const char *fmt, ...) __attribute__((format(prin
 /* vaddr -> file offset through the PT_LOAD headers as perf does it. */
 bool ds_dso_vaddr_to_offset(const ds_dso *d, uint64_t vaddr, uint64_t *offset);
 
+/* ---- bounds-checked reading of DWARF bytes ----
+ * For the parts dwarfmap reads itself (call-frame information, location
+ * expressions and lists, line-table headers): every read is checked
+ * against the end, and the first that would pass it sets `bad`, after
+ * which every read returns 0.  Inline: these run per byte of .eh_frame
+ * and .debug_loclists. */
+typedef struct ds_rd {
+	const uint8_t *p, *end;
+	bool msb;
+	bool bad; /* sticky: once set, every read returns 0 */
+} ds_rd;
+
+/* A reader of size bytes at base from offset off (bad when off is past them). */
+static inline ds_rd ds_rd_at(const uint8_t *base, size_t size, uint64_t off, bool msb)
+{
+	ds_rd r = {NULL, NULL, msb, true};
+
+	if (base && off <= size) {
+		r.p = base + off;
+		r.end = base + size;
+		r.bad = false;
+	}
+	return r;
+}
+
+static inline bool ds_rd_has(ds_rd *r, uint64_t n)
+{
+	if (!r->bad && (uint64_t)(r->end - r->p) >= n)
+		return true;
+	r->bad = true;
+	return false;
+}
+
+static inline bool ds_rd_done(const ds_rd *r)
+{
+	return r->bad || r->p == r->end;
+}
+
+static inline void ds_rd_skip(ds_rd *r, uint64_t n)
+{
+	if (ds_rd_has(r, n))
+		r->p += n;
+}
+
+/* An unsigned integer of n (at most 8) bytes in the file's byte order. */
+static inline uint64_t ds_rd_uint(ds_rd *r, unsigned n)
+{
+	uint64_t v = 0;
+
+	if (n > 8 || !ds_rd_has(r, n))
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)r->p[r->msb ? n - 1 - i : i] << (8 * i);
+	r->p += n;
+	return v;
+}
+
+/* LEB128; bits beyond the 64th are dropped, the bytes still consumed. */
+static inline uint64_t ds_rd_leb(ds_rd *r, bool is_signed)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (!ds_rd_has(r, 1))
+			return 0;
+		b = *r->p++;
+		if (shift < 64) {
+			v |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+		}
+	} while (b & 0x80);
+	if (is_signed && shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return v;
+}
+
+static inline uint64_t ds_rd_uleb(ds_rd *r)
+{
+	return ds_rd_leb(r, false);
+}
+
+static inline int64_t ds_rd_sleb(ds_rd *r)
+{
+	return (int64_t)ds_rd_leb(r, true);
+}
+
 /* ---- perf's symbol tree (symtree.c) ---- */
 typedef struct ds_psym {
 	uint64_t start, end, vaddr;

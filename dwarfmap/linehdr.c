@@ -14,56 +14,12 @@
 #include <dwarf.h>
 #include <string.h>
 
-typedef struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-} rd;
-
-/* A little-endian number of n <= 8 bytes. */
-static uint64_t rd_fixed(rd *r, size_t n)
-{
-	uint64_t v = 0;
-	if ((size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* Skip n bytes. */
-static void rd_skip(rd *r, uint64_t n)
-{
-	if ((uint64_t)(r->end - r->p) < n) {
-		r->bad = true;
-		r->p = r->end;
-		return;
-	}
-	r->p += n;
-}
-
-static uint64_t rd_uleb(rd *r)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; r->p < r->end; shift += 7) {
-		uint8_t b = *r->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
 /* Skip a NUL-terminated string; false at the empty one that ends a list. */
-static bool rd_string(rd *r)
+static bool rd_string(ds_rd *r)
 {
-	const uint8_t *nul = memchr(r->p, 0, (size_t)(r->end - r->p));
+	const uint8_t *nul = r->bad ? NULL : memchr(r->p, 0, (size_t)(r->end - r->p));
 	bool empty;
+
 	if (!nul) {
 		r->bad = true;
 		r->p = r->end;
@@ -77,29 +33,29 @@ static bool rd_string(rd *r)
 /* Read one attribute value of the given form (DWARF 5 entry formats);
  * its value when it is a number, 0 for strings and blocks.  The offsets
  * into string sections must fall inside them. */
-static uint64_t rd_form(rd *r, uint64_t form, unsigned offset_size, size_t line_str, size_t str)
+static uint64_t rd_form(ds_rd *r, uint64_t form, unsigned offset_size, size_t line_str, size_t str)
 {
 	uint64_t v;
 	switch (form) {
 	case DW_FORM_string: rd_string(r); return 0;
 	case DW_FORM_line_strp:
-		if ((v = rd_fixed(r, offset_size)) >= line_str)
+		if ((v = ds_rd_uint(r, offset_size)) >= line_str)
 			r->bad = true;
 		return 0;
 	case DW_FORM_strp:
-		if ((v = rd_fixed(r, offset_size)) >= str)
+		if ((v = ds_rd_uint(r, offset_size)) >= str)
 			r->bad = true;
 		return 0;
-	case DW_FORM_sec_offset: return rd_fixed(r, offset_size);
-	case DW_FORM_data1: case DW_FORM_strx1: return rd_fixed(r, 1);
-	case DW_FORM_data2: case DW_FORM_strx2: return rd_fixed(r, 2);
-	case DW_FORM_strx3: return rd_fixed(r, 3);
-	case DW_FORM_data4: case DW_FORM_strx4: return rd_fixed(r, 4);
-	case DW_FORM_data8: return rd_fixed(r, 8);
-	case DW_FORM_data16: rd_skip(r, 16); return 0;
-	case DW_FORM_udata: case DW_FORM_strx: return rd_uleb(r);
+	case DW_FORM_sec_offset: return ds_rd_uint(r, offset_size);
+	case DW_FORM_data1: case DW_FORM_strx1: return ds_rd_uint(r, 1);
+	case DW_FORM_data2: case DW_FORM_strx2: return ds_rd_uint(r, 2);
+	case DW_FORM_strx3: return ds_rd_uint(r, 3);
+	case DW_FORM_data4: case DW_FORM_strx4: return ds_rd_uint(r, 4);
+	case DW_FORM_data8: return ds_rd_uint(r, 8);
+	case DW_FORM_data16: ds_rd_skip(r, 16); return 0;
+	case DW_FORM_udata: case DW_FORM_strx: return ds_rd_uleb(r);
 	case DW_FORM_block:
-		rd_skip(r, rd_uleb(r));
+		ds_rd_skip(r, ds_rd_uleb(r));
 		return 0;
 	default: /* a form no line table should use */
 		r->bad = true;
@@ -109,19 +65,19 @@ static uint64_t rd_form(rd *r, uint64_t form, unsigned offset_size, size_t line_
 
 /* DWARF 5: a table of entries described by (content type, form) pairs.
  * With ndirs set, each entry's directory index must be below it. */
-static uint64_t rd_entries(rd *r, unsigned offset_size, size_t line_str, size_t str, uint64_t ndirs)
+static uint64_t rd_entries(ds_rd *r, unsigned offset_size, size_t line_str, size_t str, uint64_t ndirs)
 {
-	uint64_t fmt[2 * 16], nfmt = rd_fixed(r, 1), n;
+	uint64_t fmt[2 * 16], nfmt = ds_rd_uint(r, 1), n;
 
 	if (nfmt > 16) {
 		r->bad = true;
 		return 0;
 	}
 	for (uint64_t i = 0; i < nfmt; i++) {
-		fmt[2 * i] = rd_uleb(r);
-		fmt[2 * i + 1] = rd_uleb(r);
+		fmt[2 * i] = ds_rd_uleb(r);
+		fmt[2 * i + 1] = ds_rd_uleb(r);
 	}
-	n = rd_uleb(r);
+	n = ds_rd_uleb(r);
 	for (uint64_t e = 0; e < n && !r->bad; e++)
 		for (uint64_t i = 0; i < nfmt && !r->bad; i++) {
 			uint64_t v = rd_form(r, fmt[2 * i + 1], offset_size, line_str, str);
@@ -137,34 +93,34 @@ bool ds_line_header_sane(const ds_dwarf *dw, uint64_t off)
 	const uint8_t *sec = ds_dwarf_section(dw, ".debug_line", &size);
 	unsigned offset_size = 4;
 	uint64_t len, version, hlen, opcode_base, ndirs;
-	rd r;
+	ds_rd r;
 
 	ds_dwarf_section(dw, ".debug_line_str", &line_str);
 	ds_dwarf_section(dw, ".debug_str", &str);
 	if (!sec || off >= size)
 		return false;
-	r = (rd){sec + off, sec + size, false};
-	len = rd_fixed(&r, 4);
+	r = ds_rd_at(sec, size, off, false);
+	len = ds_rd_uint(&r, 4);
 	if (len == 0xffffffff) {
 		offset_size = 8;
-		len = rd_fixed(&r, 8);
+		len = ds_rd_uint(&r, 8);
 	}
 	if (r.bad || len > (uint64_t)(r.end - r.p))
 		return false;
 	r.end = r.p + len;
-	version = rd_fixed(&r, 2);
+	version = ds_rd_uint(&r, 2);
 	if (version < 2 || version > 5)
 		return false;
 	if (version == 5)
-		rd_skip(&r, 2); /* address and segment selector sizes */
-	hlen = rd_fixed(&r, offset_size);
+		ds_rd_skip(&r, 2); /* address and segment selector sizes */
+	hlen = ds_rd_uint(&r, offset_size);
 	if (r.bad || hlen > (uint64_t)(r.end - r.p))
 		return false;
 	r.end = r.p + hlen; /* the rest is the program, which libdwarf bounds itself */
-	rd_skip(&r, version >= 4 ? 5 : 4); /* instruction lengths, is_stmt, line base and range */
-	opcode_base = rd_fixed(&r, 1);
+	ds_rd_skip(&r, version >= 4 ? 5 : 4); /* instruction lengths, is_stmt, line base and range */
+	opcode_base = ds_rd_uint(&r, 1);
 	if (opcode_base)
-		rd_skip(&r, opcode_base - 1); /* standard opcode lengths */
+		ds_rd_skip(&r, opcode_base - 1); /* standard opcode lengths */
 	if (version == 5) {
 		/* at least one directory: the unit's own */
 		ndirs = rd_entries(&r, offset_size, line_str, str, 0);
@@ -176,10 +132,10 @@ bool ds_line_header_sane(const ds_dwarf *dw, uint64_t off)
 	for (ndirs = 1; rd_string(&r);)
 		ndirs++;
 	while (!r.bad && rd_string(&r)) {
-		if (rd_uleb(&r) >= ndirs)
+		if (ds_rd_uleb(&r) >= ndirs)
 			return false;
-		rd_uleb(&r); /* modification time */
-		rd_uleb(&r); /* length */
+		ds_rd_uleb(&r); /* modification time */
+		ds_rd_uleb(&r); /* length */
 	}
 	return !r.bad;
 }

@@ -55,89 +55,6 @@
 
 typedef struct ds_vars ds_vars;
 
-/* ---- bounds-checked reading ---- */
-
-typedef struct rd {
-	const uint8_t *p, *end;
-	bool msb;
-	bool bad; /* sticky: once set, every read returns 0 */
-} rd;
-
-static rd rd_at(const uint8_t *base, size_t size, uint64_t off, bool msb)
-{
-	rd r = {NULL, NULL, msb, true};
-
-	if (base && off <= size) {
-		r.p = base + off;
-		r.end = base + size;
-		r.bad = false;
-	}
-	return r;
-}
-
-static bool rd_has(rd *r, uint64_t n)
-{
-	if (!r->bad && (uint64_t)(r->end - r->p) >= n)
-		return true;
-	r->bad = true;
-	return false;
-}
-
-static bool rd_done(const rd *r)
-{
-	return r->bad || r->p == r->end;
-}
-
-static void rd_skip(rd *r, uint64_t n)
-{
-	if (rd_has(r, n))
-		r->p += n;
-}
-
-/* An unsigned integer of n (at most 8) bytes in the file's byte order. */
-static uint64_t rd_uint(rd *r, unsigned n)
-{
-	uint64_t v = 0;
-
-	if (n > 8 || !rd_has(r, n))
-		return 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)r->p[r->msb ? n - 1 - i : i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-/* LEB128; bits beyond the 64th are dropped, the bytes still consumed. */
-static uint64_t rd_leb(rd *r, bool is_signed)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		if (!rd_has(r, 1))
-			return 0;
-		b = *r->p++;
-		if (shift < 64) {
-			v |= (uint64_t)(b & 0x7f) << shift;
-			shift += 7;
-		}
-	} while (b & 0x80);
-	if (is_signed && shift < 64 && (b & 0x40))
-		v |= ~(uint64_t)0 << shift;
-	return v;
-}
-
-static uint64_t rd_uleb(rd *r)
-{
-	return rd_leb(r, false);
-}
-
-static int64_t rd_sleb(rd *r)
-{
-	return (int64_t)rd_leb(r, true);
-}
-
 /* ---- what a load keeps ---- */
 
 /* One compilation unit: what its attributes' forms and its lists need. */
@@ -219,13 +136,13 @@ static uint64_t max_addr(const vcu *cu)
 /* Entry idx of the CU's .debug_addr table. */
 static bool addr_index(const ds_vars *vs, const vcu *cu, uint64_t idx, uint64_t *out)
 {
-	rd r;
+	ds_rd r;
 
 	if (!cu->has_addr_base || idx > vs->addr_size / cu->addr_size)
 		return false;
-	r = rd_at(vs->addr, vs->addr_size, cu->addr_base, vs->msb);
-	rd_skip(&r, idx * cu->addr_size);
-	*out = rd_uint(&r, cu->addr_size);
+	r = ds_rd_at(vs->addr, vs->addr_size, cu->addr_base, vs->msb);
+	ds_rd_skip(&r, idx * cu->addr_size);
+	*out = ds_rd_uint(&r, cu->addr_size);
 	return !r.bad;
 }
 
@@ -234,14 +151,14 @@ static bool addr_index(const ds_vars *vs, const vcu *cu, uint64_t idx, uint64_t 
 static bool list_index(const ds_vars *vs, const vcu *cu, const uint8_t *sec, size_t size,
 		       uint64_t base, uint64_t idx, uint64_t *out)
 {
-	rd r;
+	ds_rd r;
 	uint64_t rel;
 
 	if (idx > size / cu->offset_size)
 		return false;
-	r = rd_at(sec, size, base, vs->msb);
-	rd_skip(&r, idx * cu->offset_size);
-	rel = rd_uint(&r, cu->offset_size);
+	r = ds_rd_at(sec, size, base, vs->msb);
+	ds_rd_skip(&r, idx * cu->offset_size);
+	rel = ds_rd_uint(&r, cu->offset_size);
 	if (r.bad || rel > UINT64_MAX - base)
 		return false;
 	*out = base + rel;
@@ -259,7 +176,7 @@ typedef struct lentry {
  * (address pairs relative to the base, base-selection entries), DWARF 5
  * .debug_rnglists/.debug_loclists (DW_RLE_ and DW_LLE_ entries). */
 typedef struct liter {
-	rd r;
+	ds_rd r;
 	const ds_vars *vs;
 	const vcu *cu;
 	uint64_t base;
@@ -270,15 +187,15 @@ typedef struct liter {
 static liter list_open(const ds_vars *vs, const vcu *cu, const uint8_t *sec, size_t size,
 		       uint64_t off, bool loc)
 {
-	liter it = {rd_at(sec, size, off, vs->msb), vs, cu, cu->base, cu->version >= 5, loc, 0};
+	liter it = {ds_rd_at(sec, size, off, vs->msb), vs, cu, cu->base, cu->version >= 5, loc, 0};
 	return it;
 }
 
 static bool v4_next(liter *it, lentry *e)
 {
 	for (;;) {
-		uint64_t lo = rd_uint(&it->r, it->cu->addr_size);
-		uint64_t hi = rd_uint(&it->r, it->cu->addr_size);
+		uint64_t lo = ds_rd_uint(&it->r, it->cu->addr_size);
+		uint64_t hi = ds_rd_uint(&it->r, it->cu->addr_size);
 
 		if (it->r.bad || ++it->n > MAX_LIST || (lo == 0 && hi == 0))
 			return false;
@@ -289,9 +206,9 @@ static bool v4_next(liter *it, lentry *e)
 		e->lo = it->base + lo;
 		e->hi = it->base + hi;
 		if (it->loc) {
-			e->len = rd_uint(&it->r, 2);
+			e->len = ds_rd_uint(&it->r, 2);
 			e->expr = it->r.p;
-			rd_skip(&it->r, e->len);
+			ds_rd_skip(&it->r, e->len);
 		}
 		return !it->r.bad;
 	}
@@ -302,10 +219,10 @@ static bool v4_next(liter *it, lentry *e)
  * number one lower. */
 static bool v5_next(liter *it, lentry *e)
 {
-	rd *r = &it->r;
+	ds_rd *r = &it->r;
 
 	for (;;) {
-		unsigned code = (unsigned)rd_uint(r, 1);
+		unsigned code = (unsigned)ds_rd_uint(r, 1);
 		uint64_t a, b;
 
 		if (r->bad || ++it->n > MAX_LIST || code == DW_LLE_end_of_list)
@@ -316,52 +233,52 @@ static bool v5_next(liter *it, lentry *e)
 			code++;
 		switch (code) {
 		case DW_LLE_base_addressx:
-			if (!addr_index(it->vs, it->cu, rd_uleb(r), &it->base))
+			if (!addr_index(it->vs, it->cu, ds_rd_uleb(r), &it->base))
 				return false;
 			continue;
 		case DW_LLE_base_address:
-			it->base = rd_uint(r, it->cu->addr_size);
+			it->base = ds_rd_uint(r, it->cu->addr_size);
 			continue;
 		case LLE_GNU_view_pair:
-			rd_uleb(r);
-			rd_uleb(r);
+			ds_rd_uleb(r);
+			ds_rd_uleb(r);
 			continue;
 		case DW_LLE_startx_endx:
-			a = rd_uleb(r);
-			b = rd_uleb(r);
+			a = ds_rd_uleb(r);
+			b = ds_rd_uleb(r);
 			if (!addr_index(it->vs, it->cu, a, &e->lo) ||
 			    !addr_index(it->vs, it->cu, b, &e->hi))
 				return false;
 			break;
 		case DW_LLE_startx_length:
-			a = rd_uleb(r);
-			b = rd_uleb(r);
+			a = ds_rd_uleb(r);
+			b = ds_rd_uleb(r);
 			if (!addr_index(it->vs, it->cu, a, &e->lo))
 				return false;
 			e->hi = e->lo + b;
 			break;
 		case DW_LLE_offset_pair:
-			e->lo = it->base + rd_uleb(r);
-			e->hi = it->base + rd_uleb(r);
+			e->lo = it->base + ds_rd_uleb(r);
+			e->hi = it->base + ds_rd_uleb(r);
 			break;
 		case DW_LLE_default_location:
 			e->is_default = true;
 			break;
 		case DW_LLE_start_end:
-			e->lo = rd_uint(r, it->cu->addr_size);
-			e->hi = rd_uint(r, it->cu->addr_size);
+			e->lo = ds_rd_uint(r, it->cu->addr_size);
+			e->hi = ds_rd_uint(r, it->cu->addr_size);
 			break;
 		case DW_LLE_start_length:
-			e->lo = rd_uint(r, it->cu->addr_size);
-			e->hi = e->lo + rd_uleb(r);
+			e->lo = ds_rd_uint(r, it->cu->addr_size);
+			e->hi = e->lo + ds_rd_uleb(r);
 			break;
 		default:
 			return false;
 		}
 		if (it->loc) {
-			e->len = rd_uleb(r);
+			e->len = ds_rd_uleb(r);
 			e->expr = r->p;
-			rd_skip(r, e->len);
+			ds_rd_skip(r, e->len);
 		}
 		return !r->bad;
 	}
@@ -395,79 +312,79 @@ static bool no_operands(uint8_t code)
 
 /* Decode one operation and its operands; false for an unknown one or a
  * truncated expression. */
-static bool read_op(rd *r, const vcu *cu, dwop *o)
+static bool read_op(ds_rd *r, const vcu *cu, dwop *o)
 {
 	unsigned ref = cu->version < 3 ? cu->addr_size : cu->offset_size;
 
 	memset(o, 0, sizeof *o);
-	o->code = (uint8_t)rd_uint(r, 1);
+	o->code = (uint8_t)ds_rd_uint(r, 1);
 	switch (o->code) {
 	case DW_OP_addr:
-		o->a = rd_uint(r, cu->addr_size);
+		o->a = ds_rd_uint(r, cu->addr_size);
 		break;
 	case DW_OP_const1u: case DW_OP_pick: case DW_OP_deref_size: case DW_OP_xderef_size:
-		o->a = rd_uint(r, 1);
+		o->a = ds_rd_uint(r, 1);
 		break;
 	case DW_OP_const1s:
-		o->a = (uint64_t)(int8_t)rd_uint(r, 1);
+		o->a = (uint64_t)(int8_t)ds_rd_uint(r, 1);
 		break;
 	case DW_OP_const2u: case DW_OP_call2:
-		o->a = rd_uint(r, 2);
+		o->a = ds_rd_uint(r, 2);
 		break;
 	case DW_OP_const2s: case DW_OP_skip: case DW_OP_bra:
-		o->a = (uint64_t)(int16_t)rd_uint(r, 2);
+		o->a = (uint64_t)(int16_t)ds_rd_uint(r, 2);
 		break;
 	case DW_OP_const4u: case DW_OP_call4: case DW_OP_GNU_parameter_ref:
-		o->a = rd_uint(r, 4);
+		o->a = ds_rd_uint(r, 4);
 		break;
 	case DW_OP_const4s:
-		o->a = (uint64_t)(int32_t)rd_uint(r, 4);
+		o->a = (uint64_t)(int32_t)ds_rd_uint(r, 4);
 		break;
 	case DW_OP_const8u: case DW_OP_const8s:
-		o->a = rd_uint(r, 8);
+		o->a = ds_rd_uint(r, 8);
 		break;
 	case DW_OP_constu: case DW_OP_plus_uconst: case DW_OP_regx: case DW_OP_piece:
 	case DW_OP_addrx: case DW_OP_constx: case DW_OP_convert: case DW_OP_reinterpret:
 	case DW_OP_GNU_addr_index: case DW_OP_GNU_const_index: case DW_OP_GNU_convert:
 	case DW_OP_GNU_reinterpret:
-		o->a = rd_uleb(r);
+		o->a = ds_rd_uleb(r);
 		break;
 	case DW_OP_consts: case DW_OP_fbreg:
-		o->a = (uint64_t)rd_sleb(r);
+		o->a = (uint64_t)ds_rd_sleb(r);
 		break;
 	case DW_OP_bregx:
-		o->a = rd_uleb(r);
-		o->b = (uint64_t)rd_sleb(r);
+		o->a = ds_rd_uleb(r);
+		o->b = (uint64_t)ds_rd_sleb(r);
 		break;
 	case DW_OP_bit_piece: case DW_OP_regval_type: case DW_OP_GNU_regval_type:
-		o->a = rd_uleb(r);
-		o->b = rd_uleb(r);
+		o->a = ds_rd_uleb(r);
+		o->b = ds_rd_uleb(r);
 		break;
 	case DW_OP_call_ref: case DW_OP_GNU_variable_value:
-		o->a = rd_uint(r, ref);
+		o->a = ds_rd_uint(r, ref);
 		break;
 	case DW_OP_implicit_pointer: case DW_OP_GNU_implicit_pointer:
-		o->a = rd_uint(r, ref);
-		o->b = (uint64_t)rd_sleb(r);
+		o->a = ds_rd_uint(r, ref);
+		o->b = (uint64_t)ds_rd_sleb(r);
 		break;
 	case DW_OP_deref_type: case DW_OP_xderef_type: case DW_OP_GNU_deref_type:
-		o->a = rd_uint(r, 1);
-		o->b = rd_uleb(r);
+		o->a = ds_rd_uint(r, 1);
+		o->b = ds_rd_uleb(r);
 		break;
 	case DW_OP_const_type: case DW_OP_GNU_const_type:
-		o->a = rd_uleb(r);
-		o->blen = rd_uint(r, 1);
+		o->a = ds_rd_uleb(r);
+		o->blen = ds_rd_uint(r, 1);
 		o->blk = r->p;
-		rd_skip(r, o->blen);
+		ds_rd_skip(r, o->blen);
 		break;
 	case DW_OP_implicit_value: case DW_OP_entry_value: case DW_OP_GNU_entry_value:
-		o->blen = rd_uleb(r);
+		o->blen = ds_rd_uleb(r);
 		o->blk = r->p;
-		rd_skip(r, o->blen);
+		ds_rd_skip(r, o->blen);
 		break;
 	default:
 		if (o->code >= DW_OP_breg0 && o->code <= DW_OP_breg31)
-			o->a = (uint64_t)rd_sleb(r);
+			o->a = (uint64_t)ds_rd_sleb(r);
 		else if (!no_operands(o->code))
 			return false;
 		break;
@@ -595,14 +512,14 @@ static bool const_value(const ectx *c, const dwop *o, uint64_t *v)
  * where DW_OP_entry_value(DW_OP_regN) is register N. */
 static ds_loc entry_value_loc(const ectx *c, const dwop *first, size_t n, uint8_t last)
 {
-	rd r = rd_at(first->blk, first->blen, 0, c->vs->msb);
+	ds_rd r = ds_rd_at(first->blk, first->blen, 0, c->vs->msb);
 	dwop inner;
 	int reg;
 
 	if (first->code != DW_OP_entry_value && first->code != DW_OP_GNU_entry_value)
 		return mkloc(DS_LOC_NONE, 0, 0, 0);
 	if (!c->at_pc || !c->sub || !c->sub->entry || c->pc != c->sub->entry ||
-	    !read_op(&r, c->cu, &inner) || !rd_done(&r) || !op_register(&inner, &reg))
+	    !read_op(&r, c->cu, &inner) || !ds_rd_done(&r) || !op_register(&inner, &reg))
 		return mkloc(DS_LOC_NONE, 0, 0, 0);
 	if (n == 1) /* the entry value is an address */
 		return mkloc(DS_LOC_MEM, reg, 0, 0);
@@ -613,14 +530,14 @@ static ds_loc entry_value_loc(const ectx *c, const dwop *first, size_t n, uint8_
 
 static ds_loc eval_expr(const ectx *c, const uint8_t *p, size_t len)
 {
-	rd r = rd_at(p, len, 0, c->vs->msb);
+	ds_rd r = ds_rd_at(p, len, 0, c->vs->msb);
 	dwop o, first = {0}, second = {0};
 	size_t n = 0, npieces = 0;
 	bool entry = false;
 	uint8_t last = 0;
 	uint64_t v;
 
-	while (!rd_done(&r)) {
+	while (!ds_rd_done(&r)) {
 		if (!read_op(&r, c->cu, &o))
 			return mkloc(DS_LOC_COMPLEX, 0, 0, 0);
 		/* the value is not yet initialized there: the location stands */
