@@ -7,6 +7,7 @@
  */
 #include "dwarfmap/dwarfmap.h"
 #include "tests/unit/unit.h"
+#include "tests/unit/unit_dso.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -15,31 +16,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
-
-static bool write_text(const char *name, const char *text)
-{
-	char *p = unit_tpath(name);
-	FILE *f = fopen(p, "w");
-	bool ok = f && fputs(text, f) >= 0;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	free(p);
-	return ok;
-}
-
-/* Open a file in the temp dir with no system debug files around. */
-static ds_dso *open_tmp(const char *name)
-{
-	char *p = unit_tpath(name), *root = unit_tpath("noroot");
-	ds_dso_opts o = {.debug_root = root};
-	ds_err err;
-	ds_dso *d = ds_dso_open(p, &o, &err);
-
-	free(p);
-	free(root);
-	return d;
-}
 
 /* ---- readelf as the oracle ---- */
 
@@ -257,7 +233,7 @@ static void check_file(ds_dso *d, const char *path, size_t min_rows)
 static void check_tmp(const char *name, size_t min_rows)
 {
 	char *p = unit_tpath(name);
-	ds_dso *d = open_tmp(name);
+	ds_dso *d = unit_open_dso(name, NULL);
 
 	check_file(d, p, min_rows);
 	ds_dso_close(d);
@@ -587,14 +563,14 @@ TEST(gcc)
 	ds_dso *d;
 	uint64_t data;
 
-	CHECK(write_text("prog.c", prog_c));
+	CHECK(unit_write_text("prog.c", prog_c));
 	CHECK(unit_sh("gcc -O2 -fexceptions -o o2 prog.c"));
 	check_tmp("o2", 40);
 	CHECK(unit_sh("gcc -O0 -fno-omit-frame-pointer -o o0 prog.c"));
 	check_tmp("o0", 40);
 
 	/* outside every FDE: data, and nothing at all */
-	d = open_tmp("o2");
+	d = unit_open_dso("o2", NULL);
 	data = unit_nm_addr("o2", "table");
 	CHECK(data != 0);
 	CHECK(d && !ds_dso_cfa_at(d, data, &c));
@@ -631,10 +607,10 @@ TEST(opcodes)
 	uint64_t fn;
 	ds_cfa c = {0};
 
-	CHECK(write_text("ops.s", ops_s) && write_text("opsmain.c", ops_main_c));
+	CHECK(unit_write_text("ops.s", ops_s) && unit_write_text("opsmain.c", ops_main_c));
 	CHECK(unit_sh("gcc -O2 -o ops opsmain.c ops.s"));
 	check_tmp("ops", 25);
-	d = open_tmp("ops");
+	d = unit_open_dso("ops", NULL);
 	fn = unit_nm_addr("ops", "cfi_ops");
 	CHECK(d && fn && ds_dso_cfa_at(d, fn, &c));
 	CHECK(c.cfa_reg == 7 && c.cfa_offset == 8 && c.ra_saved && c.ra_offset == -8);
@@ -649,10 +625,10 @@ TEST(handmade_debug_frame)
 	char name[8];
 	uint64_t a;
 
-	CHECK(write_text("hand.s", hand_s) && write_text("hmain.c", hostile_main_c));
+	CHECK(unit_write_text("hand.s", hand_s) && unit_write_text("hmain.c", hostile_main_c));
 	CHECK(unit_sh("gcc -O2 -o hand hmain.c hand.s"));
 	check_tmp("hand", 24);
-	d = open_tmp("hand");
+	d = unit_open_dso("hand", NULL);
 	for (int i = 0; d && i < 8; i++) {
 		snprintf(name, sizeof name, "df_%d", i);
 		a = unit_nm_addr("hand", name);
@@ -673,7 +649,7 @@ TEST(i386)
 		"  return s + a[1]; }\n"
 		"void _start(void) { sink = many(sink); for (;;) ; }\n";
 
-	CHECK(write_text("s32.c", src));
+	CHECK(unit_write_text("s32.c", src));
 	if (!unit_sh("gcc -m32 -O2 -nostdlib -static -fno-pie -no-pie -o s32 s32.c")) {
 		unit_skip("gcc cannot build 32-bit code here");
 		return;
@@ -724,7 +700,7 @@ TEST(kallsyms)
 	ds_dso *d;
 	ds_cfa c;
 
-	CHECK(write_text("kallsyms", "ffffffff81000000 T _text\nffffffff81000100 t helper\n"));
+	CHECK(unit_write_text("kallsyms", "ffffffff81000000 T _text\nffffffff81000100 t helper\n"));
 	d = ds_dso_open_kallsyms(p, &err);
 	CHECK(d && !ds_dso_cfa_at(d, 0xffffffff81000100ull, &c));
 	ds_dso_close(d);
@@ -739,9 +715,9 @@ TEST(hostile_cfi)
 	ds_cfa c;
 	uint64_t a;
 
-	CHECK(write_text("hostile.s", hostile_s) && write_text("hmain.c", hostile_main_c));
+	CHECK(unit_write_text("hostile.s", hostile_s) && unit_write_text("hmain.c", hostile_main_c));
 	CHECK(unit_sh("gcc -O2 -o hostile hmain.c hostile.s"));
-	d = open_tmp("hostile");
+	d = unit_open_dso("hostile", NULL);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -780,7 +756,7 @@ static bool eh_frame_extent(const char *bin, uint64_t *off, uint64_t *size)
 /* Query every address of every function; the answers do not matter. */
 static size_t query_all(const char *name)
 {
-	ds_dso *d = open_tmp(name);
+	ds_dso *d = unit_open_dso(name, NULL);
 	size_t yes = 0;
 	ds_cfa c;
 

@@ -5,6 +5,7 @@
  */
 #include "dwarfmap/dwarfmap.h"
 #include "tests/unit/unit.h"
+#include "tests/unit/unit_dso.h"
 
 #include <elf.h>
 #include <stdarg.h>
@@ -12,35 +13,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <unistd.h>
-
-static bool write_file(const char *name, const void *data, size_t n)
-{
-	char *p = unit_tpath(name);
-	FILE *f = fopen(p, "wb");
-	bool ok = f && fwrite(data, 1, n, f) == n;
-
-	if (f)
-		fclose(f);
-	free(p);
-	return ok;
-}
-
-static bool write_text(const char *name, const char *text)
-{
-	return write_file(name, text, strlen(text));
-}
-
-/* Open a file in the temp dir with no system debug files around. */
-static ds_dso *open_tmp(const char *name, ds_err *err)
-{
-	char *p = unit_tpath(name), *root = unit_tpath("noroot");
-	ds_dso_opts o = {.debug_root = root};
-	ds_dso *d = ds_dso_open(p, &o, err);
-
-	free(p);
-	free(root);
-	return d;
-}
 
 /* The mapping of this process holding addr: its file and file offset. */
 static bool self_map(const void *addr, char *path, size_t pathsz, uint64_t *offset)
@@ -227,10 +199,10 @@ TEST(debuglink)
 	ds_err err;
 	ds_dso *d;
 
-	CHECK(write_text("tiny.c", tiny_c));
+	CHECK(unit_write_text("tiny.c", tiny_c));
 	CHECK(unit_sh("gcc -O1 -g -o a.out tiny.c && objcopy --only-keep-debug a.out a.debug && "
 		 "objcopy --strip-all --add-gnu-debuglink=a.debug a.out"));
-	d = open_tmp("a.out", &err);
+	d = unit_open_dso("a.out", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -249,7 +221,7 @@ TEST(debuglink_crc)
 	CHECK(unit_sh("gcc -O1 -g -Wl,--build-id=none -o c.out tiny.c && "
 		 "objcopy --only-keep-debug c.out c.debug && "
 		 "objcopy --strip-all --add-gnu-debuglink=c.debug c.out"));
-	d = open_tmp("c.out", &err);
+	d = unit_open_dso("c.out", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -261,7 +233,7 @@ TEST(debuglink_crc)
 	/* a debug file from another build has another CRC: not used */
 	CHECK(unit_sh("gcc -O0 -g -Wl,--build-id=none -o other.out tiny.c && "
 		 "objcopy --only-keep-debug other.out c.debug"));
-	d = open_tmp("c.out", &err);
+	d = unit_open_dso("c.out", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -283,7 +255,7 @@ TEST(build_id_debug_dir)
 
 	CHECK(unit_sh("gcc -O1 -g -o b.out tiny.c && objcopy --only-keep-debug b.out b.debug && "
 		 "objcopy --strip-all b.out"));
-	d = open_tmp("b.out", &err);
+	d = unit_open_dso("b.out", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -330,11 +302,11 @@ TEST(minidebuginfo)
 		unit_skip("xz is not installed");
 		return;
 	}
-	CHECK(write_text("m.c", src));
+	CHECK(unit_write_text("m.c", src));
 	CHECK(unit_sh("gcc -O2 -g -o m m.c && objcopy --only-keep-debug m m.dbg && "
 		 "objcopy -S --keep-symbol=mini_static m.dbg mini && xz -f mini && "
 		 "objcopy --strip-all --add-section .gnu_debugdata=mini.xz m"));
-	d = open_tmp("m", &err);
+	d = unit_open_dso("m", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -346,10 +318,10 @@ TEST(minidebuginfo)
 	ds_dso_close(d);
 
 	/* a .gnu_debugdata that is not xz is noted, not fatal */
-	CHECK(write_text("junk.xz", "not xz at all"));
+	CHECK(unit_write_text("junk.xz", "not xz at all"));
 	CHECK(unit_sh("objcopy --strip-all m m2 && objcopy --remove-section .gnu_debugdata "
 		 "--add-section .gnu_debugdata=junk.xz m2"));
-	d = open_tmp("m2", &err);
+	d = unit_open_dso("m2", &err);
 	CHECK(d != NULL);
 	if (d) {
 		CHECK_STR(ds_dso_symbol_source(d), "dynsym");
@@ -388,9 +360,9 @@ TEST(perf_aliases)
 	ds_err err;
 	ds_dso *d;
 
-	CHECK(write_text("al.c", src));
+	CHECK(unit_write_text("al.c", src));
 	CHECK(unit_sh("gcc -O2 -g -o al al.c"));
-	d = open_tmp("al", &err);
+	d = unit_open_dso("al", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -411,7 +383,7 @@ TEST(perf_aliases)
 TEST(plt_covered)
 {
 	ds_err err;
-	ds_dso *d = open_tmp("a.out", &err);
+	ds_dso *d = unit_open_dso("a.out", &err);
 	const ds_symbol *plt;
 
 	CHECK(d != NULL);
@@ -451,9 +423,9 @@ TEST(cxx_names)
 		unit_skip("no C++ compiler");
 		return;
 	}
-	CHECK(write_text("cx.cc", src));
+	CHECK(unit_write_text("cx.cc", src));
 	CHECK(unit_sh("%s -O2 -o cx cx.cc", cxx));
-	d = open_tmp("cx", &err);
+	d = unit_open_dso("cx", &err);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -517,7 +489,7 @@ TEST(kallsyms)
 	char *p = unit_tpath("kallsyms");
 	ds_dso *d;
 
-	CHECK(write_text("kallsyms", text));
+	CHECK(unit_write_text("kallsyms", text));
 	d = ds_dso_open_kallsyms(p, &err);
 	free(p);
 	CHECK(d != NULL);
@@ -556,7 +528,7 @@ TEST(kallsyms_hidden)
 	char *p = unit_tpath("kallsyms0");
 	ds_dso *d;
 
-	CHECK(write_text("kallsyms0", "0000000000000000 T _text\n0000000000000000 t helper\n"));
+	CHECK(unit_write_text("kallsyms0", "0000000000000000 T _text\n0000000000000000 t helper\n"));
 	d = ds_dso_open_kallsyms(p, &err);
 	free(p);
 	CHECK(d != NULL);
@@ -589,11 +561,11 @@ TEST(open_errors)
 	srand(7);
 	for (size_t i = 0; i < sizeof rnd; i++)
 		rnd[i] = (char)(rand() & 0xff);
-	CHECK(write_file("random.bin", rnd, sizeof rnd));
-	d = open_tmp("random.bin", &err);
+	CHECK(unit_write_file("random.bin", rnd, sizeof rnd));
+	d = unit_open_dso("random.bin", &err);
 	CHECK(d == NULL && err.kind == DS_EINPUT && ends_with(err.msg, "random.bin': not an ELF file"));
-	CHECK(write_file("empty.bin", "", 0));
-	d = open_tmp("empty.bin", &err);
+	CHECK(unit_write_file("empty.bin", "", 0));
+	d = unit_open_dso("empty.bin", &err);
 	CHECK(d == NULL && err.kind == DS_EINPUT);
 	d = ds_dso_open_mem(rnd, sizeof rnd, "[junk]", &err);
 	CHECK(d == NULL && err.kind == DS_EINPUT);
@@ -610,7 +582,7 @@ static char *read_tmp(const char *name, size_t *len)
 static bool exercise(const char *name)
 {
 	ds_err err;
-	ds_dso *d = open_tmp(name, &err);
+	ds_dso *d = unit_open_dso(name, &err);
 	const char *file;
 	unsigned line;
 	size_t avail;
@@ -641,7 +613,7 @@ TEST(malformed)
 	CHECK(elf && len > 4096);
 	if (!elf)
 		return;
-	CHECK(write_file("trunc.out", elf, 100));
+	CHECK(unit_write_file("trunc.out", elf, 100));
 	CHECK(exercise("trunc.out"));
 
 	/* section headers "beyond" the end of the file */
@@ -650,17 +622,17 @@ TEST(malformed)
 		uint64_t shoff = 0x7ffffff0;
 		memcpy(bad, elf, len);
 		memcpy(bad + offsetof(Elf64_Ehdr, e_shoff), &shoff, sizeof shoff);
-		CHECK(write_file("shoff.out", bad, len));
+		CHECK(unit_write_file("shoff.out", bad, len));
 		free(bad);
 	}
 	CHECK(exercise("shoff.out"));
 
 	/* garbage line table: no lines, a note, no crash */
-	CHECK(write_file("garbage.bin", elf + 64, 512));
+	CHECK(unit_write_file("garbage.bin", elf + 64, 512));
 	CHECK(unit_sh("objcopy --update-section .debug_line=garbage.bin a.out.full badline.out"));
 	{
 		ds_err err;
-		ds_dso *d = open_tmp("badline.out", &err);
+		ds_dso *d = unit_open_dso("badline.out", &err);
 		const ds_symbol *s = d ? find_named(d, "tiny_func") : NULL;
 		const char *file;
 		unsigned line;
@@ -677,7 +649,7 @@ TEST(malformed)
 		memcpy(bad, elf, len);
 		for (int k = 0; k < 16; k++)
 			bad[(size_t)rand() % len] = (char)(rand() & 0xff);
-		all = write_file("fuzz.out", bad, len) && exercise("fuzz.out") && all;
+		all = unit_write_file("fuzz.out", bad, len) && exercise("fuzz.out") && all;
 		free(bad);
 	}
 	CHECK(all);

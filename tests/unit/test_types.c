@@ -8,6 +8,7 @@
 #include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
 #include "tests/unit/unit.h"
+#include "tests/unit/unit_dso.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,30 +52,6 @@ static const char cxx_cc[] =
 	"int Derived::s;\n"
 	"Derived g_derived;\n"
 	"int main() { return (int)g_derived.d; }\n";
-
-static bool write_text(const char *name, const char *text)
-{
-	char *p = unit_tpath(name);
-	FILE *f = fopen(p, "w");
-	bool ok = f && fputs(text, f) >= 0;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	free(p);
-	return ok;
-}
-
-static ds_dso *open_tmp(const char *name)
-{
-	char *p = unit_tpath(name), *root = unit_tpath("noroot");
-	ds_dso_opts o = {.debug_root = root};
-	ds_err err;
-	ds_dso *d = ds_dso_open(p, &o, &err);
-
-	free(p);
-	free(root);
-	return d;
-}
 
 static const ds_member *member(const ds_type *t, const char *name)
 {
@@ -281,7 +258,7 @@ static void check_program(const char *cc, const char *opt, int dwarf, const char
 		free(label);
 		return;
 	}
-	d = open_tmp("types.out");
+	d = unit_open_dso("types.out", NULL);
 	CHECK(d != NULL);
 	if (d) {
 		check_holes(d);
@@ -301,7 +278,7 @@ TEST(programs)
 	static const char *const ccs[] = {"gcc", "clang"};
 	static const char *const opts[] = {"-O0", "-O2"};
 
-	CHECK(write_text("types.c", types_c));
+	CHECK(unit_write_text("types.c", types_c));
 	for (size_t c = 0; c < 2; c++) {
 		if (!unit_have(ccs[c])) {
 			unit_skip(ccs[c]);
@@ -352,10 +329,10 @@ TEST(dedup)
 	size_t n, nodes = 0, conflicts = 0;
 	ds_dso *d;
 
-	CHECK(write_text("types.c", types_c) && write_text("second.c", second_c) &&
-	      write_text("third.c", third_c));
+	CHECK(unit_write_text("types.c", types_c) && unit_write_text("second.c", second_c) &&
+	      unit_write_text("third.c", third_c));
 	CHECK(unit_sh("gcc -O2 -g -o multi.out types.c second.c third.c"));
-	d = open_tmp("multi.out");
+	d = unit_open_dso("multi.out", NULL);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -384,9 +361,9 @@ TEST(cxx)
 		unit_skip("g++ is not installed");
 		return;
 	}
-	CHECK(write_text("cxx.cc", cxx_cc));
+	CHECK(unit_write_text("cxx.cc", cxx_cc));
 	CHECK(unit_sh("g++ -O0 -g -o cxx.out cxx.cc"));
-	d = open_tmp("cxx.out");
+	d = unit_open_dso("cxx.out", NULL);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -428,7 +405,7 @@ static bool section_range(const char *bin, const char *name, size_t *off, size_t
  * true when the file still had types, *noted when it got a note. */
 static bool exercise(const char *name, bool *noted)
 {
-	ds_dso *d = open_tmp(name);
+	ds_dso *d = unit_open_dso(name, NULL);
 	ds_err err;
 	bool any;
 
@@ -461,7 +438,7 @@ TEST(malformed)
 	char *elf, *p;
 	int rounds = 0, typed = 0, noted = 0;
 
-	CHECK(write_text("types.c", types_c));
+	CHECK(unit_write_text("types.c", types_c));
 	CHECK(unit_sh("gcc -O2 -g -o good.out types.c"));
 	p = unit_tpath("good.out");
 	elf = ds_read_file(p, &len);
@@ -507,9 +484,9 @@ TEST(no_types)
 {
 	ds_dso *d;
 
-	CHECK(write_text("plain.c", "int main(void) { return 0; }\n"));
+	CHECK(unit_write_text("plain.c", "int main(void) { return 0; }\n"));
 	CHECK(unit_sh("gcc -O2 -o plain.out plain.c"));
-	d = open_tmp("plain.out");
+	d = unit_open_dso("plain.out", NULL);
 	CHECK(d && ds_dso_ntypes(d) == 0 && ds_dso_find_type(d, "int") == NULL &&
 	      ds_dso_type_at_die(d, 0x2d) == NULL);
 	ds_dso_close(d);

@@ -11,6 +11,7 @@
  */
 #include "dwarfmap/dwarfmap.h"
 #include "tests/unit/unit.h"
+#include "tests/unit/unit_dso.h"
 
 #include <gelf.h>
 #include <libgen.h>
@@ -440,31 +441,6 @@ static const variant variants[] = {
 	{"c2d4", "clang", "-O2 -gdwarf-4", true},
 	{"c2d5", "clang", "-O2 -gdwarf-5", true},
 };
-
-static bool write_text(const char *name, const char *text)
-{
-	char *p = unit_tpath(name);
-	FILE *f = fopen(p, "w");
-	bool ok = f && fputs(text, f) >= 0;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	free(p);
-	return ok;
-}
-
-/* Open a file in the temp dir with no system debug files around. */
-static ds_dso *open_tmp(const char *name)
-{
-	char *p = unit_tpath(name), *root = unit_tpath("noroot");
-	ds_dso_opts o = {.debug_root = root};
-	ds_err err;
-	ds_dso *d = ds_dso_open(p, &o, &err);
-
-	free(p);
-	free(root);
-	return d;
-}
 
 static const ds_var *find_global(ds_dso *d, const char *name)
 {
@@ -978,7 +954,7 @@ TEST(programs)
 	bool have_clang = unit_have("clang"), have_gdb = unit_have("gdb");
 	tally all = {0};
 
-	CHECK(write_text("prog.c", prog_c));
+	CHECK(unit_write_text("prog.c", prog_c));
 	if (!have_gdb)
 		unit_skip("gdb is not installed: no cross-check of locations");
 	for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
@@ -991,7 +967,7 @@ TEST(programs)
 			continue;
 		}
 		CHECK(unit_sh("%s %s -g -w -o %s prog.c", v->cc, v->flags, v->name));
-		d = open_tmp(v->name);
+		d = unit_open_dso(v->name, NULL);
 		CHECK(d != NULL);
 		if (!d)
 			continue;
@@ -1028,7 +1004,7 @@ TEST(cxx_specification)
 		unit_skip("g++ is not installed");
 		return;
 	}
-	CHECK(write_text("prog.cc", prog_cc));
+	CHECK(unit_write_text("prog.cc", prog_cc));
 	for (int version = 4; version <= 5; version++) {
 		char name[16];
 		ds_dso *d;
@@ -1038,7 +1014,7 @@ TEST(cxx_specification)
 
 		snprintf(name, sizeof name, "cc%d", version);
 		CHECK(unit_sh("g++ -O0 -gdwarf-%d -o %s prog.cc", version, name));
-		d = open_tmp(name);
+		d = unit_open_dso(name, NULL);
 		CHECK(d != NULL);
 		if (!d)
 			continue;
@@ -1112,9 +1088,9 @@ TEST(hand_written)
 	ds_var v;
 	bool all = true;
 
-	CHECK(write_text("hand.s", hand_s));
+	CHECK(unit_write_text("hand.s", hand_s));
 	CHECK(unit_sh("gcc -nostdlib -static -no-pie -o hand hand.s"));
-	d = open_tmp("hand");
+	d = unit_open_dso("hand", NULL);
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -1213,7 +1189,7 @@ static bool write_bytes(const char *name, const char *data, size_t len)
  * A crash or a sanitizer report is the failure this is after. */
 static bool exercise(const char *name, const section *text, bool *noted)
 {
-	ds_dso *d = open_tmp(name);
+	ds_dso *d = unit_open_dso(name, NULL);
 	ds_var vars[32];
 	bool ok = true;
 

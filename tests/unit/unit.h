@@ -113,6 +113,24 @@ static inline char *unit_tpath(const char *name)
 	return ds_xasprintf("%s/%s", unit_tmp, name);
 }
 
+/* Write n bytes to NAME inside the scratch directory. */
+static inline bool unit_write_file(const char *name, const void *data, size_t n)
+{
+	char *p = unit_tpath(name);
+	FILE *f = fopen(p, "wb");
+	bool ok = f && fwrite(data, 1, n, f) == n;
+
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	free(p);
+	return ok;
+}
+
+static inline bool unit_write_text(const char *name, const char *text)
+{
+	return unit_write_file(name, text, strlen(text));
+}
+
 /* The address nm reports for symbol NAME of scratch file BIN (aliases
  * included), 0 when absent. */
 static inline uint64_t unit_nm_addr(const char *bin, const char *name)
