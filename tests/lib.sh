@@ -29,6 +29,24 @@ check_contains() {
 	if grep -Eq -- "$3" "$2"; then ok "$1"; else not_ok "$1: '$3' not in $2: $(head -c 400 "$2")"; fi
 }
 
+# expect_error NAME STATUS REGEX COMMAND...: the command fails with STATUS
+# and one line on stderr matching REGEX (the output is left in out.txt)
+expect_error() {
+	name=$1 want=$2 re=$3
+	shift 3
+	"$@" >out.txt 2>err.txt
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		not_ok "$name: status $rc, want $want: $(head -c 300 err.txt)"
+	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
+		not_ok "$name: $(wc -l <err.txt) lines on stderr, want 1: $(head -c 300 err.txt)"
+	elif ! grep -Eq -- "$re" err.txt; then
+		not_ok "$name: '$(cat err.txt)' does not match '$re'"
+	else
+		ok "$name"
+	fi
+}
+
 # check_within NAME GOT WANT TOLERANCE (decimal numbers)
 check_within() {
 	if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }'; then

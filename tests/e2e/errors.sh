@@ -2,23 +2,6 @@
 # (environment), never a crash.
 . "$TOP/tests/lib.sh"
 
-# expect_error NAME STATUS REGEX COMMAND...
-expect_error() {
-	name=$1 want=$2 re=$3
-	shift 3
-	"$@" >out.txt 2>err.txt
-	rc=$?
-	if [ "$rc" -ne "$want" ]; then
-		not_ok "$name: status $rc, want $want: $(head -c 300 err.txt)"
-	elif [ "$(wc -l <err.txt)" -ne 1 ]; then
-		not_ok "$name: $(wc -l <err.txt) lines on stderr, want 1: $(head -c 300 err.txt)"
-	elif ! grep -Eq -- "$re" err.txt; then
-		not_ok "$name: '$(cat err.txt)' does not match '$re'"
-	else
-		ok "$name"
-	fi
-}
-
 "$DSPROF" record -q -o good -- "$PROGS/behave" spin 0.1 >/dev/null
 size=$(wc -c <good/perf.data)
 

@@ -1173,18 +1173,6 @@ static const section *find_section(const section *s, size_t n, const char *name)
 	return NULL;
 }
 
-static bool write_bytes(const char *name, const char *data, size_t len)
-{
-	char *p = unit_tpath(name);
-	FILE *f = fopen(p, "wb");
-	bool ok = f && fwrite(data, 1, len, f) == len;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	free(p);
-	return ok;
-}
-
 /* Open, query everything, close; true when every answer is well formed.
  * A crash or a sanitizer report is the failure this is after. */
 static bool exercise(const char *name, const section *text, bool *noted)
@@ -1251,7 +1239,7 @@ TEST(malformed)
 					for (int j = 0; j < k; j++)
 						bad[sec->off + (size_t)rand() % sec->size] = (char)(rand() & 0xff);
 				bool noted = false;
-				well_formed += write_bytes("fuzz.out", bad, len) &&
+				well_formed += unit_write_file("fuzz.out", bad, len) &&
 					       exercise("fuzz.out", text, &noted);
 				notes += noted;
 				rounds++;
