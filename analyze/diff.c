@@ -1135,29 +1135,19 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 	free(done);
 }
 
-static void verdict_lines(finding_vec *v, const ds_diff *d, ds_session *s[2], const ds_diff_event *de)
+/* The lines of the sharing tables t (each side's) for event de. */
+static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2], const ds_diff_event *de)
 {
-	ds_table *t[2] = {NULL, NULL};
 	sline_vec ln[2] = {{0}, {0}};
 	const ds_table_event *eb = &d->table->events[de->before], *ea = &d->table->events[de->after];
 	uint64_t total = eb->count > ea->count ? eb->count : ea->count;
-	ds_err ignore = {0};
 
-	/* without data addresses or a cache geometry there are no lines to
-	 * tell of; the rest of the verdict stands */
-	if (ds_view_build(s[BEFORE], "sharing", NULL, &t[BEFORE], &ignore) ||
-	    ds_view_build(s[AFTER], "sharing", NULL, &t[AFTER], &ignore)) {
-		ds_table_free(t[BEFORE]);
-		return;
-	}
 	lines_load(&ln[BEFORE], t[BEFORE], de->name);
 	lines_load(&ln[AFTER], t[AFTER], de->name);
 	verdict_side_lines(v, ln, BEFORE, de, eb->time_ns, total);
 	verdict_side_lines(v, ln, AFTER, de, eb->time_ns, total);
 	lines_free(&ln[BEFORE]);
 	lines_free(&ln[AFTER]);
-	ds_table_free(t[BEFORE]);
-	ds_table_free(t[AFTER]);
 }
 
 static void findings_free(ds_diff_finding *v, size_t n)
@@ -1195,26 +1185,45 @@ static size_t first_kind(const ds_diff *d, const char *const *kinds, bool in)
 	return i;
 }
 
-static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_err *err)
+/* vt: the tables of `view` the diff was made of. */
+static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_table *const vt[2],
+			    ds_err *err)
 {
 	static const char *const facts[] = {"total", "period", "only", NULL};
 	static const char *const names[] = {"clone", "module", NULL};
-	ds_table *t[2] = {NULL, NULL};
+	ds_table *t[2] = {NULL, NULL}, *sh[2] = {NULL, NULL};
+	bool own = strcmp(view, "sharing") != 0;
 	ds_diff *f = NULL;
 	finding_vec lines = {0}, fns = {0};
 	size_t told = 0;
+	ds_err ignore = {0};
 
-	/* shared lines: for each coherence event, or else the first event of both */
-	for (size_t k = 0; k < d->nevents; k++)
+	/* shared lines, from the sharing view (the diff's own tables when it is
+	 * that view).  Without data addresses or a cache geometry there are no
+	 * lines to tell of; the rest of the verdict stands. */
+	if (!own) {
+		sh[BEFORE] = vt[BEFORE];
+		sh[AFTER] = vt[AFTER];
+	} else if (ds_view_build(s[BEFORE], "sharing", NULL, &sh[BEFORE], &ignore) ||
+		   ds_view_build(s[AFTER], "sharing", NULL, &sh[AFTER], &ignore)) {
+		ds_table_free(sh[BEFORE]);
+		sh[BEFORE] = sh[AFTER] = NULL;
+	}
+	/* for each coherence event, or else the first event of both */
+	for (size_t k = 0; sh[BEFORE] && k < d->nevents; k++)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0 && is_coherence(d->events[k].name)) {
-			verdict_lines(&lines, d, s, &d->events[k]);
+			verdict_lines(&lines, d, sh, &d->events[k]);
 			told++;
 		}
-	for (size_t k = 0; k < d->nevents && !told; k++)
+	for (size_t k = 0; sh[BEFORE] && k < d->nevents && !told; k++)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0) {
-			verdict_lines(&lines, d, s, &d->events[k]);
+			verdict_lines(&lines, d, sh, &d->events[k]);
 			told++;
 		}
+	if (own) {
+		ds_table_free(sh[BEFORE]);
+		ds_table_free(sh[AFTER]);
+	}
 	if (strcmp(view, "functions") != 0) {
 		if (ds_view_build(s[BEFORE], "functions", NULL, &t[BEFORE], err) ||
 		    ds_view_build(s[AFTER], "functions", NULL, &t[AFTER], err) ||
@@ -1258,7 +1267,7 @@ int ds_diff_sessions(ds_session *before, ds_session *after, const char *view, co
 			     is_coherence((*out)->events[k].name);
 	/* without coherence misses, the lines are told in the views about lines */
 	if ((coherence || strcmp(view, "sharing") == 0 || strcmp(view, "hotlines") == 0) &&
-	    verdict_sessions(*out, s, view, err)) {
+	    verdict_sessions(*out, s, view, t, err)) {
 		ds_diff_free(*out);
 		*out = NULL;
 		goto out;
