@@ -1049,19 +1049,17 @@ static bool same_line(const sline *a, const sline *b)
  * when it has nothing named), four at most. */
 static void line_label(ds_buf *b, const sline *l)
 {
-	size_t named = 0, shown = 0;
+	size_t named = 0, listed, n = 0;
 
 	for (size_t i = 0; i < l->objs.n; i++)
 		named += l->objs.v[i][0] != '<';
+	listed = named ? named : l->objs.n;
 	ds_buf_puts(b, "the line of ");
-	for (size_t i = 0, n = 0; i < l->objs.n; i++) {
-		if (named && l->objs.v[i][0] == '<')
-			continue;
-		if (n++ < 4)
-			ds_buf_printf(b, "%s%s", shown++ ? ", " : "", l->objs.v[i]);
-	}
-	if ((named ? named : l->objs.n) > 4)
-		ds_buf_printf(b, " and %zu more", (named ? named : l->objs.n) - 4);
+	for (size_t i = 0; i < l->objs.n && n < 4; i++)
+		if (!named || l->objs.v[i][0] != '<')
+			ds_buf_printf(b, "%s%s", n++ ? ", " : "", l->objs.v[i]);
+	if (listed > 4)
+		ds_buf_printf(b, " and %zu more", listed - 4);
 	if (!l->objs.n)
 		ds_buf_puts(b, "no known data");
 }
