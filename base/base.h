@@ -221,11 +221,17 @@ typedef struct ds_progress {
 	bool tty;
 	bool shown;
 	double start;
+	double delay;      /* seconds before the first line */
 	double last;
 	const char *what;
 } ds_progress;
 
 void ds_progress_begin(ds_progress *p, const char *what);
+/* The same, for work whose output may mix with the line (a profiled
+ * command's): nothing is shown before `delay` seconds. */
+void ds_progress_begin_after(ds_progress *p, const char *what, double delay);
+/* done of total (a percentage), or with total 0 a count and the time
+ * since the beginning. */
 void ds_progress_update(ds_progress *p, uint64_t done, uint64_t total);
 void ds_progress_end(ds_progress *p);
 double ds_now(void); /* monotonic seconds */

@@ -123,12 +123,13 @@ static unsigned l1d_line(const ds_cache_level *c, int n)
 static unsigned default_line(const source *src)
 {
 	ds_cache_level caches[8];
+	const char *from;
 	unsigned line = 0;
 
 	if (src->has_meta)
 		line = l1d_line(src->meta.caches, src->meta.ncaches);
 	if (!line)
-		line = l1d_line(caches, ds_geometry_sysfs(NULL, 0, caches, 8));
+		line = l1d_line(caches, ds_geometry_here(caches, 8, &from));
 	return line ? line : 64;
 }
 

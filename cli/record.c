@@ -111,12 +111,16 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	if (sim) {
 		m.ncaches = sim->ncaches;
 		memcpy(m.caches, sim->caches, sizeof m.caches);
+		m.cache_source = ds_xstrdup(sim->source);
 		meta_memory(&m, sim);
 	} else {
 		ds_machine here;
 		ds_err none = {0};
-		m.ncaches = ds_geometry_sysfs(NULL, 0, m.caches, 8);
 		ds_machine_sysfs(&here, &none); /* a machine that says nothing still is one */
+		m.ncaches = here.ncaches;
+		memcpy(m.caches, here.caches, sizeof m.caches);
+		if (here.ncaches)
+			m.cache_source = ds_xstrdup(here.source);
 		meta_memory(&m, &here);
 		ds_machine_fini(&here);
 	}
@@ -189,12 +193,31 @@ static void sim_summary(const ds_record_opts *o, const ds_sim_result *s, bool qu
 	}
 }
 
-/* The machine --sim simulates: this one, or --machine's, with --cache's overrides. */
-static int sim_machine(ds_machine *m, const char *model, const char *cache, ds_err *err)
+/* The machine --sim simulates: this one, or --machine's, with --cache's
+ * overrides.  A level below L1D whose associativity the machine does not
+ * tell (CPUID leaves some out) cannot be simulated: it is left out, and
+ * said so, rather than simulated with ways we made up. */
+static int sim_machine(ds_machine *m, const char *model, const char *cache, bool quiet, ds_err *err)
 {
+	int n = 0;
+
 	if (model ? ds_machine_load(m, model, err) : ds_machine_sysfs(m, err))
 		return -1;
-	return cache ? ds_machine_override(m, cache, err) : 0;
+	if (cache && ds_machine_override(m, cache, err))
+		return -1;
+	for (int i = 0; i < m->ncaches; i++) {
+		const ds_cache_level *c = &m->caches[i];
+		if (c->level > 1 && !c->ways && strcmp(c->type, "Instruction") != 0) {
+			if (!quiet)
+				fprintf(stderr, "dsprof: note: the L%d cache's associativity is unknown (%s): "
+					"the simulator leaves it out; give it with --cache L%d=SIZE:WAYS:LINE\n",
+					c->level, m->source, c->level);
+			continue;
+		}
+		m->caches[n++] = *c;
+	}
+	m->ncaches = n;
+	return 0;
 }
 
 static void summary(const char *outdir, const ds_record_result *res, bool quiet)
@@ -368,7 +391,7 @@ int cmd_record(int argc, char **argv)
 			ds_vec_push(&names, (char *)ds_sim_default_events[i]);
 	if (!names.n)
 		ds_vec_push(&names, "cpu-clock");
-	if (sim && sim_machine(&machine, model, cache, &err)) {
+	if (sim && sim_machine(&machine, model, cache, quiet, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}

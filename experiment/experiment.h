@@ -230,6 +230,7 @@ typedef struct ds_meta {
 	char *numa_map;           /* numa_node's expression over PADDR (memobj/), or NULL */
 	ds_cache_level caches[8];
 	int ncaches;
+	char *cache_source; /* where caches came from: "sysfs", "cpuid", a model file; NULL unknown */
 	char *backend;     /* "perf_event", "sim", "import" */
 	char *clock;       /* "monotonic", "perf" */
 	ds_meta_event *events;

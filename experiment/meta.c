@@ -67,6 +67,7 @@ void ds_meta_fini(ds_meta *m)
 	free(m->arch);
 	free(m->cpu_model);
 	free(m->numa_map);
+	free(m->cache_source);
 	free(m->backend);
 	free(m->clock);
 	for (size_t i = 0; i < m->nevents; i++) {
@@ -141,6 +142,7 @@ int ds_meta_write(const ds_meta *m, const char *path, ds_err *err)
 		ds_jw_obj_end(&w);
 	}
 	ds_jw_arr_end(&w);
+	ds_jw_key(&w, "cache_source"); ds_jw_str(&w, m->cache_source);
 	ds_jw_key(&w, "backend"); ds_jw_str(&w, m->backend);
 	ds_jw_key(&w, "clock"); ds_jw_str(&w, m->clock);
 	ds_jw_key(&w, "events");
@@ -275,6 +277,7 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 		if ((s = ds_json_get_str(c, "shared_cpus")))
 			snprintf(l->shared_cpus, sizeof l->shared_cpus, "%s", s);
 	}
+	m->cache_source = dup_or_null(ds_json_get_str(j, "cache_source"));
 	m->backend = dup_or_null(ds_json_get_str(j, "backend"));
 	m->clock = dup_or_null(ds_json_get_str(j, "clock"));
 	a = ds_json_get(j, "events");

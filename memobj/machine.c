@@ -241,9 +241,14 @@ int ds_machine_sysfs_at(ds_machine *m, const char *sysfs_root, const char *procf
 	long page = sysconf(_SC_PAGESIZE);
 
 	(void)err; /* a machine that says nothing about itself is still a machine */
+	const char *from = "sysfs";
+
 	memset(m, 0, sizeof *m);
-	m->source = ds_xstrdup("sysfs");
-	m->ncaches = ds_geometry_sysfs(sysfs_root, 0, m->caches, 8);
+	if (sysfs_root)
+		m->ncaches = ds_geometry_sysfs(sysfs_root, 0, m->caches, 8);
+	else
+		m->ncaches = ds_geometry_here(m->caches, 8, &from);
+	m->source = ds_xstrdup(from ? from : "sysfs");
 	for (int i = 0; i < m->ncaches; i++)
 		complete_sets(&m->caches[i]);
 	m->page_size = page > 0 ? (uint64_t)page : 0;

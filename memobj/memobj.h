@@ -23,11 +23,23 @@
  * (sysfs_root NULL means /sys), in sysfs index order.  Returns how many
  * were filled (0 when sysfs says nothing, as in some containers). */
 int ds_geometry_sysfs(const char *sysfs_root, int cpu, ds_cache_level *out, int max);
+/* One CPUID query: leaf, sub-leaf -> EAX, EBX, ECX, EDX; false when the
+ * CPU has no such instruction. */
+typedef bool ds_cpuid_fn(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4]);
+/* Cache levels from CPUID (fn NULL: this CPU's; tests give recorded
+ * answers): Intel's leaf 4, AMD's 0x8000001D, else AMD's legacy leaves
+ * 0x80000005/6.  A level whose associativity CPUID does not give has ways
+ * and sets 0.  No shared-CPU lists.  Returns how many were filled. */
+int ds_geometry_cpuid(ds_cpuid_fn *fn, void *ctx, ds_cache_level *out, int max);
+/* This machine's cache levels: sysfs, else CPUID (virtual machines that
+ * hide sysfs's cache directory); *source says which ("sysfs", "cpuid"),
+ * NULL when neither told anything. */
+int ds_geometry_here(ds_cache_level *out, int max, const char **source);
 
 /* ---- machines ---- */
 
 typedef struct ds_machine {
-	char *source;             /* "sysfs", "experiment", or the model file's path */
+	char *source;             /* "sysfs", "cpuid", "experiment", or the model file's path */
 	ds_cache_level caches[8];
 	int ncaches;
 	uint64_t page_size;       /* bytes */
@@ -38,7 +50,7 @@ typedef struct ds_machine {
 	size_t nmobjs;
 } ds_machine;
 
-/* This machine, from sysfs. */
+/* This machine: sysfs, with the caches from CPUID when sysfs has none. */
 int ds_machine_sysfs(ds_machine *m, ds_err *err);
 /* The machine an experiment was recorded on, from its meta data. */
 void ds_machine_from_meta(ds_machine *m, const ds_meta *meta);
@@ -52,7 +64,8 @@ void ds_machine_fini(ds_machine *m);
 const ds_cache_level *ds_machine_level(const ds_machine *m, const char *name);
 
 /* This machine from a sysfs and a procfs tree other than /sys and /proc
- * (tests; NULL means the real one).  ds_machine_sysfs is this with NULLs. */
+ * (tests; NULL means the real one, and CPUID when it lists no caches).
+ * ds_machine_sysfs is this with NULLs. */
 int ds_machine_sysfs_at(ds_machine *m, const char *sysfs_root, const char *procfs_root,
 			ds_err *err);
 /* The machine constants expressions can name (L1D_LINE, ..., PAGE_SIZE,

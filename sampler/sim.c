@@ -181,9 +181,7 @@ typedef struct simrec {
 	DS_VEC(struct sim_rec_stats) stats; /* the latest of each Valgrind instance */
 	char *chunk;
 	ds_workload wl;            /* valgrind running the command */
-	double started;
-	bool progress_on;
-	ds_progress progress;
+	ds_progress progress;      /* "simulated accesses: N, T s" on a terminal */
 	uint64_t truncated;        /* streams that ended inside a record */
 } simrec;
 
@@ -395,12 +393,7 @@ static int drain_all(simrec *r, ds_err *err)
 	for (size_t i = 0; i < r->streams.n; i++)
 		if (drain_stream(r, &r->streams.v[i], err))
 			return -1;
-	if (!r->progress_on && ds_now() - r->started >= PROGRESS_AFTER) {
-		ds_progress_begin(&r->progress, "simulated accesses:");
-		r->progress_on = true;
-	}
-	if (r->progress_on)
-		ds_progress_update(&r->progress, total_accesses(r), 0);
+	ds_progress_update(&r->progress, total_accesses(r), 0);
 	return ds_pdw_flush(r->w, err);
 }
 
@@ -611,7 +604,7 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 	r.chunk = ds_xmalloc(READ_CHUNK);
 	argv = valgrind_argv(&r, ds_buf_str(&cache), ds_buf_str(&evopt));
 	res->start_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
-	r.started = ds_now();
+	ds_progress_begin_after(&r.progress, "simulated accesses:", PROGRESS_AFTER);
 	if (start_child(&r, argv, libdir, err) || run(&r, err) || drain_all(&r, err))
 		goto out;
 	ds_progress_end(&r.progress);

@@ -1205,6 +1205,92 @@ TEST(user_objects_and_options)
 	free(path);
 }
 
+/* ---- cache geometry from CPUID, on recorded answers ---- */
+
+typedef struct cpuid_row {
+	uint32_t leaf, sub, r[4];
+} cpuid_row;
+
+static bool fake_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	for (const cpuid_row *x = ctx; x->leaf || x->r[0]; x++)
+		if (x->leaf == leaf && (x->sub == sub || leaf == 0 || (leaf >= 0x80000000u && leaf != 0x8000001Du))) {
+			memcpy(r, x->r, sizeof x->r);
+			return true;
+		}
+	memset(r, 0, 4 * sizeof *r);
+	return true;
+}
+
+static const uint32_t GENU = 0x756e6547, INEI = 0x49656e69, NTEL = 0x6c65746e;
+static const uint32_t AUTH = 0x68747541, ENTI = 0x69746e65, CAMD = 0x444d4163;
+
+static void cpuid_levels(const cpuid_row *rows, ds_buf *out)
+{
+	ds_cache_level c[8];
+	int n = ds_geometry_cpuid(fake_cpuid, (void *)rows, c, 8);
+	for (int i = 0; i < n; i++)
+		ds_buf_printf(out, "%sL%d %s %llu %u %u %u", i ? ", " : "", c[i].level, c[i].type,
+			      (unsigned long long)c[i].size, c[i].ways, c[i].line, c[i].sets);
+}
+
+TEST(cpuid_geometry)
+{
+	/* Skylake (i7-6700): leaf 4 */
+	const cpuid_row intel[] = {
+		{0, 0, {0x16, GENU, NTEL, INEI}},
+		{4, 0, {0x1c004121, 0x01c0003f, 0x3f, 0}},
+		{4, 1, {0x1c004122, 0x01c0003f, 0x3f, 0}},
+		{4, 2, {0x1c004143, 0x00c0003f, 0x3ff, 0}},
+		{4, 3, {0x1c03c163, 0x03c0003f, 0x1fff, 6}},
+		{0, 0, {0, 0, 0, 0}},
+	};
+	/* a Zen 3 with the topology extensions: leaf 0x8000001D */
+	const cpuid_row zen[] = {
+		{0, 0, {0x10, AUTH, CAMD, ENTI}},
+		{0x80000000u, 0, {0x80000021u, 0, 0, 0}},
+		{0x80000001u, 0, {0, 0, 1u << 22, 0}},
+		{0x8000001Du, 0, {0x00004121, 0x01c0003f, 0x3f, 0}},
+		{0x8000001Du, 1, {0x00004122, 0x01c0003f, 0x3f, 0}},
+		{0x8000001Du, 2, {0x00004143, 0x01c0003f, 0x3ff, 2}},
+		{0x8000001Du, 3, {0x0003c163, 0x03c0003f, 0x7fff, 1}},
+		{0, 0, {0, 0, 0, 0}},
+	};
+	/* an EPYC guest without them (a Firecracker VM): the legacy leaves,
+	 * whose L3 associativity code 9 means "see 0x8000001D" */
+	const cpuid_row legacy[] = {
+		{0, 0, {0xd, AUTH, CAMD, ENTI}},
+		{0x80000000u, 0, {0x80000021u, 0, 0, 0}},
+		{0x80000001u, 0, {0, 0, 0, 0}},
+		{0x80000005u, 0, {0, 0, 48u << 24 | 12u << 16 | 1u << 8 | 64, 32u << 24 | 8u << 16 | 1u << 8 | 64}},
+		{0x80000006u, 0, {0, 0, 1024u << 16 | 6u << 12 | 64, 1016u << 18 | 9u << 12 | 64}},
+		{0, 0, {0, 0, 0, 0}},
+	};
+	/* a fully associative cache (EAX bit 9) has no ways or sets */
+	const cpuid_row full[] = {
+		{0, 0, {0x16, GENU, NTEL, INEI}},
+		{4, 0, {0x1c004321, 0x01c0003f, 0, 0}},
+		{0, 0, {0, 0, 0, 0}},
+	};
+	ds_buf b = {0};
+
+	cpuid_levels(intel, &b);
+	CHECK_STR(ds_buf_str(&b), "L1 Data 32768 8 64 64, L1 Instruction 32768 8 64 64, "
+				  "L2 Unified 262144 4 64 1024, L3 Unified 8388608 16 64 8192");
+	ds_buf_reset(&b);
+	cpuid_levels(zen, &b);
+	CHECK_STR(ds_buf_str(&b), "L1 Data 32768 8 64 64, L1 Instruction 32768 8 64 64, "
+				  "L2 Unified 524288 8 64 1024, L3 Unified 33554432 16 64 32768");
+	ds_buf_reset(&b);
+	cpuid_levels(legacy, &b);
+	CHECK_STR(ds_buf_str(&b), "L1 Data 49152 12 64 64, L1 Instruction 32768 8 64 64, "
+				  "L2 Unified 1048576 8 64 2048, L3 Unified 532676608 0 64 0");
+	ds_buf_reset(&b);
+	cpuid_levels(full, &b);
+	CHECK_STR(ds_buf_str(&b), "L1 Data 512 0 64 0");
+	ds_buf_free(&b);
+}
+
 int main(void)
 {
 	if (!unit_tmpdir("dsprof-memobj"))
@@ -1224,6 +1310,7 @@ int main(void)
 	RUN(model_file_errors);
 	RUN(overrides);
 	RUN(sysfs_machine);
+	RUN(cpuid_geometry);
 	RUN(experiment_machine);
 	RUN(user_file);
 	RUN(user_objects_and_options);
