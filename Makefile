@@ -2,7 +2,8 @@
 #
 #   make           build build/dsprof
 #   make deps      install the Debian packages dsprof needs (as root)
-#   make demo      deps + build + record the bundled example + print its report
+#   make demo      deps + build (the simulator too) + record the bundled example,
+#                  print its report and the false-sharing story
 #   make test      deps + build + the whole test suite
 #   make check     the suite under ASan+UBSan, then the fuzzers for a bounded time
 #   make bench     benchmarks against perf, printed as ratios
@@ -149,11 +150,11 @@ fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 demo: deps
-	@$(MAKE) --no-print-directory $(PROG) $(TESTPROGS)
+	@$(MAKE) --no-print-directory $(PROG) $(TESTPROGS) sim
 	@tests/demo.sh $(BUILD)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(PROG) $(BENCH_BINS) $(TESTPROGS) $(TOOL_BINS)
+	@$(MAKE) --no-print-directory $(PROG) $(BENCH_BINS) $(TESTPROGS) $(TOOL_BINS) sim
 	@bench/run.sh $(BUILD)
 
 install: $(PROG)

@@ -172,8 +172,10 @@ void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
 	free(path);
 }
 
-/* What the simulator counted, exactly; and what Valgrind had to say. */
-static void sim_summary(const ds_record_opts *o, const ds_sim_result *s, bool quiet)
+/* What the simulator counted, exactly; the cache levels it could not
+ * simulate; and what Valgrind had to say. */
+static void sim_summary(const ds_record_opts *o, const ds_sim_result *s, const ds_machine *left_out,
+			bool quiet)
 {
 	if (!quiet) {
 		fprintf(stderr, "[ dsprof record: simulated %llu accesses:",
@@ -182,6 +184,10 @@ static void sim_summary(const ds_record_opts *o, const ds_sim_result *s, bool qu
 			fprintf(stderr, "%s %s %llu", i ? "," : "", o->events[i].name,
 				(unsigned long long)s->event_count[i]);
 		fprintf(stderr, " ]\n");
+		for (int i = 0; i < left_out->ncaches; i++)
+			fprintf(stderr, "dsprof: note: the L%d cache's associativity is unknown (%s): it was "
+				"not simulated; give it with --cache L%d=SIZE:WAYS:LINE\n",
+				left_out->caches[i].level, left_out->source, left_out->caches[i].level);
 	}
 	if (s->truncated_streams)
 		fprintf(stderr, "dsprof: warning: %llu processes were killed while writing a sample; "
@@ -195,9 +201,11 @@ static void sim_summary(const ds_record_opts *o, const ds_sim_result *s, bool qu
 
 /* The machine --sim simulates: this one, or --machine's, with --cache's
  * overrides.  A level below L1D whose associativity the machine does not
- * tell (CPUID leaves some out) cannot be simulated: it is left out, and
- * said so, rather than simulated with ways we made up. */
-static int sim_machine(ds_machine *m, const char *model, const char *cache, bool quiet, ds_err *err)
+ * tell (CPUID leaves some out) cannot be simulated: it moves to
+ * left_out, to be said in the summary, rather than simulated with ways we
+ * made up. */
+static int sim_machine(ds_machine *m, ds_machine *left_out, const char *model, const char *cache,
+		       ds_err *err)
 {
 	int n = 0;
 
@@ -205,16 +213,13 @@ static int sim_machine(ds_machine *m, const char *model, const char *cache, bool
 		return -1;
 	if (cache && ds_machine_override(m, cache, err))
 		return -1;
+	left_out->source = ds_xstrdup(m->source);
 	for (int i = 0; i < m->ncaches; i++) {
 		const ds_cache_level *c = &m->caches[i];
-		if (c->level > 1 && !c->ways && strcmp(c->type, "Instruction") != 0) {
-			if (!quiet)
-				fprintf(stderr, "dsprof: note: the L%d cache's associativity is unknown (%s): "
-					"the simulator leaves it out; give it with --cache L%d=SIZE:WAYS:LINE\n",
-					c->level, m->source, c->level);
-			continue;
-		}
-		m->caches[n++] = *c;
+		if (c->level > 1 && !c->ways && strcmp(c->type, "Instruction") != 0)
+			left_out->caches[left_out->ncaches++] = *c;
+		else
+			m->caches[n++] = *c;
 	}
 	m->ncaches = n;
 	return 0;
@@ -299,7 +304,7 @@ int cmd_record(int argc, char **argv)
 	bool moved_old;
 	bool sim = false;
 	const char *model = NULL, *cache = NULL;
-	ds_machine machine = {0};
+	ds_machine machine = {0}, left_out = {0};
 	ds_sim_result sres = {0};
 
 	o.inherit = true;
@@ -391,7 +396,7 @@ int cmd_record(int argc, char **argv)
 			ds_vec_push(&names, (char *)ds_sim_default_events[i]);
 	if (!names.n)
 		ds_vec_push(&names, "cpu-clock");
-	if (sim && sim_machine(&machine, model, cache, quiet, &err)) {
+	if (sim && sim_machine(&machine, &left_out, model, cache, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
@@ -448,7 +453,7 @@ int cmd_record(int argc, char **argv)
 	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	summary(outdir, &res, quiet);
 	if (sim)
-		sim_summary(&o, &sres, quiet);
+		sim_summary(&o, &sres, &left_out, quiet);
 	if (!status && res.target_exited) {
 		int st = res.wait_status;
 		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -464,7 +469,7 @@ out:
 	ds_vec_free(&lists);
 	free(self);
 	ds_sim_result_fini(&sres);
-	if (sim)
-		ds_machine_fini(&machine);
+	ds_machine_fini(&machine);
+	ds_machine_fini(&left_out);
 	return status;
 }

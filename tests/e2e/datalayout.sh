@@ -94,7 +94,11 @@ check_eq "--type-stats: verdicts add up to the user samples" "$bt" "$user"
 check_eq "--type-stats: resolutions add up to the user samples" "$res" "$user"
 check_eq "--type-stats: groups in order, each once" "$(csv_col ts.csv group | uniq | awk 'BEGIN { r["backtrack"] = 1; r["address"] = 2; r["resolution"] = 3; r["unknown"] = 4; r["module"] = 5 }
 	{ if (!($1 in r) || r[$1] <= last) bad = 1; last = r[$1] } END { print bad ? "no" : "yes" }')" yes
-check_eq "--type-stats: the first row is the backtrack successes" "$(csv_col ts.csv name | sed -n 1p)" "backtrack: ok"
+# Where a timer sample lands in total_mass's 7-instruction loop depends on
+# the CPU: on some, a third of them are on the loop's head (after its
+# back edge: crossed-branch-target), on others most follow the load.
+ok_pct=$(csv_lookup ts.csv name "backtrack: ok" percent)
+check_within "--type-stats: backtracking finds a trigger for a good share of the samples" "${ok_pct:-0}" 65 40
 pct=$("$TOOLS/dsjq" .properties.resolved_pct_of_memory_samples ts.json)
 check_within "--type-stats: memory samples resolved on -O2 code" "${pct:-0}" 100 20
 "$DSPROF" report -i stream --type-stats >ts.txt 2>&1
@@ -102,10 +106,10 @@ check_contains "--type-stats text: the totals head the table" ts.txt '^# user_sa
 
 # ---- pcs and lines name the data object and the verdict ----
 "$DSPROF" report -i stream --view pcs -f csv >pcs.csv 2>pcs.err
-top=$(awk -F, 'NR > 1 && $0 ~ /total_mass/ { print; exit }' pcs.csv)
+top=$(tr -d '\r' <pcs.csv | grep -E -m1 '^total_mass.*,ok,[0-9]+,[0-9]+$')
 check_contains "pcs: the hot load names its field" pcs.csv 'total_mass.*,struct particle\.mass,ok'
 echo "$top" >top.txt
-check_contains "pcs: the top row of total_mass is its mass access" top.txt 'struct particle\.mass'
+check_contains "pcs: the top row of total_mass with a trigger is its mass access" top.txt 'struct particle\.mass'
 "$DSPROF" report -i stream --view pcs >pcs.txt 2>&1
 check_contains "pcs text: trigger, dataobject and verdict columns" pcs.txt ' trigger +dataobject +verdict'
 "$DSPROF" report -i stream --view lines -f csv >lines.csv 2>lines.err
