@@ -416,8 +416,10 @@ static void loading_text(const tui_app *a, char *buf, size_t n)
 		snprintf(buf, n, "opening the experiment");
 	else if (!a->st.loaded)
 		snprintf(buf, n, "reading samples %.0f%% (%s)", 100 * a->st.fraction, num);
-	else if (a->st.busy)
-		snprintf(buf, n, a->st.ready ? "computing" : "attributing samples to data");
+	else if (ts->pending)
+		/* the table shown (if any) is not the one asked for yet; views
+		 * built ahead for other tabs are not this tab's business */
+		snprintf(buf, n, a->st.busy && !a->st.ready ? "attributing samples to data" : "computing");
 	else if (ts->partial)
 		snprintf(buf, n, "partial");
 }

@@ -23,12 +23,18 @@ start() {
 	tm new-session -d -s "$name" -x 100 -y 30 \
 		"env $* '$DSPROF' tui $ARGS; echo TUI-EXIT=\$?; sleep 60"
 }
-# wait_for SESSION REGEX: until the screen shows it (10 s at most)
+# The status line's right end while the active tab waits for its view
+# (tui/draw.c, loading_text): a screen that shows one of these is not the
+# one a check is about.
+BUSY=' (opening the experiment|reading samples [0-9]+% \(.*\)|attributing samples to data|computing|partial) *$'
+# wait_for SESSION REGEX: until the screen shows it, with the active tab's
+# view built (60 s at most: a loaded machine may take that long; the
+# polls themselves are the only delay)
 wait_for() {
 	i=0
-	while [ "$i" -lt 100 ]; do
+	while [ "$i" -lt 600 ]; do
 		tm capture-pane -p -t "$1" >pane.txt 2>/dev/null
-		grep -Eq -- "$2" pane.txt && return 0
+		grep -Eq -- "$2" pane.txt && ! grep -Eq -- "$BUSY" pane.txt && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -36,7 +42,13 @@ wait_for() {
 }
 # screen NAME SESSION REGEX
 screen() {
-	if wait_for "$2" "$3"; then ok "$1"; else not_ok "$1: '$3' not on the screen: $(head -4 pane.txt | tr '\n' '|')"; fi
+	if wait_for "$2" "$3"; then
+		ok "$1"
+	elif grep -Eq -- "$BUSY" pane.txt; then
+		not_ok "$1: the view was still being built after 60 s: $(grep -Eo -- "$BUSY" pane.txt)"
+	else
+		not_ok "$1: '$3' never came on the screen: $(head -4 pane.txt | tr '\n' '|')"
+	fi
 }
 keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
 
