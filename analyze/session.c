@@ -616,6 +616,33 @@ uint64_t ds_session_samples(const ds_session *s)
 	return s->nsamples;
 }
 
+/* Threads asked for (opts.tids) that the experiment never saw are an
+ * input error, not an empty report: name them and the threads there are. */
+static int check_tids(ds_session *s, ds_err *err)
+{
+	for (size_t i = 0; i < s->opts.ntids; i++) {
+		ds_buf b = {0};
+		size_t k;
+		for (k = 0; k < s->threads.n && s->threads.v[k].tid != s->opts.tids[i]; k++)
+			;
+		if (k < s->threads.n)
+			continue;
+		for (k = 0; k < s->threads.n && k < 16; k++) {
+			const char *comm = ds_thread_comm(s, k);
+			ds_buf_printf(&b, "%s%u", k ? ", " : "", s->threads.v[k].tid);
+			if (comm)
+				ds_buf_printf(&b, " (%s)", comm);
+		}
+		if (s->threads.n > 16)
+			ds_buf_printf(&b, " and %zu more ('--view threads' lists them)", s->threads.n - 16);
+		ds_err_set(err, DS_EINPUT, "no thread %u was recorded in '%s'; its threads: %s", s->opts.tids[i],
+			   s->path, s->threads.n ? ds_buf_str(&b) : "none");
+		ds_buf_free(&b);
+		return -1;
+	}
+	return 0;
+}
+
 uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid)
 {
 	return (uint32_t)thread_get(s, pid, tid);
@@ -729,7 +756,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
 				       "up to its end");
 	decide_same_machine(s);
-	if (read_side_band(s, err) || (!s->opts.deferred && read_samples(s, 0, err)))
+	if (read_side_band(s, err) || (!s->opts.deferred && (read_samples(s, 0, err) || check_tids(s, err))))
 		goto fail;
 	free(pdpath);
 	free(metapath);

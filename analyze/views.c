@@ -429,6 +429,8 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	addr_check(s, t);
 	if (m->exit_status >= 0)
 		tb_prop(t, "exit_status", DS_PROP_NUMBER, "%lld", (long long)m->exit_status);
+	if (m->exit_signal)
+		tb_prop(t, "killed_by", DS_PROP_TEXT, "%s", m->exit_signal);
 	for (size_t i = 0; i < s->notes.n; i++)
 		tb_prop(t, "note", DS_PROP_TEXT, "%s", s->notes.v[i]);
 	ds_buf_free(&b);

@@ -17,10 +17,17 @@ int cmd_mobj(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
+/* When no experiment was named and there is no dsprof.data here: say
+ * how to make or name one, and return 1; else 0. */
+int cli_default_experiment(const char *cmd);
 /* Print "dsprof: MSG" for an error and return its exit status. */
 int cli_fail(const ds_err *err);
 /* Print "dsprof: MSG" and a usage hint; returns 1. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one line for getopt's complaint c ('?' unknown option, ':' missing
+ * value; optstrings start with ':' and main sets opterr to 0), with hint
+ * (or NULL) after it; returns 1.  argv is the vector getopt parsed. */
+int cli_bad_option(const char *cmd, char **argv, int c, const char *hint);
 
 /* Tables from analyze/ as text, CSV or JSON (docs/report-formats.md). */
 struct ds_table;

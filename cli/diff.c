@@ -47,7 +47,7 @@ int cmd_diff(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:s:n:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:s:n:f:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': view = optarg; break;
 		case 's': dopts.sort = optarg; break;
@@ -67,7 +67,7 @@ int cmd_diff(int argc, char **argv)
 			fputs(diff_usage, stdout);
 			return 0;
 		default:
-			return cli_usage_error("diff", "bad option");
+			return cli_bad_option("diff", argv, c, NULL);
 		}
 	}
 	if (argc - optind < 2)

@@ -157,11 +157,11 @@ int cmd_import(int argc, char **argv)
 	bool moved_old;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'h': fputs(import_usage, stdout); return 0;
-		default: return cli_usage_error("import", "bad option");
+		default: return cli_bad_option("import", argv, c, NULL);
 		}
 	}
 	if (optind != argc - 1)

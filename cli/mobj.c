@@ -201,13 +201,17 @@ int cmd_mobj(int argc, char **argv)
 	}
 	sub = argv[1];
 	optind = 1;
-	while ((c = getopt_long(argc - 1, argv + 1, "m:i:fh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc - 1, argv + 1, ":m:i:fh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'i': input = optarg; break;
 		case 'f': force = true; break;
 		case 'h': fputs(mobj_usage, stdout); return 0;
-		default: return cli_usage_error("mobj", "bad option");
+		default:
+			return cli_bad_option("mobj", argv + 1, c,
+					      strcmp(sub, "define") != 0 ? NULL
+					      : "an expression that starts with '-' goes after '--': "
+						"dsprof mobj define NAME -- '-EXPR'");
 		}
 	}
 	nargs = argc - 1 - optind;

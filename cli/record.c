@@ -64,6 +64,13 @@ static int check_command(const char *cmd, ds_err *err)
 	return ds_err_set(err, DS_EINPUT, "cannot run '%s': command not found in PATH", cmd);
 }
 
+/* "SIGSEGV" for 11: what killed the target, in the words users know. */
+static char *signal_name(int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	return abbrev ? ds_xasprintf("SIG%s", abbrev) : ds_xasprintf("signal %d", sig);
+}
+
 static char **dup_argv(char **v, int n)
 {
 	char **o = ds_xcalloc((size_t)n + 1, sizeof *o);
@@ -148,6 +155,8 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	if (res->target_exited) {
 		int st = res->wait_status;
 		m.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (WIFSIGNALED(st))
+			m.exit_signal = signal_name(WTERMSIG(st));
 	}
 	rc = ds_meta_write(&m, path, err);
 	ds_meta_fini(&m);
@@ -310,7 +319,7 @@ int cmd_record(int argc, char **argv)
 	o.inherit = true;
 	o.callgraph = DS_CG_FP;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:gp:d:o:m:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:gp:d:o:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg || strstr(optarg, ",,") || *optarg == ',' || optarg[strlen(optarg) - 1] == ',')
@@ -377,7 +386,7 @@ int cmd_record(int argc, char **argv)
 			fputs(record_usage, stdout);
 			return 0;
 		default:
-			return cli_usage_error("record", "bad option");
+			return cli_bad_option("record", argv, c, NULL);
 		}
 	}
 	ntarget = argc - optind;
@@ -402,6 +411,12 @@ int cmd_record(int argc, char **argv)
 	}
 	for (size_t i = 0; i < names.n; i++) {
 		ds_evspec e;
+		if (!sim && ds_sim_is_event(names.v[i])) {
+			ds_err_set(&err, DS_EINPUT, "'%s' is a simulated event: it needs --sim (dsprof record "
+				   "--sim -e %s -- COMMAND)", names.v[i], names.v[i]);
+			status = cli_fail(&err);
+			goto out;
+		}
 		if (sim && !ds_sim_is_event(names.v[i])) {
 			ds_err_set(&err, DS_EINPUT, "--sim records simulated events (sim:NAME, see 'dsprof "
 				   "list'), not '%s'", names.v[i]);

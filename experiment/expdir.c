@@ -97,8 +97,7 @@ int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *er
 	*perfdata = *meta = NULL;
 	if (stat(path, &st) < 0)
 		return ds_err_set(err, DS_EINPUT,
-				  "cannot open experiment '%s': %s (record one with 'dsprof record', "
-				  "or give its directory with -i)", path, strerror(errno));
+				  "cannot open experiment '%s': %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		char *mj = ds_xasprintf("%s/meta.json", path);
 		*perfdata = ds_xasprintf("%s/perf.data", path);

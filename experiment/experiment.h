@@ -241,6 +241,7 @@ typedef struct ds_meta {
 	uint64_t start_ns, end_ns;    /* in the samples' clock */
 	uint64_t samples, lost, lost_samples, throttled;
 	int64_t exit_status;          /* target's exit status (or 128+signal); -1 unknown */
+	char *exit_signal;            /* the signal that killed it ("SIGSEGV"), or NULL */
 	char *source_file;            /* import: the perf.data it came from */
 } ds_meta;
 

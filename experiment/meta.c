@@ -76,6 +76,7 @@ void ds_meta_fini(ds_meta *m)
 	}
 	free(m->events);
 	free(m->source_file);
+	free(m->exit_signal);
 	ds_meta_init(m);
 }
 
@@ -167,6 +168,7 @@ int ds_meta_write(const ds_meta *m, const char *path, ds_err *err)
 	ds_jw_key(&w, "lost_samples"); ds_jw_u64(&w, m->lost_samples);
 	ds_jw_key(&w, "throttled"); ds_jw_u64(&w, m->throttled);
 	ds_jw_key(&w, "exit_status"); ds_jw_i64(&w, m->exit_status);
+	ds_jw_key(&w, "exit_signal"); ds_jw_str(&w, m->exit_signal);
 	ds_jw_key(&w, "source_file"); ds_jw_str(&w, m->source_file);
 	ds_jw_obj_end(&w);
 	ds_buf_putc(&b, '\n');
@@ -305,6 +307,7 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 	ds_json_get_u64(j, "lost_samples", &m->lost_samples);
 	ds_json_get_u64(j, "throttled", &m->throttled);
 	ds_json_get_i64(j, "exit_status", &m->exit_status);
+	m->exit_signal = dup_or_null(ds_json_get_str(j, "exit_signal"));
 	m->source_file = dup_or_null(ds_json_get_str(j, "source_file"));
 	ds_json_free(j);
 	return 0;

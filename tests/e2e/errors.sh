@@ -83,3 +83,34 @@ else
 	"$DSPROF" record -q -e cycles -o hw -- "$PROGS/behave" spin 0.1 >/dev/null
 	check_eq "hardware event on a machine with a PMU" "$?" 0
 fi
+
+# messages that once misled, each in one line with its status
+expect_error "a simulated event without --sim" 1 \
+	"^dsprof: 'sim:L1D_MISS' is a simulated event: it needs --sim \(dsprof record --sim -e sim:L1D_MISS -- COMMAND\)$" \
+	"$DSPROF" record -e sim:L1D_MISS -o simev -- true
+check "... before the target ran" test ! -e simev
+expect_error "an expression that starts with '-': the hint to put -- before it" 1 \
+	"^dsprof: unknown option '-V'; an expression that starts with '-' goes after '--': dsprof mobj define NAME -- '-EXPR'" \
+	env DSPROF_MOBJ="$T/mobj" "$DSPROF" mobj define t1 '-VADDR'
+expect_error "an unknown long option, in one line" 1 "^dsprof: unknown option '--frob' \(see 'dsprof record --help'\)$" \
+	"$DSPROF" record --frob -- true
+expect_error "an option without its value, in one line" 1 "^dsprof: option '--view' needs a value \(see 'dsprof report --help'\)$" \
+	"$DSPROF" report -i good --view
+expect_error "diff of a missing experiment: no -i to suggest" 1 "^dsprof: cannot open experiment 'missing.data': No such file or directory$" \
+	"$DSPROF" diff good missing.data
+mkdir nodata
+expect_error "report with no experiment here: how to make or name one" 1 \
+	"^dsprof: no experiment here \(no dsprof.data\): record one with 'dsprof record -- COMMAND', or name one with 'dsprof report -i DIR'$" \
+	sh -c "cd nodata && exec '$DSPROF' report"
+"$DSPROF" list >list.txt 2>&1
+check "list: 'no hardware PMU' said once" sh -c "! grep -q 'no hardware PMU.*no hardware PMU' list.txt"
+tid=$("$DSPROF" report -i good --view threads -f csv 2>/dev/null | awk -F, 'NR == 2 { print $3 }')
+expect_error "--tid of a thread not recorded: named, with the threads there are" 1 \
+	"^dsprof: no thread 999999 was recorded in 'good'; its threads: $tid \(behave\)$" \
+	"$DSPROF" report -i good --tid 999999
+"$DSPROF" record -q -o killed -- "$PROGS/behave" crash >/dev/null 2>&1
+check_eq "a target killed by a signal: record's status is 128+signal" "$?" 139
+"$DSPROF" report -i killed --view summary >killed.txt 2>&1
+check_contains "summary: the status and the signal named" killed.txt '^killed_by +SIGSEGV$'
+"$DSPROF" report -i good --view summary >good.txt 2>&1
+check "summary: no signal for a target that exited" sh -c "! grep -q killed_by good.txt"
