@@ -238,6 +238,10 @@ struct ds_session {
 	char *filter_text;
 	DS_VEC(uint64_t) keep;           /* with a filter: bit i set when it keeps record i */
 	uint64_t unfiltered_samples;     /* with a filter: the samples before it */
+
+	/* charging samples to their triggers (charge.c): per site, the site
+	 * its [imprecise, precise] samples are charged to; UINT32_MAX not yet */
+	DS_VEC(uint32_t) site_charge;
 };
 
 /* ---- building tables (table.c) ---- */
@@ -364,6 +368,32 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);
 
+/* ---- charging samples to their triggers (charge.c) ----
+ * The views of code (lines, pcs, source) show a sample at its trigger
+ * when backtracking found one, else where it was taken.  A charge is the
+ * site metrics moved there, built after ds_dataspace_build (and after a
+ * filter changed); building it may add sites (triggers never sampled
+ * themselves), so iterate sites after it, up to nsites. */
+typedef struct ds_charge {
+	size_t nsites;
+	DS_VEC(uint64_t) samples;     /* [site * nev + ev]: charged to the site */
+	DS_VEC(uint64_t) count;
+	DS_VEC(uint32_t) lead;        /* per site: the site most of its charged samples whose
+				       * trigger is known were taken at (itself, or one after
+				       * it), else most of all; UINT32_MAX none: it labels the
+				       * row's data object */
+	DS_VEC(uint32_t) skid;        /* per site: the other site most of them were taken at */
+	DS_VEC(uint32_t) nskid;       /* per site: how many other sites charged it */
+} ds_charge;
+void ds_charge_build(ds_session *s, ds_charge *c);
+bool ds_charge_has(const ds_session *s, const ds_charge *c, size_t site);
+uint64_t ds_charge_total(const ds_session *s, const ds_charge *c, size_t site);
+/* Add the site's charged metrics to a row. */
+void ds_charge_add(const ds_session *s, const ds_charge *c, size_t site, ds_row *r);
+void ds_charge_free(ds_charge *c);
+
+/* The site of (object, file offset), made when new. */
+uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
 /* The object (dso index) and vaddr of a runtime data address. */

@@ -194,6 +194,11 @@ static uint32_t site_intern(ds_session *s, uint32_t dso, uint64_t off)
 	return (uint32_t)i;
 }
 
+uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off)
+{
+	return site_intern(s, dso, off);
+}
+
 uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel)
 {
 	const map_ent *m = NULL;
@@ -272,7 +277,7 @@ static char *experiment_dir(const ds_session *s)
 static void load_dso(ds_session *s, dso_ent *d)
 {
 	ds_err err = {0};
-	ds_dso_opts o = {0};
+	ds_dso_opts o = {.progress = s->opts.progress};
 	struct stat st;
 	char *path;
 	size_t n;
@@ -797,6 +802,7 @@ void ds_session_close(ds_session *s)
 	ds_hash_free(s->thread_index);
 	ds_hash_free(s->chain_index);
 	ds_vec_free(&s->sites);
+	ds_vec_free(&s->site_charge);
 	ds_vec_free(&s->site_samples);
 	ds_vec_free(&s->site_count);
 	ds_vec_free(&s->threads);

@@ -295,7 +295,7 @@ static int print_named(source *src, const char *name, ds_buf *out, ds_err *err)
 
 static int run(source *src, char **types, int ntypes, const char *debug_root, ds_err *err)
 {
-	ds_dso_opts o = {.debug_root = debug_root};
+	ds_dso_opts o = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
 	ds_buf out = {0};
 	int rc = 0;
 

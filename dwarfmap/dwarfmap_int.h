@@ -69,6 +69,7 @@ typedef struct ds_line_row {
 struct ds_dso {
 	char *path;
 	bool kallsyms;
+	bool progress;   /* ds_dso_opts.progress */
 	ds_elf main;
 	ds_elf debug;    /* separate debug file, when one matched */
 	ds_elf mini;     /* decompressed .gnu_debugdata, when used */

@@ -1594,7 +1594,8 @@ static void load_types(ds_dso *d)
 			l.str_offsets.p = ds_dwarf_section(dw, ".debug_str_offsets", &l.str_offsets.n);
 			l.abbrev_at = ds_hash_new();
 			l.total = l.info.n;
-			ds_progress_begin(&l.prog, "reading types");
+			if (d->progress)
+				ds_progress_begin(&l.prog, "reading types");
 			read_units(&l, true);
 			if (l.types.p)
 				read_units(&l, false);

@@ -1260,10 +1260,11 @@ static void walk_cus(loader *l, uint64_t info_size)
 	Dwarf_Off abbrev, off;
 	Dwarf_Sig8 sig;
 	Dwarf_Error e = NULL;
-	ds_progress prog;
+	ds_progress prog = {0}; /* shows nothing unless begun */
 	int rc;
 
-	ds_progress_begin(&prog, "reading variables");
+	if (l->d->progress)
+		ds_progress_begin(&prog, "reading variables");
 	for (;;) {
 		Dwarf_Die cu = NULL;
 
