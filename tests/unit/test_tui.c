@@ -750,6 +750,20 @@ TEST(sharing)
 	CHECK_HAS(screen(&s, 4), "packets");
 	CHECK_HAS(screen(&s, 4), "bytes");
 	screens_free(&s);
+	/* v: the line's row in full, its long fix wrapped, not cut; any key
+	 * closes it (screens: 1 the tab, 2 the row, 3 closed) */
+	if (!run_keys(shared, "9vq", 80, 24, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		goto out;
+	}
+	CHECK_HAS(screen(&s, 2), "The row in full");
+	CHECK_HAS(screen(&s, 2), "  class: false-sharing");
+	CHECK_HAS(screen(&s, 2), "  fix: give each its own 64-byte line");
+	/* the fix's last words, on a continuation line under its text */
+	CHECK_HAS(screen(&s, 2), "\n       instances sit side by side");
+	CHECK_HAS(screen(&s, 2), "put _Alignas(64) on it");
+	CHECK(strstr(screen(&s, 3), "The row in full") == NULL);
+	screens_free(&s);
 	/* the fix, compared: the shared line is gone */
 	if (!run_keys_vs(shared, padded, "9", 120, 30, false, &s, &err)) {
 		CHECK_STR(err.msg, "");
