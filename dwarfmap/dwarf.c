@@ -138,6 +138,11 @@ Dwarf_Debug ds_dwarf_debug(const ds_dwarf *dw)
 	return dw->dbg;
 }
 
+bool ds_dwarf_msb(const ds_dwarf *dw)
+{
+	return dw->msb;
+}
+
 const void *ds_dwarf_section(const ds_dwarf *dw, const char *name, size_t *size)
 {
 	for (unsigned i = 1; i < dw->n; i++)

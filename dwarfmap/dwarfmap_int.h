@@ -248,6 +248,8 @@ ds_dwarf *ds_dwarf_open(ds_dso *d, const char *const *sections, size_t n);
 Dwarf_Debug ds_dwarf_debug(const ds_dwarf *dw);
 /* The (uncompressed) bytes of one of the opened sections, or NULL. */
 const void *ds_dwarf_section(const ds_dwarf *dw, const char *name, size_t *size);
+/* Whether its file is big-endian. */
+bool ds_dwarf_msb(const ds_dwarf *dw);
 void ds_dwarf_close(ds_dwarf *dw);
 /* Whether the line table at offset off of .debug_line (or the one of unit
  * cu) holds together well enough for libdwarf to read it: file entries

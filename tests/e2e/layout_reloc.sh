@@ -82,8 +82,10 @@ gcc -O2 -g -c -Dmain=dsfields_main -o dsfields.o "$TOP/tests/programs/dsfields.c
 ld -r -o combined.o gcc5.o dsfields.o && same ld-r combined.o
 
 # Other machines, from Clang (no C library needed: objtypes.c is
-# freestanding).  ARM is 32-bit (see NOPACKED).
-for target in aarch64-linux-gnu powerpc64le-linux-gnu riscv64-linux-gnu arm-linux-gnueabihf; do
+# freestanding), big-endian ones (ppc64, s390x) among them.  ARM is 32-bit
+# (see NOPACKED).
+for target in aarch64-linux-gnu powerpc64le-linux-gnu powerpc64-linux-gnu s390x-linux-gnu \
+	riscv64-linux-gnu arm-linux-gnueabihf; do
 	if clang --target="$target" -ffreestanding -O2 -g -c -o "$target.o" "$SRC" 2>"$target.cc"; then
 		case $target in
 		arm-*) same "$target" "$target.o" "$NOPACKED" ;;
