@@ -54,10 +54,11 @@ same() {
 # On 32-bit machines pahole takes a pointer's natural alignment from the
 # unit's address size (4) and dsprof's layouts as 8 (analyze/layout.c's
 # ADDR_SIZE, right for 64-bit machines), so dsprof infers __packed__ on
-# structs of pointers that pahole does not.  Linked 32-bit binaries differ
-# alike: it is not a matter of relocations, and that attribute is left out
-# of the comparison there.
-NOPACKED='s/^(}.*) __attribute__\(\(__packed__\)\)/\1/'
+# structs of pointers that pahole does not (and then, as pahole does for a
+# packed struct, leaves out its __aligned__).  Linked 32-bit binaries differ
+# alike: it is not a matter of relocations, and the attributes of a type's
+# closing line are left out of the comparison there.
+NOPACKED='s/^(}[^;]*) __attribute__\(\((__packed__|__aligned__\([0-9]+\))\)\)/\1/'
 
 # GCC's objects for this machine, in the forms the readers meet: DWARF 5
 # (.debug_line_str, .debug_rnglists, .debug_loclists), DWARF 4

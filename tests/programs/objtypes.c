@@ -4,7 +4,8 @@
  * (offsets into .debug_str), units that share abbreviations and line
  * tables with others once linked (ld -r), globals and a thread-local
  * (addresses and TLS offsets), functions with inlined code and split hot
- * and cold parts (address ranges and location lists).  The e2e test
+ * and cold parts (address ranges and location lists); and members with
+ * alignments of their own, as kernel structs have.  The e2e test
  * layout_reloc.sh compiles this file with -c for several machines and
  * compares `dsprof layout` of each object with pahole's.
  *
@@ -47,6 +48,13 @@ union request_payload {
 
 typedef int (*completion_callback)(void *callback_argument, int completion_status);
 
+/* Aligned as the kernel's struct callback_head is: members of this type
+ * carry their own alignment (pahole's "forced alignments"). */
+struct deferred_work {
+	struct deferred_work *next_work;
+	void (*work_function)(struct deferred_work *);
+} __attribute__((aligned(sizeof(void *))));
+
 struct request_block {
 	struct list_links queue_links;
 	struct request_header header;
@@ -59,6 +67,13 @@ struct request_block {
 	} timing_record;
 	struct request_block *parent_request;
 	char padding_tail;
+	/* a hole its alignment forces */
+	_Alignas(32) uint64_t completion_sequence;
+	union {
+		struct deferred_work cleanup_work;
+		uint64_t cleanup_cookie;
+	} __attribute__((aligned(16)));
+	struct deferred_work release_work;
 };
 
 typedef struct {
