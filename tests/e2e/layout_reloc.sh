@@ -97,6 +97,60 @@ for target in aarch64-linux-gnu powerpc64le-linux-gnu powerpc64-linux-gnu s390x-
 	fi
 done
 
+# A kernel module (an ld -r of its units, with the kernel's headers: many
+# structs, members aligned as struct rcu_head is), when kernel headers to
+# build one against are installed (Debian: linux-headers-amd64).
+KDIR=/lib/modules/$(uname -r)/build
+[ -f "$KDIR/Makefile" ] || KDIR=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -1)
+if [ -n "$KDIR" ] && [ -f "$KDIR/Makefile" ]; then
+	mkdir kmod
+	cat >kmod/dsdemo.c <<'EOF'
+#include <linux/module.h>
+#include <linux/list.h>
+#include <linux/slab.h>
+
+struct dsdemo_item {
+	struct list_head link;
+	u8 kind;
+	u64 key;
+	char label[20];
+	struct rcu_head rcu;
+};
+
+static LIST_HEAD(dsdemo_items);
+
+static int __init dsdemo_init(void)
+{
+	struct dsdemo_item *it = kzalloc(sizeof(*it), GFP_KERNEL);
+
+	if (!it)
+		return -ENOMEM;
+	list_add(&it->link, &dsdemo_items);
+	return 0;
+}
+
+static void __exit dsdemo_exit(void)
+{
+	struct dsdemo_item *it, *n;
+
+	list_for_each_entry_safe(it, n, &dsdemo_items, link)
+		kfree_rcu(it, rcu);
+}
+
+module_init(dsdemo_init);
+module_exit(dsdemo_exit);
+MODULE_LICENSE("GPL");
+EOF
+	echo 'obj-m := dsdemo.o' >kmod/Makefile
+	if make -C "$KDIR" M="$PWD/kmod" modules >kmod.log 2>&1 && [ -f kmod/dsdemo.ko ]; then
+		same kernel-module kmod/dsdemo.ko
+	else
+		not_ok "layout_reloc: a kernel module does not build against $KDIR: $(tail -3 kmod.log)"
+	fi
+else
+	skip "layout_reloc: kernel module: no kernel headers to build one (Debian package linux-headers-amd64)"
+fi
+
 # A machine whose relocations dsprof does not apply: no types rather than
 # wrong ones, and a note that says why.
 clang --target=mips64el-linux-gnuabi64 -ffreestanding -O2 -g -c -o mips.o "$SRC"
