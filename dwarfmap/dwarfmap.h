@@ -165,6 +165,7 @@ typedef struct ds_member {
 	uint32_t bit_offset;    /* bit fields: bits from the start of byte `offset` */
 	uint32_t bit_size;      /* bit fields: width in bits; 0 when not a bit field */
 	bool base_class;        /* a C++ base class subobject */
+	uint32_t align;         /* the member's own DW_AT_alignment (_Alignas, aligned()), else 0 */
 } ds_member;
 
 struct ds_type {

@@ -88,6 +88,9 @@ void ds_elf_close(ds_elf *e)
 		close(e->fd);
 	free(e->mem);
 	free(e->path);
+	for (size_t i = 0; i < e->relocated.n; i++)
+		free(e->relocated.v[i].data);
+	ds_vec_free(&e->relocated);
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
 }

@@ -87,6 +87,7 @@ typedef struct rmem {
 	uint64_t byte_size;   /* DW_AT_byte_size of the storage unit, 0 when absent */
 	uint32_t bit_size;
 	uint32_t type;        /* resolved node, NO_NODE for void */
+	uint32_t align;       /* DW_AT_alignment, 0 when absent */
 	uint8_t flags;
 } rmem;
 
@@ -816,6 +817,7 @@ static void read_member(loader *l, Dwarf_Die die, uint64_t off, bool base, bool 
 	m.type_ref = a.type_ref;
 	m.offset = a.has_location ? a.location : 0;
 	m.byte_size = a.has_byte_size ? a.byte_size : 0;
+	m.align = a.align > UINT32_MAX ? 0 : (uint32_t)a.align;
 	m.flags = (uint8_t)((base ? MF_BASE : 0) | (a.type_sig ? MF_SIG : 0));
 	if (a.has_bit_size && a.bit_size > 0 && a.bit_size < UINT32_MAX) {
 		m.bit_size = (uint32_t)a.bit_size;
@@ -1207,7 +1209,7 @@ static void shallow_hashes(loader *l)
 		if (!is_aggregate(n->kind))
 			continue;
 		h = mix(mix(kind_space(n->kind), n->size), (n->flags & NF_DECL) ? 1 : 2);
-		h = mix_str(h, n->name);
+		h = mix(mix_str(h, n->name), n->align);
 		if (n->kind != DS_TYPE_ENUM)
 			for (uint32_t k = 0; k < n->count; k++) {
 				const rmem *m = &l->rmems.v[n->first + k];
@@ -1215,6 +1217,7 @@ static void shallow_hashes(loader *l)
 				h = mix(h, m->offset);
 				h = mix(h, m->bitpos);
 				h = mix(h, ((uint64_t)m->bit_size << 8) | (m->flags & (MF_BASE | MF_BITS)));
+				h = mix(h, m->align);
 			}
 		n->shallow = h;
 	}
@@ -1454,6 +1457,7 @@ static void fill_types(builder *b)
 				m->offset = r->offset;
 			}
 			m->base_class = r->flags & MF_BASE;
+			m->align = r->align;
 		}
 	}
 }

@@ -51,8 +51,9 @@ seed_mobj() {
 }
 
 # Small programs with their DWARF in every form the readers meet: DWARF 5
-# from GCC, DWARF 4 from Clang, GNU-compressed sections, a relocatable
-# object, and code that is hand-written assembly in part (verdicts.c).
+# from GCC, DWARF 4 from Clang, GNU-compressed sections, relocatable
+# objects (RELA from x86-64, REL from i386, RISC-V's sums of relocations),
+# and code that is hand-written assembly in part (verdicts.c).
 seed_elf() {
 	c="$FUZZ/corpus/elf"
 	mkdir -p "$c"
@@ -61,6 +62,9 @@ seed_elf() {
 	clang -O2 -gdwarf-4 -Wno-unknown-attributes -o "$c/clang-dwarf4" "$src/selftime.c" 2>/dev/null
 	objcopy --compress-debug-sections=zlib-gnu "$c/gcc-dwarf5" "$c/zlib-gnu" 2>/dev/null
 	gcc -O2 -g -c -o "$c/object.o" "$src/dsfields.c" 2>/dev/null
+	gcc -m32 -ffreestanding -O2 -g -c -o "$c/object-i386.o" "$src/objtypes.c" 2>/dev/null
+	clang --target=riscv64-linux-gnu -ffreestanding -O2 -g -c -o "$c/object-riscv.o" \
+		"$src/objtypes.c" 2>/dev/null
 	gcc -O2 -g -o "$c/verdicts" "$src/verdicts.c" 2>/dev/null
 	ls "$c" | grep -q . || { echo "not ok - fuzz: no ELF seed could be built"; exit 1; }
 }
