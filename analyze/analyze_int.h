@@ -244,6 +244,10 @@ struct ds_session {
 	DS_VEC(uint32_t) site_charge;
 };
 
+/* Lists of thread or CPU ids in a cell name at most this many ("12 14
+ * +3"): hotlines makes them, diff unites them. */
+#define DS_IDS_LISTED 8
+
 /* ---- building tables (table.c) ---- */
 typedef struct tb {
 	ds_table *t;

@@ -162,6 +162,7 @@ typedef struct entry {
 	char *key;
 	const char *module;    /* the view's module column; NULL when none */
 	size_t row;            /* its first (hottest) row in the side's table */
+	DS_VEC(size_t) rows;   /* all its rows */
 	DS_VEC(char *) names;  /* the distinct names of its rows */
 	uint64_t *samples, *count; /* per event of the side's table */
 	int64_t pair;          /* the other side's entry, -1 */
@@ -214,6 +215,7 @@ static void side_load(side *sd, const ds_table *t)
 			free(key);
 		}
 		e = &sd->v.v[k];
+		ds_vec_push(&e->rows, i);
 		for (size_t j = 0; j < e->names.n && !known; j++)
 			known = strcmp(e->names.v[j], name) == 0;
 		if (known)
@@ -236,6 +238,7 @@ static void side_free(side *sd)
 		for (size_t j = 0; j < e->names.n; j++)
 			free(e->names.v[j]);
 		ds_vec_free(&e->names);
+		ds_vec_free(&e->rows);
 		free(e->samples);
 		free(e->count);
 	}
@@ -529,6 +532,91 @@ static char *other_names(const entry *e, const char *key)
 	return other ? ds_buf_steal(&b) : NULL;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The union of the ids ("12 14 +3": two listed, three more) in column c
+ * of an entry's rows: its text, and in *n how many ids it holds (at least
+ * the most any row counted in column count_col, for the ids "+N" hid). */
+static char *id_union(const ds_table *t, const entry *e, size_t c, size_t count_col, uint64_t *n)
+{
+	DS_VEC(uint64_t) ids = {0};
+	uint64_t most = 0, distinct = 0;
+	bool hidden = false;
+	ds_buf b = {0};
+
+	for (size_t j = 0; j < e->rows.n; j++) {
+		const ds_row *r = &t->rows[e->rows.v[j]];
+		const char *p = r->cells[c].set && r->cells[c].s ? r->cells[c].s : "";
+		if (count_col < t->ncols && r->cells[count_col].set && r->cells[count_col].u > most)
+			most = r->cells[count_col].u;
+		while (*p) {
+			char *end;
+			if (*p == '+')
+				hidden = true;
+			uint64_t v = strtoull(*p == '+' ? p + 1 : p, &end, 10);
+			if (end == p || (*p == '+' && end == p + 1))
+				break;
+			if (*p != '+')
+				ds_vec_push(&ids, v);
+			p = end;
+			while (*p == ' ')
+				p++;
+		}
+	}
+	if (ids.n)
+		qsort(ids.v, ids.n, sizeof *ids.v, cmp_u64);
+	for (size_t k = 0; k < ids.n; k++) {
+		if (k && ids.v[k] == ids.v[k - 1])
+			continue;
+		if (distinct < DS_IDS_LISTED)
+			ds_buf_printf(&b, "%s%" PRIu64, distinct ? " " : "", ids.v[k]);
+		distinct++;
+	}
+	*n = hidden && most > distinct ? most : distinct;
+	if (*n > DS_IDS_LISTED)
+		ds_buf_printf(&b, " +%" PRIu64, *n - DS_IDS_LISTED);
+	ds_vec_free(&ids);
+	return ds_buf_steal(&b);
+}
+
+/* Cells of an entry's rows made one, as the view says (diff_combine). */
+static void combine_cells(const ds_table *t, const entry *e, ds_cell *cells)
+{
+	for (size_t c = 0; t->diff_combine && e->rows.n > 1 && c < t->ncols; c++) {
+		uint64_t sum = 0, n;
+		bool set = false;
+		switch (t->diff_combine[c]) {
+		case DS_COMBINE_SUM:
+			for (size_t j = 0; j < e->rows.n; j++) {
+				const ds_cell *x = &t->rows[e->rows.v[j]].cells[c];
+				sum += x->set ? x->u : 0;
+				set |= x->set;
+			}
+			cells[c].u = sum;
+			cells[c].set = set;
+			break;
+		case DS_COMBINE_UNION:
+			free(cells[c].s);
+			cells[c].s = id_union(t, e, c, c > 0 ? c - 1 : t->ncols, &n);
+			cells[c].set = cells[c].s[0] != 0;
+			break;
+		case DS_COMBINE_UNION_COUNT:
+			if (c + 1 < t->ncols) {
+				free(id_union(t, e, c + 1, c, &n));
+				cells[c].u = n;
+				cells[c].set = true;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 static void add_row(builder *b, const entry *e[2])
 {
 	ds_table *t = b->d->table;
@@ -553,6 +641,7 @@ static void add_row(builder *b, const entry *e[2])
 		r.cells[c] = fr->cells[c];
 		r.cells[c].s = fr->cells[c].s ? ds_xstrdup(fr->cells[c].s) : NULL;
 	}
+	combine_cells(ft, from, r.cells);
 	r.cells[b->status_col].s = ds_xstrdup(!any[AFTER] ? "gone" : !any[BEFORE] ? "new" : "both");
 	r.cells[b->status_col].set = true;
 	for (int s = 0; s < 2; s++) {

@@ -122,7 +122,7 @@ int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_ta
 #define HL_MAX_OBJECTS 8
 #define HL_MAX_CODE 5
 /* Threads and CPUs listed by number in a row's cell (all are counted). */
-#define HL_MAX_LISTED 8
+#define HL_MAX_LISTED DS_IDS_LISTED
 /* With --limit, the top lines are sorted out this many rows at a time
  * (or the limit's, when larger): the line rows never shown are never all
  * made at once. */
@@ -628,6 +628,12 @@ void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *t
 	free(out);
 }
 
+static const uint8_t hl_combine[HL_NCOLS] = {
+	[HL_LOADS] = DS_COMBINE_SUM,          [HL_STORES] = DS_COMBINE_SUM,
+	[HL_NTHREADS] = DS_COMBINE_UNION_COUNT, [HL_THREADS] = DS_COMBINE_UNION,
+	[HL_NCPUS] = DS_COMBINE_UNION_COUNT,  [HL_CPUS] = DS_COMBINE_UNION,
+};
+
 int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[HL_NCOLS] = {
@@ -658,6 +664,9 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		h.site_code[i] = -1;
 	/* two runs share no addresses: a diff compares the objects and the code */
 	h.b.t->diff_rows = "object,code";
+	/* a field or a line of code on several lines is one row of a diff:
+	 * its accesses add up, its threads and CPUs are the union */
+	h.b.t->diff_combine = hl_combine;
 	ds_line_props(h.b.t, o, line);
 	(void)ds_srec_visit(s, hl_add, &h, err); /* cannot fail: the dataspace is built */
 	tb_prop(h.b.t, "samples_with_address", DS_PROP_NUMBER, "%llu", (unsigned long long)h.with_ea);

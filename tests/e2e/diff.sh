@@ -138,6 +138,21 @@ check_contains "sharing: the line stopped being shared, false sharing to private
 check_eq "sharing: the line matched by its data, not its address" \
 	"$(paste -d'|' sh.names sh.status | grep '^struct worker_stats|')" "struct worker_stats|both"
 check_eq "sharing: only line rows are compared" "$("$TOOLS/dsjq" '.rows[].kind' sh.json | sort -u)" line
+# hotlines: padded, each worker's bytes field has a line of its own in
+# AFTER; the diff's one row for it adds up both lines' accesses and unites
+# their threads (they came from the first line only)
+"$DSPROF" report -i cntp -v hotlines -f json >hlp.json 2>/dev/null
+"$TOOLS/dsjq" '.rows[].name' hlp.json >hlp.names
+"$TOOLS/dsjq" '.rows[].stores' hlp.json >hlp.stores
+"$TOOLS/dsjq" '.rows[].threads' hlp.json >hlp.threads
+want_stores=$(paste -d'|' hlp.names hlp.stores | awk -F'|' '$1 ~ /struct worker_stats\.bytes$/ { s += $2; n++ } END { print n ">1:" s }')
+want_threads=$(paste -d'|' hlp.names hlp.threads | awk -F'|' '$1 ~ /struct worker_stats\.bytes$/ { print $2 }' |
+	tr ' ' '\n' | sort -un | tr '\n' ' ' | sed 's/ $//')
+"$DSPROF" diff cnt cntp -v hotlines -f csv >hlsim.csv
+check_eq "hotlines: a field on two lines: AFTER's stores add up" \
+	"2>1:$(csv_row hlsim.csv 'struct worker_stats.bytes' stores)" "$want_stores"
+check_eq "hotlines: ... and its threads are the union" "$(csv_row hlsim.csv 'struct worker_stats.bytes' threads)" "$want_threads"
+check_eq "hotlines: ... counted" "$(csv_row hlsim.csv 'struct worker_stats.bytes' nthreads)" "$(echo "$want_threads" | wc -w)"
 # cpu-clock: no coherence misses; the classes tell, statistically
 "$DSPROF" record -q -o cc -- "$PROGS/counters" 100000000 >/dev/null
 "$DSPROF" record -q -o ccp -- "$PROGS/counters_padded" 100000000 >/dev/null
