@@ -1153,6 +1153,46 @@ static void line_label(ds_buf *b, const sline *l)
 		ds_buf_puts(b, "no known data");
 }
 
+/* What the data on a line costs in a side's dataobjects table: the sum of
+ * the rows named by names ("struct a, struct b"; the <...> buckets name
+ * nothing), for event.  false when the table lacks the event or any row. */
+static bool data_cost(const ds_table *t, const char *names, const char *event, uint64_t *cost)
+{
+	size_t ev = t ? t->nevents : 0;
+	bool found = false;
+
+	*cost = 0;
+	for (size_t e = 0; t && e < t->nevents; e++)
+		if (strcmp(t->events[e].name, event) == 0)
+			ev = e;
+	if (!t || ev == t->nevents)
+		return false;
+	for (const char *p = names; p && *p;) {
+		size_t len = strcspn(p, ",");
+		for (size_t i = 0; *p != '<' && i < t->nrows; i++)
+			if (strlen(t->rows[i].name) == len && strncmp(t->rows[i].name, p, len) == 0) {
+				*cost += t->rows[i].count[ev];
+				found = true;
+				break;
+			}
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return found;
+}
+
+/* "; its data: EVENT X -> Y (...)" from the data objects views, when they
+ * name the line's data. */
+static void data_cost_text(ds_buf *b, ds_table *const objs_t[2], const char *names, const char *event,
+			   bool ns)
+{
+	uint64_t x, y;
+	if (objs_t && data_cost(objs_t[BEFORE], names, event, &x) | data_cost(objs_t[AFTER], names, event, &y)) {
+		ds_buf_puts(b, "; as data (dataobjects): ");
+		change_text(b, event, x, y, ns);
+	}
+}
+
 /* False, true or both: the sharing that costs (read-mostly does not). */
 static bool shared(const sline *l)
 {
@@ -1162,7 +1202,7 @@ static bool shared(const sline *l)
 /* The lines of one side that are shared, and how the other side has
  * them: status "stopped" or "still" from BEFORE, "started" from AFTER. */
 static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, const ds_diff_event *de,
-			       bool ns, uint64_t total)
+			       bool ns, uint64_t total, ds_table *const objs_t[2])
 {
 	const sline_vec *mine = &ln[from], *other = &ln[!from];
 	size_t shown = 0;
@@ -1172,7 +1212,7 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 		size_t best = mine->n, most = other->n;
 		uint64_t there = 0, x, y;
 		bool still = false;
-		ds_buf label = {0}, b = {0};
+		ds_buf label = {0}, b = {0}, names = {0};
 		ds_diff_finding *f;
 
 		for (size_t i = 0; i < mine->n; i++)
@@ -1211,11 +1251,17 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 		else
 			ds_buf_printf(&b, "(%s -> %s, %" PRIu64 " -> %" PRIu64 " threads); ", mine->v[best].cls,
 				      other->v[most].cls, mine->v[best].threads, other->v[most].threads);
+		/* a line that stopped being shared costs nothing as a shared
+		 * line; what its data still costs is the data objects' to say */
 		change_text(&b, de->name, x, y, ns);
+		for (size_t k = 0; k < mine->v[best].objs.n; k++)
+			ds_buf_printf(&names, "%s%s", k ? ", " : "", mine->v[best].objs.v[k]);
+		data_cost_text(&b, objs_t, ds_buf_str(&names), de->name, ns);
 		f = add_finding(v, "line", de->name, label.p, "%s", b.p);
 		f->status = from == AFTER ? "started" : still ? "still" : "stopped";
 		set_counts(f, true, x, true, y);
 		ds_buf_free(&label);
+		ds_buf_free(&names);
 		ds_buf_free(&b);
 		shown++;
 	}
@@ -1223,7 +1269,8 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 }
 
 /* The lines of the sharing tables t (each side's) for event de. */
-static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2], const ds_diff_event *de)
+static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2], const ds_diff_event *de,
+			  ds_table *const objs_t[2])
 {
 	sline_vec ln[2] = {{0}, {0}};
 	const ds_table_event *eb = &d->table->events[de->before], *ea = &d->table->events[de->after];
@@ -1231,8 +1278,8 @@ static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2]
 
 	lines_load(&ln[BEFORE], t[BEFORE], de->name);
 	lines_load(&ln[AFTER], t[AFTER], de->name);
-	verdict_side_lines(v, ln, BEFORE, de, eb->time_ns, total);
-	verdict_side_lines(v, ln, AFTER, de, eb->time_ns, total);
+	verdict_side_lines(v, ln, BEFORE, de, eb->time_ns, total, objs_t);
+	verdict_side_lines(v, ln, AFTER, de, eb->time_ns, total, objs_t);
 	lines_free(&ln[BEFORE]);
 	lines_free(&ln[AFTER]);
 }
@@ -1245,6 +1292,34 @@ static void findings_free(ds_diff_finding *v, size_t n)
 		free(v[i].text);
 	}
 	free(v);
+}
+
+/* A sharing diff's row findings that say a line went or came: that is
+ * its sharing, not its cost, which the data objects tell. */
+static void sharing_rows_as_data(ds_diff *d, ds_table *const objs_t[2])
+{
+	for (size_t i = 0; i < d->nverdict; i++) {
+		ds_diff_finding *f = &d->verdict[i];
+		uint64_t x, y;
+		bool ns = false;
+		ds_buf b = {0};
+		if (strcmp(f->kind, "row") != 0 || !f->row || !f->event || !f->status ||
+		    (strcmp(f->status, "gone") != 0 && strcmp(f->status, "new") != 0))
+			continue;
+		for (size_t e = 0; e < d->table->nevents; e++)
+			if (strcmp(d->table->events[e].name + strcspn(d->table->events[e].name, ":") + 1,
+				   f->event) == 0)
+				ns = d->table->events[e].time_ns;
+		ds_buf_printf(&b, "%s: %s a shared line", f->row,
+			      strcmp(f->status, "gone") == 0 ? "no longer on" : "now on");
+		if (data_cost(objs_t[BEFORE], f->row, f->event, &x) | data_cost(objs_t[AFTER], f->row, f->event, &y)) {
+			ds_buf_puts(&b, "; as data (dataobjects): ");
+			change_text(&b, f->event, x, y, ns);
+			set_counts(f, true, x, true, y);
+		}
+		free(f->text);
+		f->text = ds_buf_steal(&b);
+	}
 }
 
 /* Put v's findings at d->verdict[at]. */
@@ -1278,7 +1353,7 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_t
 {
 	static const char *const facts[] = {"total", "period", "only", NULL};
 	static const char *const names[] = {"clone", "module", NULL};
-	ds_table *t[2] = {NULL, NULL}, *sh[2] = {NULL, NULL};
+	ds_table *t[2] = {NULL, NULL}, *sh[2] = {NULL, NULL}, *objs_t[2] = {NULL, NULL};
 	bool own = strcmp(view, "sharing") != 0;
 	ds_diff *f = NULL;
 	finding_vec lines = {0}, fns = {0};
@@ -1296,17 +1371,29 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_t
 		ds_table_free(sh[BEFORE]);
 		sh[BEFORE] = sh[AFTER] = NULL;
 	}
+	/* what the data on the lines costs, shared or not */
+	if (sh[BEFORE] && (ds_view_build(s[BEFORE], "dataobjects", NULL, &objs_t[BEFORE], &ignore) ||
+			   ds_view_build(s[AFTER], "dataobjects", NULL, &objs_t[AFTER], &ignore))) {
+		ds_table_free(objs_t[BEFORE]);
+		objs_t[BEFORE] = objs_t[AFTER] = NULL;
+	}
 	/* for each coherence event, or else the first event of both */
 	for (size_t k = 0; sh[BEFORE] && k < d->nevents; k++)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0 && is_coherence(d->events[k].name)) {
-			verdict_lines(&lines, d, sh, &d->events[k]);
+			verdict_lines(&lines, d, sh, &d->events[k], objs_t[BEFORE] ? objs_t : NULL);
 			told++;
 		}
 	for (size_t k = 0; sh[BEFORE] && k < d->nevents && !told; k++)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0) {
-			verdict_lines(&lines, d, sh, &d->events[k]);
+			verdict_lines(&lines, d, sh, &d->events[k], objs_t[BEFORE] ? objs_t : NULL);
 			told++;
 		}
+	/* the sharing view's rows are shared lines: one that left the view
+	 * stopped being shared, and still costs what its data costs */
+	if (!own && objs_t[BEFORE])
+		sharing_rows_as_data(d, objs_t);
+	ds_table_free(objs_t[BEFORE]);
+	ds_table_free(objs_t[AFTER]);
 	if (own) {
 		ds_table_free(sh[BEFORE]);
 		ds_table_free(sh[AFTER]);

@@ -159,6 +159,27 @@ check_eq "hotlines: ... counted" "$(csv_row hlsim.csv 'struct worker_stats.bytes
 "$DSPROF" diff cc ccp -v sharing >shc.txt
 check_contains "cpu-clock: the line stopped being shared" shc.txt \
 	'^#   stopped being shared: the line of struct worker_stats \(false-sharing, 2 threads; not shared in AFTER\)'
+# the struct left the shared lines, not the program: its cost is the data
+# objects' (it said "0.225s -> 0.000s (-100%), gone" when it cost 0.254s)
+check_contains "cpu-clock: the line's data still costs, as the data objects say" shc.txt \
+	'^#   stopped being shared: .*; as data \(dataobjects\): cpu-clock [0-9.]+s -> [0-9.]+s'
+check "cpu-clock: no finding calls the struct gone" sh -c "! grep -q '^#   struct worker_stats: .*gone' shc.txt"
+"$DSPROF" diff cc ccp -v sharing -f json >shc.json
+"$TOOLS/dsjq" '.rows[].name' shc.json >shc.names
+"$TOOLS/dsjq" '.rows[].status' shc.json >shc.status
+# whether main's few samples on it keep the line in AFTER's view (private)
+case "$(paste -d'|' shc.names shc.status | awk -F'|' '$1 == "struct worker_stats" { print $2; exit }')" in
+gone)
+	check_contains "cpu-clock: the struct is no longer on a shared line, and still costs" shc.txt \
+		'^#   struct worker_stats: no longer on a shared line; as data \(dataobjects\): cpu-clock [0-9.]+s -> [0-9.]*[1-9][0-9.]*s'
+	"$DSPROF" report -i ccp --view dataobjects -f csv >ccp.do.csv 2>/dev/null
+	after_cost=$(csv_lookup ccp.do.csv name "struct worker_stats" count:cpu-clock)
+	check_eq "json: the finding's after count is the data object's" \
+		"$("$TOOLS/dsjq" '.verdict[].after' shc.json | grep -c "^${after_cost:-x}\$")" 1 ;;
+*)
+	check_contains "cpu-clock: the struct's line, still in AFTER's view, is no longer false sharing" shc.txt \
+		'^#   stopped being shared: the line of struct worker_stats \(false-sharing -> (private|read-mostly)' ;;
+esac
 "$DSPROF" diff cc ccp -v hotlines -f csv >hl.csv
 check_eq "hotlines: line rows (addresses) are not compared" "$(csv_col hl.csv kind | grep -c '^line$')" 0
 check_eq "hotlines: the field rows matched" "$(csv_row hl.csv 'struct worker_stats.bytes' status)" both
