@@ -303,10 +303,12 @@ static void load_dso(ds_session *s, dso_ent *d)
 		size_t len;
 		path = ds_xasprintf("%s/vdso.so", dir);
 		free(dir);
-		if (access(path, R_OK) == 0)
+		if (access(path, F_OK) == 0)
 			d->dso = ds_dso_open(path, &o, &err);
 		else if (s->same_machine && ds_self_vdso(&img, &len))
 			d->dso = ds_dso_open_mem(img, len, "[vdso]", &err);
+		if (!d->dso && err.msg[0])
+			ds_session_note_add(s, "%s; its samples are shown as [unknown]", err.msg);
 		free(path);
 		return;
 	}

@@ -78,16 +78,14 @@ static void cut_module_suffixes(ds_dso *d)
 
 ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = ds_fopen_regular(path, err);
 	kparse k = {0};
 	char *line = NULL;
 	size_t cap = 0;
 	ds_dso *d;
 
-	if (!f) {
-		ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	if (!f)
 		return NULL;
-	}
 	d = ds_xcalloc(1, sizeof *d);
 	d->path = ds_xstrdup(path);
 	d->kallsyms = true;
@@ -145,14 +143,14 @@ static int64_t floor_index(const uint64_t *v, size_t n, uint64_t x)
 int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, const char *out,
 		       ds_err *err)
 {
-	char *text = ds_read_file(path, NULL), *line, *next;
+	char *text = ds_read_file_err(path, NULL, err), *line, *next;
 	ds_vec_u64 all = {0}, want = {0};
 	ds_buf o = {0};
 	FILE *f;
 	int rc = -1;
 
 	if (!text)
-		return ds_err_set(err, DS_EENV, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
 	for (line = text; *line; line = next) {
 		uint64_t addr;
 		char type, *name, *nl = strchr(line, '\n');

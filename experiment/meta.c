@@ -221,7 +221,7 @@ static void get_time(const ds_json *o, const char *key, double *wall, uint64_t *
 int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 {
 	size_t len;
-	char *text = ds_read_file(path, &len);
+	char *text = ds_read_file_err(path, &len, err);
 	ds_json *j;
 	const ds_json *a;
 	const char *fmt;
@@ -229,7 +229,7 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 
 	ds_meta_init(m);
 	if (!text)
-		return ds_err_set(err, DS_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
 	j = ds_json_parse(text, len, path, err);
 	free(text);
 	if (!j)
