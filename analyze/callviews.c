@@ -138,7 +138,8 @@ static void group_relations(ds_table *t)
 		for (size_t i = 0; i < t->nrows; i++)
 			if (strcmp(t->rows[i].cells[CC_RELATION].s, rel_names[g]) == 0)
 				out[n++] = t->rows[i];
-	memcpy(t->rows, out, n * sizeof *out);
+	if (n) /* no rows: t->rows is NULL */
+		memcpy(t->rows, out, n * sizeof *out);
 	free(out);
 }
 

@@ -130,7 +130,7 @@ static void proc_index_maps(proc *p)
 	uint64_t mx = 0;
 	if (!p->maps.n)
 		return;
-	qsort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
+	ds_sort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
 	ds_vec_reserve(&p->end_max, p->maps.n);
 	for (size_t i = 0; i < p->maps.n; i++) {
 		if (p->maps.v[i].end > mx)

@@ -83,6 +83,14 @@ char *ds_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef DS_VEC(uint32_t) ds_vec_u32;
 typedef DS_VEC(uint64_t) ds_vec_u64;
 
+/* qsort and qsort_r for arrays that may be empty: an empty DS_VEC's v is
+ * NULL, and qsort(NULL, 0, ...) is undefined behaviour (glibc declares the
+ * pointer nonnull).  Every sort in dsprof goes through these, as every
+ * copy of a possibly empty array checks its count first. */
+void ds_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void ds_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *arg);
+
 /* ---- byte buffer / string builder -------------------------------------- */
 typedef struct ds_buf {
 	char *p;    /* always NUL-terminated when len > 0 or after any append */

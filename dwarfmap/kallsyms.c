@@ -162,8 +162,7 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (nl)
 			*nl = '\n';
 	}
-	if (all.n)
-		qsort(all.v, all.n, sizeof *all.v, cmp_u64);
+	ds_sort(all.v, all.n, sizeof *all.v, cmp_u64);
 	for (size_t i = 0; i < naddrs; i++) {
 		int64_t k = floor_index(all.v, all.n, addrs[i]);
 		if (k >= 0)
@@ -173,8 +172,7 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (k < (int64_t)all.n)
 			ds_vec_push(&want, all.v[k]);
 	}
-	if (want.n)
-		qsort(want.v, want.n, sizeof *want.v, cmp_u64);
+	ds_sort(want.v, want.n, sizeof *want.v, cmp_u64);
 	for (line = text; *line; line = next) {
 		uint64_t addr;
 		char type, *name, *nl = strchr(line, '\n');

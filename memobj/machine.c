@@ -211,7 +211,7 @@ static void numa_nodes(ds_machine *m, const char *sys)
 		size_t ranges = 0, i = 0;
 		uint64_t end = 0;
 
-		qsort(blocks.v, blocks.n, sizeof *blocks.v, cmp_block);
+		ds_sort(blocks.v, blocks.n, sizeof *blocks.v, cmp_block);
 		ds_buf_puts(&b, "PADDR < 0 ? -1");
 		while (i < blocks.n && ranges <= MAX_NODE_RANGES) {
 			size_t j = i + 1;

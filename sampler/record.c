@@ -695,7 +695,7 @@ static void export_kernel_ips(rec *r)
 	r->res->kernel_ips = ds_xcalloc(n ? n : 1, sizeof *r->res->kernel_ips);
 	for (size_t i = 0; i < n; i++)
 		memcpy(&r->res->kernel_ips[i], ds_hash_key(r->kernel_ips, i, NULL), 8);
-	qsort(r->res->kernel_ips, n, sizeof *r->res->kernel_ips, cmp_u64);
+	ds_sort(r->res->kernel_ips, n, sizeof *r->res->kernel_ips, cmp_u64);
 	r->res->nkernel_ips = n;
 }
 
