@@ -721,6 +721,8 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	if (metapath) {
 		if (ds_meta_read(&s->meta, metapath, err))
 			goto fail;
+		for (size_t i = 0; i < s->meta.nproblems; i++)
+			ds_session_note_add(s, "%s", s->meta.problems[i]);
 	} else {
 		ds_meta_from_perfdata(&s->meta, s->pd, "perf_event");
 	}

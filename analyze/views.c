@@ -409,12 +409,12 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	}
 	if (m->clock && strcmp(m->clock, "logical") == 0) {
 		/* the simulator's clock counts accesses, not time */
-		if (m->end_wall > m->start_wall)
+		if (m->start_wall > 0 && m->end_wall > m->start_wall)
 			tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", m->end_wall - m->start_wall);
-		if (m->end_ns > m->start_ns)
+		if (m->end_ns > m->start_ns) /* a logical clock may start at 0 */
 			tb_prop(t, "logical_time", DS_PROP_NUMBER, "%llu",
 				(unsigned long long)(m->end_ns - m->start_ns));
-	} else if (m->end_ns > m->start_ns) {
+	} else if (m->start_ns && m->end_ns > m->start_ns) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
 	} else if (s->last_time > s->first_time) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);

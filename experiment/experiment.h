@@ -242,6 +242,11 @@ typedef struct ds_meta {
 	uint64_t samples, lost, lost_samples, throttled;
 	int64_t exit_status;          /* target's exit status (or 128+signal); -1 unknown */
 	char *source_file;            /* import: the perf.data it came from */
+	/* ds_meta_read: the values meta.json holds that cannot be, one line
+	 * each naming the field and its value ("meta.json: page_size 3 is not
+	 * a power of two ...; taken as unknown"); those fields are left unknown */
+	char **problems;
+	size_t nproblems;
 } ds_meta;
 
 void ds_meta_init(ds_meta *m);
@@ -250,6 +255,9 @@ void ds_meta_init(ds_meta *m);
 void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backend);
 void ds_meta_fini(ds_meta *m);
 int ds_meta_write(const ds_meta *m, const char *path, ds_err *err);
+/* Fails (DS_EINPUT) only when the file cannot be read, is not JSON or not
+ * a dsprof meta.json of a version this dsprof knows; a bad value is one of
+ * m->problems and the rest is read. */
 int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
 
 /* ---- the experiment directory ---- */
