@@ -34,6 +34,21 @@ void ds_session_note_add(ds_session *s, const char *fmt, ...)
 	ds_vec_push(&s->notes, ds_buf_steal(&b));
 }
 
+void ds_session_debug_notes(ds_session *s, ds_table *t)
+{
+	for (size_t i = 0; i < s->dsos.n; i++) {
+		const char *note = s->dsos.v[i].dso ? ds_dso_note(s->dsos.v[i].dso) : NULL;
+		bool shown = false;
+		if (!note)
+			continue;
+		ds_session_note_add(s, "%s", note);
+		for (size_t k = 0; t && k < t->nprops && !shown; k++)
+			shown = strcmp(t->props[k].key, "note") == 0 && strcmp(t->props[k].value, note) == 0;
+		if (t && !shown)
+			tb_prop(t, "note", DS_PROP_TEXT, "%s", note);
+	}
+}
+
 size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
 const char *ds_session_note(const ds_session *s, size_t i) { return s->notes.v[i]; }
 const ds_meta *ds_session_meta(const ds_session *s) { return &s->meta; }

@@ -506,11 +506,18 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 	};
-	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+	int rc = 1;
+
+	ds_session_debug_notes(s, NULL); /* the summary lists the session's notes */
+	for (size_t i = 0; i < sizeof views / sizeof views[0] && rc > 0; i++)
 		if (strcmp(views[i].name, view) == 0)
-			return views[i].fn(s, o, out, err);
-	if (strncmp(view, "memobj:", 7) == 0)
-		return ds_view_memobj(s, view + 7, o, out, err);
+			rc = views[i].fn(s, o, out, err);
+	if (rc > 0 && strncmp(view, "memobj:", 7) == 0)
+		rc = ds_view_memobj(s, view + 7, o, out, err);
+	if (rc == 0) /* what building the view met in objects' debug information */
+		ds_session_debug_notes(s, *out);
+	if (rc <= 0)
+		return rc;
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
 			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "
