@@ -181,6 +181,8 @@ struct ds_session {
 	ds_hash *proc_index;
 	proc kernel;                  /* pid -1: the kernel's maps */
 	bool same_machine;            /* recorded on this host and kernel: its kallsyms and vdso fit */
+	bool unfinished;              /* marked by a recording that did not end (experiment/) */
+	bool other_boot;              /* ... on another boot than this one, or one it does not name */
 
 	DS_VEC(site) sites;
 	ds_hash *site_index;

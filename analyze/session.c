@@ -304,6 +304,13 @@ static void load_dso(ds_session *s, dso_ent *d)
 			       : s->same_machine ? "/proc/kallsyms" : NULL;
 		if (ks && !(d->dso = ds_dso_open_kallsyms(ks, &err)))
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
+		else if (!ks && s->unfinished)
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the recording did not end, so it "
+					       "never kept the kernel's symbols, and this is not the boot it ran in "
+					       "(give them with --kallsyms)");
+		else if (!ks && !s->meta.kernel)
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment does not say "
+					       "which kernel it was recorded on (give its kallsyms with --kallsyms)");
 		else if (!ks)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment was "
 					       "recorded on another kernel (give its kallsyms with --kallsyms)");
@@ -705,12 +712,65 @@ static int read_side_band(ds_session *s, ds_err *err)
 }
 
 /* This machine's kallsyms and vdso only fit an experiment recorded on this
- * very host and kernel. */
+ * very host and kernel (and, for an unfinished one, which names it, boot). */
 static void decide_same_machine(ds_session *s)
 {
 	struct utsname u;
-	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host &&
+	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host && !s->other_boot &&
 			  strcmp(u.release, s->meta.kernel) == 0 && strcmp(u.nodename, s->meta.host) == 0;
+}
+
+/* Whether pid is a dsprof running now. */
+static bool dsprof_running(int64_t pid)
+{
+	char path[64], *comm;
+	bool yes;
+
+	snprintf(path, sizeof path, "/proc/%lld/comm", (long long)pid);
+	comm = ds_read_line(path);
+	yes = comm && strcmp(comm, "dsprof") == 0;
+	free(comm);
+	return yes;
+}
+
+/* An experiment marked by a recording that has not ended, or never will
+ * (its recorder was killed, or failed on a full disk): say so and why, and
+ * take from the mark the machine a missing meta.json would have named. */
+static void unfinished(ds_session *s, bool has_meta)
+{
+	char *dir = experiment_dir(s), *boot, *prev;
+	ds_expdir_mark_info mk;
+	ds_buf b = {0};
+
+	if (!ds_expdir_mark(dir, &mk)) {
+		free(dir);
+		return;
+	}
+	s->unfinished = true;
+	boot = ds_read_line("/proc/sys/kernel/random/boot_id");
+	s->other_boot = !boot || !mk.boot_id[0] || strcmp(boot, mk.boot_id) != 0;
+	free(boot);
+	if (!s->meta.host && mk.host[0])
+		s->meta.host = ds_xstrdup(mk.host);
+	if (!s->meta.kernel && mk.kernel[0])
+		s->meta.kernel = ds_xstrdup(mk.kernel);
+	ds_buf_puts(&b, has_meta ? "the experiment was not finished: " : "meta.json is missing: ");
+	if (mk.pid > 0 && !s->other_boot && dsprof_running(mk.pid))
+		ds_buf_printf(&b, "its recording (dsprof, pid %lld) is still running; the samples written so "
+				  "far are shown", (long long)mk.pid);
+	else {
+		ds_buf_puts(&b, "its recording did not end (dsprof");
+		if (mk.pid > 0)
+			ds_buf_printf(&b, ", pid %lld,", (long long)mk.pid);
+		ds_buf_printf(&b, " was killed or failed, as on a full disk) before writing %s; the samples "
+				  "written up to then are shown", has_meta ? "the kernel's symbols" : "it");
+	}
+	if ((prev = ds_expdir_previous(dir)))
+		ds_buf_printf(&b, "; the last complete experiment is '%s'", prev);
+	ds_session_note_add(s, "%s", ds_buf_str(&b));
+	ds_buf_free(&b);
+	free(prev);
+	free(dir);
 }
 
 int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out, ds_err *err)
@@ -747,6 +807,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	if (ds_perfdata_info(s->pd)->data_size_recovered)
 		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
 				       "up to its end");
+	unfinished(s, metapath != NULL);
 	decide_same_machine(s);
 	if (read_side_band(s, err) || (!s->opts.deferred && read_samples(s, 0, err)))
 		goto fail;

@@ -262,14 +262,42 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
 
 /* ---- the experiment directory ---- */
 
-/* Make DIR for a new experiment; an existing one is renamed DIR.old (an
- * older DIR.old is removed first) and *moved_old says so.  Refuses to touch
- * a DIR that is not an experiment (a non-empty directory without perf.data
- * or meta.json). */
-int ds_expdir_create(const char *dir, bool *moved_old, ds_err *err);
+/* An experiment dsprof made holds only what dsprof writes in it (perf.data,
+ * meta.json, kallsyms, vdso.so, sim/) and says it is dsprof's: complete, by
+ * its meta.json; unfinished (being written, or never to be: the writer was
+ * killed, the disk was full), by the mark "recording.json" that
+ * ds_expdir_create writes first and ds_expdir_complete removes last.
+ * Anything else (a file of the user's inside, a bare perf.data) is never
+ * moved or removed. */
+
+typedef struct ds_expdir_prev {
+	bool moved;      /* DIR was renamed DIR.old */
+	bool kept_dir;   /* DIR was an empty directory, used as it was */
+	char said[1024]; /* what happened to what was there, one sentence; "" when nothing */
+} ds_expdir_prev;
+
+/* Make DIR for a new experiment and mark it unfinished.  What was there:
+ * an experiment is renamed DIR.old (replacing an older one there), but an
+ * unfinished DIR is removed instead when DIR.old is complete, so that the
+ * last complete experiment is never lost; prev->said says which.  Refuses
+ * (DS_EINPUT, saying why and what to do) when DIR or the DIR.old it would
+ * replace is not an experiment dsprof made. */
+int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err);
+/* The experiment in DIR is complete (its meta.json is written): unmark it. */
+int ds_expdir_complete(const char *dir, ds_err *err);
 /* Undo ds_expdir_create after a recording that never started: remove DIR
- * and what it holds, and put DIR.old back when it was moved. */
-void ds_expdir_discard(const char *dir, bool moved_old);
+ * and what it holds; true when DIR.old was put back as DIR. */
+bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev);
+
+/* Who marked an unfinished experiment, where. */
+typedef struct ds_expdir_mark_info {
+	int64_t pid;        /* of the dsprof that wrote it; -1 unknown */
+	char host[256], kernel[256], boot_id[64];
+} ds_expdir_mark_info;
+/* Whether DIR is marked unfinished, and by whom. */
+bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m);
+/* DIR.old when it is a complete experiment, else NULL (malloc'd). */
+char *ds_expdir_previous(const char *dir);
 /* Save this boot's vDSO image as DIR/vdso.so: samples in the vDSO (a code
  * page the kernel maps, with no file behind it) resolve from it. */
 int ds_expdir_save_vdso(const char *dir, ds_err *err);

@@ -592,48 +592,97 @@ TEST(meta_values_checked)
 	free(path);
 }
 
+/* A complete experiment in dir: what record leaves (meta.json last). */
+static void make_complete(const char *dir)
+{
+	char *f = ds_xasprintf("%s/perf.data", dir), *m = ds_xasprintf("%s/meta.json", dir);
+	ds_meta meta;
+	ds_err err = {0};
+	int fd = open(f, O_WRONLY | O_CREAT, 0644);
+
+	close(fd);
+	ds_meta_init(&meta);
+	CHECK(ds_meta_write(&meta, m, &err) == 0);
+	CHECK(ds_expdir_complete(dir, &err) == 0);
+	free(f);
+	free(m);
+}
+
+static bool has(const char *dir, const char *name)
+{
+	char *p = ds_xasprintf("%s/%s", dir, name);
+	bool yes = access(p, F_OK) == 0;
+	free(p);
+	return yes;
+}
+
 TEST(expdir)
 {
 	ds_err err = {0};
-	char *dir = tmp_path("exp"), *pd, *mj, *f;
-	bool moved;
-	int fd;
+	char *dir = tmp_path("exp"), *old = tmp_path("exp.old"), *pd, *mj;
+	ds_expdir_prev prev;
+	ds_expdir_mark_info mk;
 
-	CHECK(ds_expdir_create(dir, &moved, &err) == 0);
-	CHECK(!moved);
-	f = ds_xasprintf("%s/perf.data", dir);
-	fd = open(f, O_WRONLY | O_CREAT, 0644);
-	close(fd);
-	CHECK(ds_expdir_create(dir, &moved, &err) == 0); /* the first one becomes exp.old */
-	CHECK(moved);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0);
+	CHECK(!prev.moved && !prev.said[0]);
+	/* marked unfinished until complete */
+	CHECK(ds_expdir_mark(dir, &mk) && mk.pid == getpid() && mk.boot_id[0]);
+	make_complete(dir);
+	CHECK(!ds_expdir_mark(dir, &mk));
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0); /* the first one becomes exp.old */
+	CHECK(prev.moved && has(old, "meta.json"));
 	{
-		char *old = ds_xasprintf("%s.old/perf.data", dir);
-		CHECK(access(old, F_OK) == 0);
-		/* a recording that never started puts it back */
-		ds_expdir_discard(dir, moved);
-		CHECK(access(f, F_OK) == 0 && access(old, F_OK) != 0);
-		CHECK(ds_expdir_create(dir, &moved, &err) == 0 && moved);
-		free(old);
+		char *want = ds_xasprintf("moved the previous experiment '%s' to '%s'", dir, old);
+		CHECK_STR(prev.said, want);
+		free(want);
 	}
+	/* a recording that never started puts it back */
+	CHECK(ds_expdir_discard(dir, &prev));
+	CHECK(has(dir, "meta.json") && access(old, F_OK) != 0);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
 	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) < 0); /* the new one has no perf.data yet */
-	fd = open(f, O_WRONLY | O_CREAT, 0644);
-	close(fd);
-	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) == 0);
-	CHECK(pd && strcmp(pd, f) == 0 && mj == NULL);
-	free(pd);
-	free(mj);
+	/* it fails: unfinished.  The next one removes it and keeps the last complete one */
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && !prev.moved);
+	CHECK(strstr(prev.said, "a recording that never ended") && strstr(prev.said, "keeps the last complete"));
+	CHECK(has(old, "meta.json") && !has(dir, "meta.json"));
 	{
-		/* a directory that holds other things is not ours to move */
-		char *other = tmp_path("other"), *x = tmp_path("other/x");
-		mkdir(other, 0755);
-		fd = open(x, O_WRONLY | O_CREAT, 0644);
+		char *p = ds_xasprintf("%s/perf.data", dir);
+		int fd = open(p, O_WRONLY | O_CREAT, 0644);
 		close(fd);
-		CHECK(ds_expdir_create(other, &moved, &err) < 0);
-		CHECK(strstr(err.msg, "not an experiment") != NULL);
-		free(other);
-		free(x);
+		CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) == 0);
+		CHECK(pd && strcmp(pd, p) == 0 && mj == NULL);
+		free(pd);
+		free(mj);
+		free(p);
 	}
-	free(f);
+	{
+		char *p = ds_expdir_previous(dir);
+		CHECK(p && strcmp(p, old) == 0);
+		free(p);
+	}
+	/* complete again: the next moves it, replacing the older */
+	make_complete(dir);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
+	CHECK(strstr(prev.said, "replacing the older one there") != NULL);
+	make_complete(dir);
+	{
+		/* what dsprof did not make is never moved or removed */
+		char *x = ds_xasprintf("%s/thesis.tex", old), *other = tmp_path("other"), *y = tmp_path("other/x");
+		int fd = open(x, O_WRONLY | O_CREAT, 0644);
+		close(fd);
+		CHECK(ds_expdir_create(dir, &prev, &err) < 0);
+		CHECK(strstr(err.msg, "holds 'thesis.tex', which dsprof does not write") != NULL);
+		CHECK(has(old, "thesis.tex") && has(dir, "meta.json"));
+		mkdir(other, 0755);
+		fd = open(y, O_WRONLY | O_CREAT, 0644);
+		close(fd);
+		CHECK(ds_expdir_create(other, &prev, &err) < 0);
+		CHECK(strstr(err.msg, "it exists and holds 'x'") != NULL);
+		free(x);
+		free(other);
+		free(y);
+	}
+	free(old);
 	free(dir);
 }
 
