@@ -720,25 +720,12 @@ static void decide_same_machine(ds_session *s)
 			  strcmp(u.release, s->meta.kernel) == 0 && strcmp(u.nodename, s->meta.host) == 0;
 }
 
-/* Whether pid is a dsprof running now. */
-static bool dsprof_running(int64_t pid)
-{
-	char path[64], *comm;
-	bool yes;
-
-	snprintf(path, sizeof path, "/proc/%lld/comm", (long long)pid);
-	comm = ds_read_line(path);
-	yes = comm && strcmp(comm, "dsprof") == 0;
-	free(comm);
-	return yes;
-}
-
 /* An experiment marked by a recording that has not ended, or never will
  * (its recorder was killed, or failed on a full disk): say so and why, and
  * take from the mark the machine a missing meta.json would have named. */
 static void unfinished(ds_session *s, bool has_meta)
 {
-	char *dir = experiment_dir(s), *boot, *prev;
+	char *dir = experiment_dir(s), *prev;
 	ds_expdir_mark_info mk;
 	ds_buf b = {0};
 
@@ -747,15 +734,13 @@ static void unfinished(ds_session *s, bool has_meta)
 		return;
 	}
 	s->unfinished = true;
-	boot = ds_read_line("/proc/sys/kernel/random/boot_id");
-	s->other_boot = !boot || !mk.boot_id[0] || strcmp(boot, mk.boot_id) != 0;
-	free(boot);
+	s->other_boot = !mk.this_boot;
 	if (!s->meta.host && mk.host[0])
 		s->meta.host = ds_xstrdup(mk.host);
 	if (!s->meta.kernel && mk.kernel[0])
 		s->meta.kernel = ds_xstrdup(mk.kernel);
 	ds_buf_puts(&b, has_meta ? "the experiment was not finished: " : "meta.json is missing: ");
-	if (mk.pid > 0 && !s->other_boot && dsprof_running(mk.pid))
+	if (mk.live)
 		ds_buf_printf(&b, "its recording (dsprof, pid %lld) is still running; the samples written so "
 				  "far are shown", (long long)mk.pid);
 	else {

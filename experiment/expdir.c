@@ -201,9 +201,15 @@ int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err)
 {
 	char *old = old_name(dir), *why = NULL, *why_old = NULL;
 	enum dir_kind k = classify(dir, &why), ko = D_ABSENT;
+	ds_expdir_mark_info mk;
 	int rc = -1;
 
 	memset(prev, 0, sizeof *prev);
+	if (k == D_UNFINISHED && ds_expdir_mark(dir, &mk) && mk.live) {
+		ds_err_set(err, DS_EINPUT, "cannot make experiment '%s': dsprof (pid %lld) is writing it now; "
+			   "choose another name with -o", dir, (long long)mk.pid);
+		goto out;
+	}
 	if (k == D_FOREIGN) {
 		ds_err_set(err, DS_EINPUT, "cannot make experiment '%s': it exists and %s, so it is not an "
 			   "experiment dsprof made; choose another name with -o", dir, why);
@@ -211,6 +217,11 @@ int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err)
 	}
 	if (k == D_COMPLETE || k == D_UNFINISHED) {
 		ko = classify(old, &why_old);
+		if (ko == D_UNFINISHED && ds_expdir_mark(old, &mk) && mk.live) {
+			ds_err_set(err, DS_EINPUT, "cannot move experiment '%s' to '%s': dsprof (pid %lld) is "
+				   "writing '%s' now; choose another name with -o", dir, old, (long long)mk.pid, old);
+			goto out;
+		}
 		if (ko == D_FOREIGN) {
 			ds_err_set(err, DS_EINPUT, "cannot move experiment '%s' to '%s': '%s' %s, so dsprof "
 				   "does not replace it; move it away, or choose another name with -o",
@@ -283,7 +294,7 @@ bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev)
 
 bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m)
 {
-	char *p = ds_xasprintf("%s/" MARK, dir), *text;
+	char *p = ds_xasprintf("%s/" MARK, dir), *text, *boot, comm[64];
 	size_t len;
 	ds_json *j;
 	const char *f;
@@ -307,6 +318,16 @@ bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m)
 	snprintf(m->boot_id, sizeof m->boot_id, "%s",
 		 ds_json_get_str(j, "boot_id") ? ds_json_get_str(j, "boot_id") : "");
 	ds_json_free(j);
+	boot = ds_read_line("/proc/sys/kernel/random/boot_id");
+	m->this_boot = boot && m->boot_id[0] && strcmp(boot, m->boot_id) == 0;
+	free(boot);
+	if (m->this_boot && m->pid > 0 && m->pid != getpid()) {
+		/* the pid of a dsprof now: the writer, unless reused by another dsprof */
+		snprintf(comm, sizeof comm, "/proc/%lld/comm", (long long)m->pid);
+		boot = ds_read_line(comm);
+		m->live = boot && strcmp(boot, "dsprof") == 0;
+		free(boot);
+	}
 	return true;
 }
 

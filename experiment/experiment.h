@@ -281,7 +281,7 @@ typedef struct ds_expdir_prev {
  * unfinished DIR is removed instead when DIR.old is complete, so that the
  * last complete experiment is never lost; prev->said says which.  Refuses
  * (DS_EINPUT, saying why and what to do) when DIR or the DIR.old it would
- * replace is not an experiment dsprof made. */
+ * replace is not an experiment dsprof made, or is being written now. */
 int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err);
 /* The experiment in DIR is complete (its meta.json is written): unmark it. */
 int ds_expdir_complete(const char *dir, ds_err *err);
@@ -293,6 +293,8 @@ bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev);
 typedef struct ds_expdir_mark_info {
 	int64_t pid;        /* of the dsprof that wrote it; -1 unknown */
 	char host[256], kernel[256], boot_id[64];
+	bool this_boot;     /* written since this machine last booted */
+	bool live;          /* ... by a dsprof that still runs: it is being written now */
 } ds_expdir_mark_info;
 /* Whether DIR is marked unfinished, and by whom. */
 bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m);

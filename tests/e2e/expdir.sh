@@ -97,6 +97,16 @@ check_eq "after a killed recording: the unfinished one is removed, and said" "$(
 check_eq "after a killed recording: ex.old is still the last complete one" "$(sum ex.old)" "$d"
 check "after a killed recording: the new one is complete" test -s ex/meta.json
 
+# an experiment being written now is neither moved nor removed
+"$DSPROF" record -q -o busy -- "$PROGS/behave" spin 60 >/dev/null 2>&1 &
+dp=$!
+wait_until sh -c 'test -e busy/recording.json && test -s busy/perf.data'
+expect_error "a recording into a directory dsprof is writing: refused" 1 \
+	"^dsprof: cannot make experiment 'busy': dsprof \(pid $dp\) is writing it now; choose another name with -o$" \
+	"$DSPROF" record -o busy -- true
+kill -9 "$dp"
+wait "$dp" 2>/dev/null
+
 # disk full, on a tmpfs of 2 MB: the recording fails; the last complete
 # experiment stays; the next recording keeps it
 if [ "$(id -u)" -ne 0 ]; then
