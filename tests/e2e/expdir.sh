@@ -5,16 +5,6 @@
 . "$TOP/tests/lib.sh"
 
 sum() { cksum <"$1/perf.data"; }
-# wait_until COMMAND...: until it succeeds, 20 s at most
-wait_until() {
-	i=0
-	while [ "$i" -lt 200 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 
 "$DSPROF" record -q -o ex -- "$PROGS/behave" spin 0.2 >/dev/null 2>err.txt
 check_eq "a new experiment: nothing said" "$(cat err.txt)" ""

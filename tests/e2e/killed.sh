@@ -4,16 +4,6 @@
 # -p of a kernel thread is refused.
 . "$TOP/tests/lib.sh"
 
-# wait_until COMMAND...: until it succeeds, 20 s at most
-wait_until() {
-	i=0
-	while [ "$i" -lt 200 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
 # gone PID: the process has ended (a zombie waiting for its new parent counts)
 gone() {
 	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
@@ -58,22 +48,21 @@ fi
 # on another boot, it says what happened, not 'another kernel'
 sed 's/"boot_id": "[^"]*"/"boot_id": "another-boot"/' k/recording.json >mark.json
 cp mark.json k/recording.json
-"$DSPROF" report -i k >/dev/null 2>k.err
-if grep -q "kernel\.kallsyms" k.txt; then
-	check_contains "another boot: says the kernel's symbols were never kept, and why" k.err \
-		"^dsprof: note: kernel samples are shown as \[kernel\]: the recording did not end, so it never kept the kernel's symbols, and this is not the boot it ran in \(give them with --kallsyms\)$"
-else
-	skip "another boot: no kernel samples in this recording"
-fi
+# kernel_note NAME REGEX: the report of k has the note (when k has kernel samples)
+kernel_note() {
+	"$DSPROF" report -i k >/dev/null 2>k.err
+	if grep -q "kernel\.kallsyms" k.txt; then
+		check_contains "$1" k.err "$2"
+	else
+		skip "$1: no kernel samples in this recording"
+	fi
+}
+kernel_note "another boot: says the kernel's symbols were never kept, and why" \
+	"^dsprof: note: kernel samples are shown as \[kernel\]: the recording did not end, so it never kept the kernel's symbols, and this is not the boot it ran in \(give them with --kallsyms\)$"
 # without the mark (a perf.data of an older dsprof, killed), not 'another kernel' either
 rm k/recording.json
-"$DSPROF" report -i k >/dev/null 2>k.err
-if grep -q "kernel\.kallsyms" k.txt; then
-	check_contains "no mark: says the experiment does not name its kernel" k.err \
-		"kernel samples are shown as \[kernel\]: the experiment does not say which kernel it was recorded on"
-else
-	skip "no mark: no kernel samples in this recording"
-fi
+kernel_note "no mark: says the experiment does not name its kernel" \
+	"kernel samples are shown as \[kernel\]: the experiment does not say which kernel it was recorded on"
 
 # a report while the recording runs says so
 start live
