@@ -294,7 +294,7 @@ bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev)
 
 bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m)
 {
-	char *p = ds_xasprintf("%s/" MARK, dir), *text, *boot, comm[64];
+	char *p = ds_xasprintf("%s/" MARK, dir), *text, *line, comm[64];
 	size_t len;
 	ds_json *j;
 	const char *f;
@@ -318,15 +318,15 @@ bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m)
 	snprintf(m->boot_id, sizeof m->boot_id, "%s",
 		 ds_json_get_str(j, "boot_id") ? ds_json_get_str(j, "boot_id") : "");
 	ds_json_free(j);
-	boot = ds_read_line("/proc/sys/kernel/random/boot_id");
-	m->this_boot = boot && m->boot_id[0] && strcmp(boot, m->boot_id) == 0;
-	free(boot);
+	line = ds_read_line("/proc/sys/kernel/random/boot_id");
+	m->this_boot = line && m->boot_id[0] && strcmp(line, m->boot_id) == 0;
+	free(line);
 	if (m->this_boot && m->pid > 0 && m->pid != getpid()) {
 		/* the pid of a dsprof now: the writer, unless reused by another dsprof */
 		snprintf(comm, sizeof comm, "/proc/%lld/comm", (long long)m->pid);
-		boot = ds_read_line(comm);
-		m->live = boot && strcmp(boot, "dsprof") == 0;
-		free(boot);
+		line = ds_read_line(comm);
+		m->live = line && strcmp(line, "dsprof") == 0;
+		free(line);
 	}
 	return true;
 }
