@@ -85,3 +85,15 @@ mkfifo machine.fifo
 run "--machine: a FIFO" 1 "^dsprof: cannot read 'machine.fifo': it is a FIFO, not a regular file$" \
 	"$DSPROF" mobj list --machine machine.fifo
 run "layout of a FIFO" 1 "^dsprof: " "$DSPROF" layout prog
+
+# a source file the line table names, now a FIFO: the source view shows the
+# sampled lines only, and says why
+cp "$TOP/tests/programs/example.c" src.c
+if gcc -O2 -g -o srcprog src.c 2>/dev/null && "$DSPROF" record -q -o s -- ./srcprog 5 >/dev/null; then
+	rm src.c
+	mkfifo src.c
+	run "the source view: the file is a FIFO" 0 "" "$DSPROF" report -i s -v source --function walk_cells
+	check_contains "the source view: says so" out.txt "^# note: only the sampled lines are shown: cannot read '$T/src.c': it is a FIFO, not a regular file$"
+else
+	not_ok "the source view: cannot build and record the example program"
+fi
