@@ -181,6 +181,8 @@ struct ds_session {
 	ds_hash *proc_index;
 	proc kernel;                  /* pid -1: the kernel's maps */
 	bool same_machine;            /* recorded on this host and kernel: its kallsyms and vdso fit */
+	bool unfinished;              /* marked by a recording that did not end (experiment/) */
+	bool other_boot;              /* ... on another boot than this one, or one it does not name */
 
 	DS_VEC(site) sites;
 	ds_hash *site_index;
@@ -413,6 +415,11 @@ uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid);
  * event metrics, from zero: after the filter changed. */
 int ds_session_recount(ds_session *s, ds_err *err);
 void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The objects' problems with their debug information, which dwarfmap/
+ * meets lazily (types and variables are read on the first query, long
+ * after the object was opened): each becomes a session note and, when t is
+ * given, a note of that view, once. */
+void ds_session_debug_notes(ds_session *s, ds_table *t);
 bool ds_sample_wanted(const ds_session *s, uint32_t tid);
 bool ds_ip_is_kernel(uint16_t misc);
 

@@ -105,7 +105,7 @@ static void key_value(ds_buf *b, const char *v)
 		named |= *p != '<';
 		p += len;
 	}
-	qsort(items.v, items.n, sizeof *items.v, cmp_str);
+	ds_sort(items.v, items.n, sizeof *items.v, cmp_str);
 	for (size_t i = 0, n = 0; i < items.n; i++) {
 		if (!named || items.v[i][0] != '<')
 			ds_buf_printf(b, "%s%s", n++ ? ", " : "", items.v[i]);
@@ -403,7 +403,8 @@ static void set_cols(builder *b, const char *label)
 	char *block = ds_xmalloc(head + nlen + llen), *names = block + head;
 	ds_table *t = b->d->table;
 
-	memcpy(names, b->colnames.p, nlen);
+	if (nlen)
+		memcpy(names, b->colnames.p, nlen);
 	memcpy(names + nlen, label, llen);
 	t->cols = (ds_col *)(void *)block;
 	t->ncols = b->cols.n;
@@ -1052,8 +1053,7 @@ int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_
 	verdict(&b, &v);
 	d->verdict = v.v;
 	d->nverdict = v.n;
-	if (d->table->nrows)
-		qsort_r(d->table->rows, d->table->nrows, sizeof *d->table->rows, cmp_diff_rows, &sp);
+	ds_sort_r(d->table->rows, d->table->nrows, sizeof *d->table->rows, cmp_diff_rows, &sp);
 	tb_cut(d->table, o ? o->limit : 0);
 	builder_free(&b);
 	*out = d;

@@ -380,8 +380,7 @@ static void who_cells(const ds_session *s, hl_build *h, uint32_t e, bool cpu, ds
 	if (!cpu)
 		for (size_t k = 0; k < v->n; k++)
 			v->v[k] = s->threads.v[v->v[k]].tid;
-	if (v->n > 1)
-		qsort(v->v, v->n, sizeof *v->v, cmp_u32);
+	ds_sort(v->v, v->n, sizeof *v->v, cmp_u32);
 	for (size_t k = 0; k < v->n && k < HL_MAX_LISTED; k++)
 		ds_buf_printf(&b, "%s%u", k ? " " : "", v->v[k]);
 	if (v->n > HL_MAX_LISTED)
@@ -676,7 +675,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	for (size_t i = 0, k = 0; i < h.who.cap; i++)
 		if (h.who.slot[i].val != DS_U64MAP_NONE)
 			h.who_sorted[k++] = h.who.slot[i].key;
-	qsort(h.who_sorted, h.who.n, sizeof *h.who_sorted, cmp_u64);
+	ds_sort(h.who_sorted, h.who.n, sizeof *h.who_sorted, cmp_u64);
 	hl_rows(s, &h, sort, o ? o->limit : 0);
 	*out = tb_take(&h.b);
 	(*out)->total_rows = hl_total(&h);

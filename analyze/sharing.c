@@ -517,7 +517,7 @@ static size_t make_spans(const line_view *l, span **out)
 			continue;
 		sp[n++] = (span){a->written ? a->k.thread : READERS, a->off, a->off + (a->k.hi - a->k.lo), 0};
 	}
-	qsort(sp, n, sizeof *sp, cmp_span);
+	ds_sort(sp, n, sizeof *sp, cmp_span);
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
 		for (j = 0; j < m; j++)
@@ -530,7 +530,7 @@ static size_t make_spans(const line_view *l, span **out)
 			sp[m++] = sp[i];
 		}
 	}
-	qsort(sp, m, sizeof *sp, cmp_span);
+	ds_sort(sp, m, sizeof *sp, cmp_span);
 	*out = sp;
 	return m;
 }
@@ -1030,7 +1030,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	ix = ds_xcalloc(h.accs.n ? h.accs.n : 1, sizeof *ix);
 	for (size_t i = 0; i < h.accs.n; i++)
 		ix[i] = i;
-	qsort_r(ix, h.accs.n, sizeof *ix, cmp_acc, &h);
+	ds_sort_r(ix, h.accs.n, sizeof *ix, cmp_acc, &h);
 	for (size_t b = 0, e; b < h.accs.n; b = e) {
 		line_view l = {.h = &h, .ix = ix + b};
 		for (e = b; e < h.accs.n && h.accs.v[ix[e]].k.line == h.accs.v[ix[b]].k.line; e++) {

@@ -21,12 +21,12 @@ static const char import_usage[] =
 
 static int copy_file(const char *from, const char *to, ds_err *err)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	int in = ds_open_regular(from, err), out;
 	char buf[1 << 16];
 	ssize_t n;
 
 	if (in < 0)
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", from, strerror(errno));
+		return -1;
 	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		close(in);
@@ -154,7 +154,7 @@ int cmd_import(int argc, char **argv)
 	ds_err err = {0};
 	char *dst = NULL, *metapath = NULL;
 	int c, status = 0;
-	bool moved_old;
+	ds_expdir_prev prev;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", lopts, NULL)) != -1) {
@@ -179,16 +179,21 @@ int cmd_import(int argc, char **argv)
 	}
 	dst = ds_xasprintf("%s/perf.data", outdir);
 	metapath = ds_xasprintf("%s/meta.json", outdir);
-	if (ds_expdir_create(outdir, &moved_old, &err)) {
+	if (ds_expdir_create(outdir, &prev, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
+	cli_say_moved(&prev);
 	if (copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
 		status = cli_fail(&err);
-		ds_expdir_discard(outdir, moved_old);
+		cli_discard(outdir, &prev);
 		goto out;
 	}
 	keep_machine_bits(pd, outdir, kips);
+	if (ds_expdir_complete(outdir, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
 	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
 		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
 	cli_puts_safe(stderr, src);

@@ -243,6 +243,11 @@ typedef struct ds_meta {
 	int64_t exit_status;          /* target's exit status (or 128+signal); -1 unknown */
 	char *exit_signal;            /* the signal that killed it ("SIGSEGV"), or NULL */
 	char *source_file;            /* import: the perf.data it came from */
+	/* ds_meta_read: the values meta.json holds that cannot be, one line
+	 * each naming the field and its value ("meta.json: page_size 3 is not
+	 * a power of two ...; taken as unknown"); those fields are left unknown */
+	char **problems;
+	size_t nproblems;
 } ds_meta;
 
 void ds_meta_init(ds_meta *m);
@@ -251,18 +256,51 @@ void ds_meta_init(ds_meta *m);
 void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backend);
 void ds_meta_fini(ds_meta *m);
 int ds_meta_write(const ds_meta *m, const char *path, ds_err *err);
+/* Fails (DS_EINPUT) only when the file cannot be read, is not JSON or not
+ * a dsprof meta.json of a version this dsprof knows; a bad value is one of
+ * m->problems and the rest is read. */
 int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
 
 /* ---- the experiment directory ---- */
 
-/* Make DIR for a new experiment; an existing one is renamed DIR.old (an
- * older DIR.old is removed first) and *moved_old says so.  Refuses to touch
- * a DIR that is not an experiment (a non-empty directory without perf.data
- * or meta.json). */
-int ds_expdir_create(const char *dir, bool *moved_old, ds_err *err);
+/* An experiment dsprof made holds only what dsprof writes in it (perf.data,
+ * meta.json, kallsyms, vdso.so, sim/) and says it is dsprof's: complete, by
+ * its meta.json; unfinished (being written, or never to be: the writer was
+ * killed, the disk was full), by the mark "recording.json" that
+ * ds_expdir_create writes first and ds_expdir_complete removes last.
+ * Anything else (a file of the user's inside, a bare perf.data) is never
+ * moved or removed. */
+
+typedef struct ds_expdir_prev {
+	bool moved;      /* DIR was renamed DIR.old */
+	bool kept_dir;   /* DIR was an empty directory, used as it was */
+	char said[1024]; /* what happened to what was there, one sentence; "" when nothing */
+} ds_expdir_prev;
+
+/* Make DIR for a new experiment and mark it unfinished.  What was there:
+ * an experiment is renamed DIR.old (replacing an older one there), but an
+ * unfinished DIR is removed instead when DIR.old is complete, so that the
+ * last complete experiment is never lost; prev->said says which.  Refuses
+ * (DS_EINPUT, saying why and what to do) when DIR or the DIR.old it would
+ * replace is not an experiment dsprof made, or is being written now. */
+int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err);
+/* The experiment in DIR is complete (its meta.json is written): unmark it. */
+int ds_expdir_complete(const char *dir, ds_err *err);
 /* Undo ds_expdir_create after a recording that never started: remove DIR
- * and what it holds, and put DIR.old back when it was moved. */
-void ds_expdir_discard(const char *dir, bool moved_old);
+ * and what it holds; true when DIR.old was put back as DIR. */
+bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev);
+
+/* Who marked an unfinished experiment, where. */
+typedef struct ds_expdir_mark_info {
+	int64_t pid;        /* of the dsprof that wrote it; -1 unknown */
+	char host[256], kernel[256], boot_id[64];
+	bool this_boot;     /* written since this machine last booted */
+	bool live;          /* ... by a dsprof that still runs: it is being written now */
+} ds_expdir_mark_info;
+/* Whether DIR is marked unfinished, and by whom. */
+bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m);
+/* DIR.old when it is a complete experiment, else NULL (malloc'd). */
+char *ds_expdir_previous(const char *dir);
 /* Save this boot's vDSO image as DIR/vdso.so: samples in the vDSO (a code
  * page the kernel maps, with no file behind it) resolve from it. */
 int ds_expdir_save_vdso(const char *dir, ds_err *err);

@@ -442,17 +442,16 @@ int ds_perfdata_open_mem(const void *data, size_t size, const char *label, ds_pe
 
 int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ds_open_regular(path, err);
 	struct stat st;
 	void *img;
 	ds_perfdata *pd;
 
 	if (fd < 0)
-		return ds_err_set(err, errno == EACCES ? DS_EENV : DS_EINPUT, "cannot open '%s': %s",
-				  path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return -1;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': not a regular file", path);
+		return ds_err_set(err, DS_EENV, "cannot open '%s': %s", path, strerror(errno));
 	}
 	if (st.st_size == 0) {
 		close(fd);

@@ -474,48 +474,215 @@ TEST(meta_roundtrip)
 	free(path);
 }
 
+/* A meta.json with one value replaced: read, with what (if anything) it says. */
+static bool read_edited(const char *good, const char *from, const char *to, ds_meta *r, char *said,
+			size_t saidlen)
+{
+	char *path = tmp_path("edited.json"), *p = strstr(good, from);
+	ds_buf b = {0};
+	ds_err err = {0};
+	bool ok;
+	FILE *f;
+
+	ds_buf_append(&b, good, (size_t)(p - good));
+	ds_buf_puts(&b, to);
+	ds_buf_puts(&b, p + strlen(from));
+	f = fopen(path, "w");
+	fputs(ds_buf_str(&b), f);
+	fclose(f);
+	ok = ds_meta_read(r, path, &err) == 0;
+	snprintf(said, saidlen, "%s", ok && r->nproblems ? r->problems[0] : err.msg);
+	ds_buf_free(&b);
+	free(path);
+	return ok;
+}
+
+/* Values that cannot be: one line each naming the field and the value, the
+ * field unknown, everything else read. */
+TEST(meta_values_checked)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} cases[] = {
+		{"\"page_size\": 4096", "\"page_size\": 3",
+		 "meta.json: page_size 3 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		{"\"page_size\": 4096", "\"page_size\": 12288",
+		 "meta.json: page_size 12288 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		{"\"line\": 64", "\"line\": 48",
+		 "meta.json: caches[0].line 48 is not a power of two from 8 to 4096; taken as unknown"},
+		{"\"ncpus\": 8", "\"ncpus\": -5",
+		 "meta.json: ncpus -5 is not a whole number from 1 to 65536; taken as unknown"},
+		{"\"ncpus\": 8", "\"ncpus\": \"8\"",
+		 "meta.json: ncpus \"8\" is not a whole number from 1 to 65536; taken as unknown"},
+		{"\"ns\": 1000", "\"ns\": 1e308",
+		 "meta.json: start.ns 1e+308 is not a whole number from 0 to 2^64-1; taken as unknown"},
+		{"\"wall\": 1700000000.25", "\"wall\": 1e308",
+		 "meta.json: start.wall 1e+308 is not a time in Unix seconds from 0 to 1e+11; taken as unknown"},
+		{"\"wall\": 1700000000.25", "\"wall\": -1",
+		 "meta.json: start.wall -1 is not a time in Unix seconds from 0 to 1e+11; taken as unknown"},
+		{"\"ns\": 2000", "\"ns\": 500", "meta.json: end.ns 500 is before start.ns 1000; taken as unknown"},
+		{"\"sets\": 64", "\"sets\": 63",
+		 "meta.json: caches[0].sets 63 does not make the size: 12 ways x 63 sets x 64-byte lines is not 49152 "
+		 "bytes; taken as unknown"},
+		{"\"ways\": 12", "\"ways\": 100000",
+		 "meta.json: caches[0].ways 100000 is not a whole number from 1 to 65536 (or 0, unknown); taken as unknown"},
+		{"\"level\": 1", "\"level\": 9",
+		 "meta.json: caches[0].level 9 is not a whole number from 1 to 4; taken as unknown"},
+		{"\"type\": \"Data\"", "\"type\": \"Dada\"",
+		 "meta.json: caches[0].type \"Dada\" is not Data, Instruction or Unified; taken as unknown"},
+		{"\"huge_page_size\": 2097152", "\"huge_page_size\": 4096",
+		 "meta.json: huge_page_size 4096 is not a power of two from 8192 to 17179869184 (or 0, unknown); taken as unknown"},
+		{"\"exit_status\": 139", "\"exit_status\": 1000",
+		 "meta.json: exit_status 1000 is not a whole number from -1 to 255; taken as unknown"},
+		{"\"callchains\": true", "\"callchains\": 1", "meta.json: callchains 1 is not true or false; taken as unknown"},
+		{"\"clock\": \"monotonic\"", "\"clock\": \"sundial\"",
+		 "meta.json: clock \"sundial\" is not monotonic, perf or logical; taken as unknown"},
+		{"\"host\": \"h\"", "\"host\": 7", "meta.json: host 7 is not a string; taken as unknown"},
+	};
+	ds_meta m, r;
+	ds_err err = {0};
+	ds_buf good = {0};
+	char *path = tmp_path("good.json"), said[1024];
+
+	ds_meta_init(&m);
+	m.host = "h";
+	m.ncpus = 8;
+	m.page_size = 4096;
+	m.huge_page_size = 2097152;
+	m.clock = "monotonic";
+	m.callchains = true;
+	m.ncaches = 1;
+	m.caches[0] = (ds_cache_level){.level = 1, .type = "Data", .size = 49152, .line = 64, .ways = 12, .sets = 64};
+	m.start_wall = 1700000000.25;
+	m.end_wall = 1700000001.5;
+	m.start_ns = 1000;
+	m.end_ns = 2000;
+	m.exit_status = 139;
+	CHECK(ds_meta_write(&m, path, &err) == 0);
+	good.p = ds_read_file(path, &good.len);
+	CHECK(ds_meta_read(&r, path, &err) == 0 && r.nproblems == 0);
+	ds_meta_fini(&r);
+	for (size_t i = 0; good.p && i < sizeof cases / sizeof cases[0]; i++) {
+		bool ok = strstr(good.p, cases[i].from) && read_edited(good.p, cases[i].from, cases[i].to, &r, said,
+									  sizeof said);
+		CHECK(ok);
+		CHECK_STR(said, cases[i].says);
+		CHECK(r.nproblems == 1);
+		/* the rest is read */
+		CHECK_STR(r.host ? r.host : "", strstr(cases[i].to, "host") ? "" : "h");
+		CHECK(r.exit_status == (strstr(cases[i].to, "exit_status") ? -1 : 139));
+		ds_meta_fini(&r);
+	}
+	/* each field is unknown, not the value that cannot be */
+	CHECK(read_edited(good.p, "\"page_size\": 4096", "\"page_size\": 3", &r, said, sizeof said) &&
+	      r.page_size == 0 && r.ncpus == 8);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"line\": 64", "\"line\": 48", &r, said, sizeof said) && r.ncaches == 0);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"sets\": 64", "\"sets\": 63", &r, said, sizeof said) && r.ncaches == 1 &&
+	      r.caches[0].sets == 0 && r.caches[0].ways == 12);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"wall\": 1700000000.25", "\"wall\": 1e308", &r, said, sizeof said) &&
+	      r.start_wall == 0 && r.end_wall == 1700000001.5);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"ns\": 2000", "\"ns\": 500", &r, said, sizeof said) && r.end_ns == 0 &&
+	      r.start_ns == 1000);
+	ds_meta_fini(&r);
+	free(good.p);
+	free(path);
+}
+
+/* A complete experiment in dir: what record leaves (meta.json last). */
+static void make_complete(const char *dir)
+{
+	char *f = ds_xasprintf("%s/perf.data", dir), *m = ds_xasprintf("%s/meta.json", dir);
+	ds_meta meta;
+	ds_err err = {0};
+	int fd = open(f, O_WRONLY | O_CREAT, 0644);
+
+	close(fd);
+	ds_meta_init(&meta);
+	CHECK(ds_meta_write(&meta, m, &err) == 0);
+	CHECK(ds_expdir_complete(dir, &err) == 0);
+	free(f);
+	free(m);
+}
+
+static bool has(const char *dir, const char *name)
+{
+	char *p = ds_xasprintf("%s/%s", dir, name);
+	bool yes = access(p, F_OK) == 0;
+	free(p);
+	return yes;
+}
+
 TEST(expdir)
 {
 	ds_err err = {0};
-	char *dir = tmp_path("exp"), *pd, *mj, *f;
-	bool moved;
-	int fd;
+	char *dir = tmp_path("exp"), *old = tmp_path("exp.old"), *pd, *mj;
+	ds_expdir_prev prev;
+	ds_expdir_mark_info mk;
 
-	CHECK(ds_expdir_create(dir, &moved, &err) == 0);
-	CHECK(!moved);
-	f = ds_xasprintf("%s/perf.data", dir);
-	fd = open(f, O_WRONLY | O_CREAT, 0644);
-	close(fd);
-	CHECK(ds_expdir_create(dir, &moved, &err) == 0); /* the first one becomes exp.old */
-	CHECK(moved);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0);
+	CHECK(!prev.moved && !prev.said[0]);
+	/* marked unfinished until complete */
+	CHECK(ds_expdir_mark(dir, &mk) && mk.pid == getpid() && mk.boot_id[0]);
+	make_complete(dir);
+	CHECK(!ds_expdir_mark(dir, &mk));
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0); /* the first one becomes exp.old */
+	CHECK(prev.moved && has(old, "meta.json"));
 	{
-		char *old = ds_xasprintf("%s.old/perf.data", dir);
-		CHECK(access(old, F_OK) == 0);
-		/* a recording that never started puts it back */
-		ds_expdir_discard(dir, moved);
-		CHECK(access(f, F_OK) == 0 && access(old, F_OK) != 0);
-		CHECK(ds_expdir_create(dir, &moved, &err) == 0 && moved);
-		free(old);
+		char *want = ds_xasprintf("moved the previous experiment '%s' to '%s'", dir, old);
+		CHECK_STR(prev.said, want);
+		free(want);
 	}
+	/* a recording that never started puts it back */
+	CHECK(ds_expdir_discard(dir, &prev));
+	CHECK(has(dir, "meta.json") && access(old, F_OK) != 0);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
 	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) < 0); /* the new one has no perf.data yet */
-	fd = open(f, O_WRONLY | O_CREAT, 0644);
-	close(fd);
-	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) == 0);
-	CHECK(pd && strcmp(pd, f) == 0 && mj == NULL);
-	free(pd);
-	free(mj);
+	/* it fails: unfinished.  The next one removes it and keeps the last complete one */
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && !prev.moved);
+	CHECK(strstr(prev.said, "a recording that never ended") && strstr(prev.said, "keeps the last complete"));
+	CHECK(has(old, "meta.json") && !has(dir, "meta.json"));
 	{
-		/* a directory that holds other things is not ours to move */
-		char *other = tmp_path("other"), *x = tmp_path("other/x");
-		mkdir(other, 0755);
-		fd = open(x, O_WRONLY | O_CREAT, 0644);
+		char *p = ds_xasprintf("%s/perf.data", dir);
+		int fd = open(p, O_WRONLY | O_CREAT, 0644);
 		close(fd);
-		CHECK(ds_expdir_create(other, &moved, &err) < 0);
-		CHECK(strstr(err.msg, "not an experiment") != NULL);
-		free(other);
-		free(x);
+		CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) == 0);
+		CHECK(pd && strcmp(pd, p) == 0 && mj == NULL);
+		free(pd);
+		free(mj);
+		free(p);
 	}
-	free(f);
+	{
+		char *p = ds_expdir_previous(dir);
+		CHECK(p && strcmp(p, old) == 0);
+		free(p);
+	}
+	/* complete again: the next moves it, replacing the older */
+	make_complete(dir);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
+	CHECK(strstr(prev.said, "replacing the older one there") != NULL);
+	make_complete(dir);
+	{
+		/* what dsprof did not make is never moved or removed */
+		char *x = ds_xasprintf("%s/thesis.tex", old), *other = tmp_path("other"), *y = tmp_path("other/x");
+		int fd = open(x, O_WRONLY | O_CREAT, 0644);
+		close(fd);
+		CHECK(ds_expdir_create(dir, &prev, &err) < 0);
+		CHECK(strstr(err.msg, "holds 'thesis.tex', which dsprof does not write") != NULL);
+		CHECK(has(old, "thesis.tex") && has(dir, "meta.json"));
+		mkdir(other, 0755);
+		fd = open(y, O_WRONLY | O_CREAT, 0644);
+		close(fd);
+		CHECK(ds_expdir_create(other, &prev, &err) < 0);
+		CHECK(strstr(err.msg, "it exists and holds 'x'") != NULL);
+		free(x);
+		free(other);
+		free(y);
+	}
+	free(old);
 	free(dir);
 }
 
@@ -531,6 +698,7 @@ int main(void)
 	RUN(all_sample_fields);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
+	RUN(meta_values_checked);
 	RUN(expdir);
 	{
 		char *cmd = ds_xasprintf("rm -rf '%s'", tmpdir);
