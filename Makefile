@@ -17,11 +17,11 @@ FUZZ_SECONDS ?= 30
 
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
-        libpapi-dev libncurses-dev liblzma-dev zlib1g-dev valgrind linux-perf \
+        libpapi-dev libncurses-dev liblzma-dev zlib1g-dev libzstd-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
         dwarves tmux
 
-PKG_MODULES := libelf capstone papi liblzma zlib
+PKG_MODULES := libelf capstone papi liblzma zlib libzstd
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null)
 
