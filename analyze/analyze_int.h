@@ -339,7 +339,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
  * followed by its sub-rows of the same line_col, kind by kind in the order
  * of `subs`, at most caps[k] of each, and then cut at `limit` top rows. */
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
-void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line);
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line);
 void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
 		       uint32_t *lo, uint32_t *hi);
 void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,

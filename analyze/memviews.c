@@ -548,17 +548,40 @@ void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size
 	*hi = (uint32_t)(end >= line_size ? line_size - 1 : end);
 }
 
+/* Lines of this many bytes when nothing describes the machine's caches. */
+#define DEFAULT_LINE 64
+
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err)
 {
 	*line = o ? o->line : 0;
-	return !*line && ds_session_line_size(s, o ? o->level : NULL, line, err) ? -1 : 0;
+	if (*line || ds_session_line_size(s, o ? o->level : NULL, line, err) == 0)
+		return 0;
+	if (s->machine.ncaches)
+		return -1; /* the machine is known and lacks that level */
+	*line = DEFAULT_LINE;
+	ds_session_note_add(s, "the experiment describes no caches: cache lines are taken as %u bytes "
+			       "(give --line-size N, or a machine model with --machine FILE)",
+			    DEFAULT_LINE);
+	return 0;
 }
 
-void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line)
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line)
 {
+	const char *level = o && o->level ? o->level : "L1D";
+	const char *src = s->meta.cache_source;
+
 	if (!o || !o->line)
-		tb_prop(t, "level", DS_PROP_TEXT, "%s", o && o->level ? o->level : "L1D");
+		tb_prop(t, "level", DS_PROP_TEXT, "%s", level);
 	tb_prop(t, "line_size", DS_PROP_NUMBER, "%u", line);
+	/* where the geometry came from, the recording's or not */
+	if (o && o->line)
+		tb_prop(t, "line_from", DS_PROP_TEXT, "--line-size");
+	else if (!ds_machine_level(&s->machine, level))
+		tb_prop(t, "line_from", DS_PROP_TEXT, "default (the experiment describes no caches)");
+	else if (strcmp(s->machine.source, "experiment") != 0)
+		tb_prop(t, "line_from", DS_PROP_TEXT, "%s (not the recording's)", s->machine.source);
+	else
+		tb_prop(t, "line_from", DS_PROP_TEXT, "the recording (%s)", src ? src : "meta.json");
 }
 
 /* The sorted table as a tree: each top row (in the sorted order), then
@@ -658,7 +681,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		h.site_code[i] = -1;
 	/* two runs share no addresses: a diff compares the objects and the code */
 	h.b.t->diff_rows = "object,code";
-	ds_line_props(h.b.t, o, line);
+	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, hl_add, &h, err); /* cannot fail: the dataspace is built */
 	tb_prop(h.b.t, "samples_with_address", DS_PROP_NUMBER, "%llu", (unsigned long long)h.with_ea);
 	tb_prop(h.b.t, "samples_without_address", DS_PROP_NUMBER, "%llu",

@@ -1014,7 +1014,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	/* two runs share no addresses or thread ids: a diff knows a line by its data */
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
-	ds_line_props(h.b.t, o, line);
+	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);
 	for (size_t i = 0; i < h.accs.n; i++) {

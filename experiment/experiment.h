@@ -194,6 +194,7 @@ typedef struct ds_perfdata_header_info {
  * open; the per-record counts once every record was read once (`complete`). */
 typedef struct ds_perfdata_damage {
 	uint64_t bytes_cut;        /* data past the end of the file, and a partial last record */
+	uint64_t bytes_trailing;   /* bytes after the last record that start no record */
 	uint64_t bytes_corrupt;    /* data skipped between readable records */
 	unsigned corrupt_stretches;
 	uint64_t bytes_undecoded;  /* zstd records that did not decompress */

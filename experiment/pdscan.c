@@ -77,6 +77,20 @@ static uint64_t resync(const unsigned char *d, uint64_t size, uint64_t from)
 	return size;
 }
 
+/* Whether the bytes from off to the end are the start of a record cut
+ * short (a sound header whose size runs past the end, or less than a
+ * header), rather than bytes that are no record at all. */
+static bool cut_record(const unsigned char *d, uint64_t size, uint64_t off)
+{
+	uint32_t type;
+	uint16_t sz;
+	if (size - off < 8)
+		return true;
+	type = pd_rd32(d + off);
+	memcpy(&sz, d + off + 6, 2);
+	return type && type < 128 && sz >= 8 && sz > size - off;
+}
+
 /* List the gaps of [d, d + size) in pd->gaps and count their bytes; the
  * bytes of whole records go to *whole.  Says whether the records must be
  * copied before they are read: zstd records are in it, or a record whose
@@ -107,8 +121,10 @@ static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, ui
 			bad = off + ext;
 		}
 		ds_vec_push(&pd->gaps, ((pd_gap){bad, next}));
-		if (next == size) {
+		if (next == size && cut_record(d, size, bad)) {
 			pd->dmg.bytes_cut += size - bad;
+		} else if (next == size) {
+			pd->dmg.bytes_trailing += size - bad;
 		} else {
 			pd->dmg.bytes_corrupt += next - bad;
 			pd->dmg.corrupt_stretches++;
@@ -375,6 +391,12 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 					  "every whole record before the cut was read",
 				      pd->label, (unsigned long long)d->bytes_cut);
 		cut_time(pd, recorded_end, &b);
+		ds_vec_push(&v, ds_buf_steal(&b));
+	}
+	if (d->bytes_trailing) {
+		ds_buf_printf(&b, "'%s' ends with %llu bytes that are not records (nor a record cut short: "
+				  "text mixed into a pipe?); every record before them was read",
+			      pd->label, (unsigned long long)d->bytes_trailing);
 		ds_vec_push(&v, ds_buf_steal(&b));
 	}
 	if (d->bytes_corrupt) {

@@ -563,6 +563,17 @@ TEST(pipe_mode)
 	} else {
 		printf("# %s\n", err.msg);
 	}
+	/* text a pipe mixed in after the last record: not a cut */
+	{
+		static const char text[] = "[ perf record: Woken up 1 times to write data ]\n";
+		readout o;
+		ds_buf_append(&b, text, sizeof text - 1);
+		o = read_image(b.p, b.len);
+		CHECK_EQ_U64(o.samples[0], 1);
+		CHECK_EQ_U64(o.dmg.bytes_trailing, sizeof text - 1);
+		CHECK(HAS(o, "'img' ends with 48 bytes that are not records"));
+		CHECK(!HAS(o, "is cut short"));
+	}
 	ds_buf_free(&b);
 }
 
@@ -649,6 +660,50 @@ TEST(all_sample_fields)
 	} else {
 		CHECK(!"the sample parses");
 		printf("# %s\n", err.msg);
+	}
+	ds_perfdata_close(pd);
+	ds_buf_free(&b);
+	free(path);
+}
+
+/* perf record -c 10009: no PERIOD field, the attr's period is each
+ * sample's; WEIGHT_STRUCT: the weight is the low 32 bits (the latency),
+ * ins_lat and retire_lat above it. */
+TEST(fixed_period_weight_struct)
+{
+	struct perf_event_attr a;
+	ds_event ev = {0};
+	uint64_t id = 3, cur = 0;
+	ds_buf b = {0};
+	ds_pdw *w;
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	char *path = tmp_path("period.data");
+	ds_pdw_info info = {.clockid = -1};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 4 * 8};
+	uint64_t v[4] = {3, 0x401000, 77, 120 | 7ull << 32 | 3ull << 48};
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.sample_period = 10009;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_WEIGHT_STRUCT;
+	ev.name = "cycles";
+	ev.attr = a;
+	ev.ids = &id;
+	ev.nids = 1;
+	ds_buf_append(&b, &h, sizeof h);
+	ds_buf_append(&b, v, sizeof v);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, b.p, b.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
+	if (pd && ds_perfdata_next(pd, &cur, &r, &err) == 1 && r.kind == DS_REC_SAMPLE) {
+		CHECK_EQ_U64(r.u.sample.period, 10009);
+		CHECK_EQ_U64(r.u.sample.weight, 120);
+		CHECK_EQ_U64(r.u.sample.time, 77);
+	} else {
+		CHECK(!"the sample parses");
 	}
 	ds_perfdata_close(pd);
 	ds_buf_free(&b);
@@ -781,6 +836,7 @@ int main(void)
 	RUN(compressed_records);
 	RUN(pipe_mode);
 	RUN(all_sample_fields);
+	RUN(fixed_period_weight_struct);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
 	RUN(expdir);
