@@ -225,14 +225,22 @@ static uint64_t record_at(const char *img, int k)
 
 #define HAS(o, text) (strstr((o).notes, (text)) != NULL)
 
+/* The two-event file's bytes, to damage. */
+static char *two_event_image(size_t *len)
+{
+	char *path = write_two_event_file();
+	char *img = ds_read_file(path, len);
+	free(path);
+	return img;
+}
+
 /* A cut file: every whole record before the cut is read, the cut and the
  * feature sections after it are named; a file cut inside its attrs is
  * refused. */
 TEST(salvage_cut)
 {
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t s3 = record_at(img, 3), end = img64(img, 40) + img64(img, 48);
 	readout o = read_image(img, s3 + 20);
 
@@ -247,15 +255,13 @@ TEST(salvage_cut)
 	o = read_image(img, 300);
 	CHECK(o.rc != 0 && strstr(o.notes, "truncated at byte 300"));
 	free(img);
-	free(path);
 }
 
 /* A corrupt record in the middle: skipped, and reading goes on after it. */
 TEST(salvage_corrupt_record)
 {
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3);
 	readout o;
 
@@ -270,16 +276,14 @@ TEST(salvage_corrupt_record)
 	/* the time between the records either side (300 - 100 ns) */
 	CHECK(HAS(o, "they held about 200 ns"));
 	free(img);
-	free(path);
 }
 
 /* Only the last byte missing, or one bit flipped in a feature section's
  * size: every sample is intact, the one feature is named. */
 TEST(salvage_features)
 {
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t table = img64(img, 40) + img64(img, 48);
 	readout o = read_image(img, len - 1);
 
@@ -293,16 +297,14 @@ TEST(salvage_features)
 	CHECK(HAS(o, "were not read: hostname "));
 	CHECK(!HAS(o, "osrelease"));
 	free(img);
-	free(path);
 }
 
 /* A flipped bit in an attr's sample_type: its samples' fields no longer end
  * where their records do; they are dropped and the attr is named. */
 TEST(salvage_bad_attr)
 {
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t attrs = img64(img, 24), type;
 	readout o;
 
@@ -315,15 +317,13 @@ TEST(salvage_bad_attr)
 	CHECK_EQ_U64(o.samples[1], 1);
 	CHECK(HAS(o, "attr 0 (cpu-clock): 2 of 2 samples do not match its sample_type: the attr is corrupt"));
 	free(img);
-	free(path);
 }
 
 TEST(unfinished_recording_is_readable)
 {
 	/* data size 0 in the header: a recording killed before it finished */
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t zero = 0, data_off, data_size;
 	ds_perfdata *pd = NULL;
 	ds_err err = {0};
@@ -348,11 +348,18 @@ TEST(unfinished_recording_is_readable)
 			samples += r.kind == DS_REC_SAMPLE;
 		CHECK(rc == 0);
 		CHECK_EQ_U64(samples, 3);
+		{
+			size_t n;
+			char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+			CHECK(n == 1 && strstr(notes[0], "did not finish cleanly: its last 20 bytes are not a whole record"));
+			for (size_t i = 0; i < n; i++)
+				free(notes[i]);
+			free(notes);
+		}
 		ds_perfdata_close(pd);
 	}
 	free(img);
 	free(t);
-	free(path);
 }
 
 /* perf record -z: the records are one zstd stream cut into COMPRESSED
