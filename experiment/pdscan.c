@@ -381,6 +381,11 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 	ds_buf b = {0};
 	bool any = false;
 
+	if (pd->info.data_size_recovered && !d->bytes_cut) {
+		ds_buf_puts(&b, "the recording did not finish cleanly (its header gives no data size); every "
+				"record up to the end of the file was read");
+		ds_vec_push(&v, ds_buf_steal(&b));
+	}
 	if (d->bytes_cut) {
 		if (pd->info.data_size_recovered)
 			ds_buf_printf(&b, "the recording did not finish cleanly: its last %llu bytes are not a "

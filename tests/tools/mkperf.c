@@ -236,7 +236,8 @@ static int tracing(const char *out)
 	struct perf_event_attr a;
 	ds_buf b = {0};
 	uint64_t t = 1000;
-	uint32_t size = 40;
+	static const char payload[40] = "\x17\x08\x44tracing0.6";
+	uint32_t size = sizeof payload;
 	int rc;
 
 	attr_init(&a, PERF_SAMPLE_PERIOD, 1000);
@@ -246,7 +247,7 @@ static int tracing(const char *out)
 	header(&b, 66 /* HEADER_TRACING_DATA */, 0);
 	ds_buf_append(&b, &size, 4);
 	fix_size(&b, b.len - 12);
-	ds_buf_append(&b, "\x17\x08\x44tracing0.6 and more tracing data...", size);
+	ds_buf_append(&b, payload, size);
 	mmap2(&b, &a, 7);
 	for (int i = 0; i < 150; i++)
 		sample(&b, &a, 7, PERF_RECORD_MISC_USER, 0x401000 + (uint64_t)(i % 5) * 8, t += 1000, 0, 0, 0);

@@ -376,7 +376,8 @@ static void put_compressed(ds_buf *b, uint32_t type, const char *z, size_t n)
 	ds_buf_append(b, z, n);
 	if (type == 83)
 		ds_buf_append(b, &zero, (8 - b->len % 8) % 8);
-	((struct perf_event_header *)(b->p + start))->size = (uint16_t)(b->len - start);
+	h.size = (uint16_t)(b->len - start);
+	memcpy(b->p + start, &h, sizeof h); /* COMPRESSED records are not 8-aligned */
 }
 
 TEST(compressed_records)
