@@ -69,7 +69,7 @@ static int attr_len(const ds_perfdata *pd, const unsigned char *p, uint64_t limi
 	uint32_t s;
 	if (limit < PERF_ATTR_SIZE_VER0)
 		return corrupt(pd, err, off, "event attribute is too short");
-	s = pd_rd32(p + offsetof(struct perf_event_attr, size));
+	s = rd32(p + offsetof(struct perf_event_attr, size));
 	if (s == 0)
 		s = PERF_ATTR_SIZE_VER0;
 	if (s < PERF_ATTR_SIZE_VER0 || s > 4096 || s > limit)
@@ -152,7 +152,7 @@ static char *feat_string(const unsigned char *p, uint64_t len, uint64_t *used)
 	uint32_t n;
 	if (len < 4)
 		return NULL;
-	n = pd_rd32(p);
+	n = rd32(p);
 	if (n > len - 4)
 		return NULL;
 	*used = 4 + (uint64_t)n;
@@ -184,8 +184,8 @@ static void feat_cache(ds_perfdata_header_info *in, const unsigned char *p, uint
 
 	if (len < 8)
 		return;
-	version = pd_rd32(p);
-	n = pd_rd32(p + 4);
+	version = rd32(p);
+	n = rd32(p + 4);
 	if (version != 1 && version != 2)
 		return;
 	in->ncaches = 0;
@@ -196,7 +196,7 @@ static void feat_cache(ds_perfdata_header_info *in, const unsigned char *p, uint
 		if (len - off < nv * 4ull)
 			return;
 		for (uint32_t j = 0; j < nv; j++)
-			v[j] = pd_rd32(p + off + 4 * j);
+			v[j] = rd32(p + off + 4 * j);
 		off += nv * 4ull;
 		for (k = 0; k < 3 && (str[k] = feat_string(p + off, len - off, &used)); k++)
 			off += used;
@@ -234,30 +234,30 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 	case PF_FEAT_CPUID: dst = &in->cpuid; break;
 	case PF_FEAT_NRCPUS:
 		if (len >= 8) {
-			in->nr_cpus_avail = pd_rd32(p);
-			in->nr_cpus_online = pd_rd32(p + 4);
+			in->nr_cpus_avail = rd32(p);
+			in->nr_cpus_online = rd32(p + 4);
 		}
 		return;
 	case PF_FEAT_TOTAL_MEM:
 		if (len >= 8)
-			in->total_mem_kb = pd_rd64(p);
+			in->total_mem_kb = rd64(p);
 		return;
 	case PF_FEAT_SAMPLE_TIME:
 		if (len >= 16) {
-			in->first_sample_time = pd_rd64(p);
-			in->last_sample_time = pd_rd64(p + 8);
+			in->first_sample_time = rd64(p);
+			in->last_sample_time = rd64(p + 8);
 		}
 		return;
 	case PF_FEAT_CLOCK_DATA:
 		if (len >= 24) {
-			in->clockid = (int)pd_rd32(p + 4);
-			in->clock_wall_ns = pd_rd64(p + 8);
-			in->clock_ref_ns = pd_rd64(p + 16);
+			in->clockid = (int)rd32(p + 4);
+			in->clock_wall_ns = rd64(p + 8);
+			in->clock_ref_ns = rd64(p + 16);
 		}
 		return;
 	case PF_FEAT_CMDLINE:
 		if (len >= 4) {
-			uint32_t n = pd_rd32(p);
+			uint32_t n = rd32(p);
 			uint64_t off = 4;
 			ds_buf b = {0};
 			for (uint32_t i = 0; i < n && off < len; i++) {
@@ -280,7 +280,7 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 	case PF_FEAT_EVENT_DESC:
 		/* names for the attrs, matched by their first id (or by order) */
 		if (len >= 8) {
-			uint32_t n = pd_rd32(p), asz = pd_rd32(p + 4);
+			uint32_t n = rd32(p), asz = rd32(p + 4);
 			uint64_t off = 8;
 			if (asz < PERF_ATTR_SIZE_VER0 || asz > 4096)
 				return;
@@ -290,7 +290,7 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 				if (len - off < (uint64_t)asz + 4)
 					return;
 				off += asz;
-				nids = pd_rd32(p + off);
+				nids = rd32(p + off);
 				off += 4;
 				name = feat_string(p + off, len - off, &used);
 				if (!name)
@@ -302,7 +302,7 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 				}
 				size_t target = i;
 				if (nids) {
-					uint64_t id0 = pd_rd64(p + off);
+					uint64_t id0 = rd64(p + off);
 					for (size_t e = 0; e < pd->events.n; e++)
 						if (pd->events.v[e].nids && pd->events.v[e].ids[0] == id0)
 							target = e;
@@ -332,12 +332,13 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 static void read_features(ds_perfdata *pd, const struct pf_header *h)
 {
 	uint64_t off = h->data.offset + h->data.size;
+	bool lost = off < h->data.offset; /* a size that wraps around */
 
 	for (int bit = 0; bit < PF_FEAT_BITS; bit++) {
 		struct pf_section sec;
 		if (!(h->features[bit / 64] & (1ull << (bit % 64))))
 			continue;
-		if (!in_file(pd, off, sizeof sec)) {
+		if (lost || !in_file(pd, off, sizeof sec)) {
 			pd->dmg.features_lost[bit / 64] |= 1ull << (bit % 64);
 			continue;
 		}
@@ -387,7 +388,6 @@ static int parse_file_header(ds_perfdata *pd, ds_err *err)
 	pd->data_off = h.data.offset < pd->size ? h.data.offset : pd->size;
 	pd->data = pd->img + pd->data_off;
 	avail = pd->size - pd->data_off;
-	pd->data_expected = h.data.size;
 	if (h.data.size == 0 && avail) {
 		/* a recording that never finished: read what is there */
 		pd->data_size = avail;
@@ -407,7 +407,7 @@ static int parse_file_header(ds_perfdata *pd, ds_err *err)
 /* A pipe's EVENT_UPDATE record naming an event (by one of its ids). */
 static void event_update_name(ds_perfdata *pd, const unsigned char *r, uint16_t size)
 {
-	uint64_t id = pd_rd64(r + 16);
+	uint64_t id = rd64(r + 16);
 	for (size_t e = 0; e < pd->events.n; e++) {
 		ds_event *ev = &pd->events.v[e];
 		for (size_t k = 0; k < ev->nids; k++)
@@ -444,16 +444,16 @@ static void parse_pipe_header(ds_perfdata *pd)
 		ext = pd_extent(pd->data, pd->data_size, off);
 		if (!ext)
 			break;
-		type = pd_rd32(r);
+		type = rd32(r);
 		memcpy(&size, r + 6, 2);
 		if (type == PF_RECORD_HEADER_ATTR) {
 			if (attr_len(pd, r + 8, size - 8u, off, &sz, &ignored) == 0)
 				add_event(pd, r + 8, sz, r + 8 + sz, (size - 8 - sz) / 8);
 		} else if (type == PF_RECORD_EVENT_UPDATE && size >= 24 &&
-			   pd_rd64(r + 8) == PF_EVENT_UPDATE_NAME) {
+			   rd64(r + 8) == PF_EVENT_UPDATE_NAME) {
 			event_update_name(pd, r, size);
 		} else if (type == PF_RECORD_HEADER_FEATURE && size >= 16) {
-			parse_feature(pd, (int)pd_rd64(r + 8), r + 16, size - 16u);
+			parse_feature(pd, (int)rd64(r + 8), r + 16, size - 16u);
 		} else if (type < PF_RECORD_HEADER_ATTR) {
 			break; /* kernel records: the attrs are all known by now */
 		}
@@ -470,7 +470,7 @@ static int open_image(ds_perfdata *pd, ds_err *err)
 		return ds_err_set(err, DS_EINPUT,
 				  "cannot read '%s': %zu bytes is too short for a perf.data file",
 				  pd->label, pd->size);
-	magic = pd_rd64(pd->img);
+	magic = rd64(pd->img);
 	if (magic == PF_MAGIC_SWAPPED)
 		return ds_err_set(err, DS_EINPUT,
 				  "cannot read '%s': recorded on a big-endian machine; convert it there "
@@ -478,7 +478,7 @@ static int open_image(ds_perfdata *pd, ds_err *err)
 	if (magic != PF_MAGIC)
 		return ds_err_set(err, DS_EINPUT,
 				  "cannot read '%s': not a perf.data file (no PERFILE2 magic)", pd->label);
-	if (pd_rd64(pd->img + 8) == sizeof(struct pf_pipe_header)) {
+	if (rd64(pd->img + 8) == sizeof(struct pf_pipe_header)) {
 		parse_pipe_header(pd);
 	} else {
 		if (parse_file_header(pd, err))
@@ -629,7 +629,7 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 	if (pd->id_pos >= 0) {
 		if ((size_t)(pd->id_pos + 1) * 8 > len)
 			return -1;
-		id = pd_rd64(body + pd->id_pos * 8);
+		id = rd64(body + pd->id_pos * 8);
 	}
 	ev = event_of_id(pd, id);
 	if (ev < 0)
@@ -687,7 +687,7 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 		uint32_t n = 0;
 		const unsigned char *p = take(&r, 4);
 		if (p)
-			n = pd_rd32(p);
+			n = rd32(p);
 		take(&r, n);
 		/* raw data is padded so that the sample stays u64-aligned */
 		while (!r.bad && ((uintptr_t)(r.p - body) % 8))
@@ -771,7 +771,7 @@ static void parse_trailer(const ds_perfdata *pd, ds_record *rec, const unsigned 
 		return;
 	}
 	if (pd->is_pos > 0 && len >= fixed + (size_t)pd->is_pos * 8)
-		id = pd_rd64(body + len - (size_t)pd->is_pos * 8);
+		id = rd64(body + len - (size_t)pd->is_pos * 8);
 	rec->evidx = event_of_id(pd, id);
 	if (rec->evidx < 0)
 		return;
@@ -803,7 +803,7 @@ static const char *record_string(const unsigned char *p, const unsigned char *en
 static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 {
 	const unsigned char *h = pd->data + off, *body;
-	uint32_t type = pd_rd32(h);
+	uint32_t type = rd32(h);
 	uint16_t size;
 	size_t blen;
 
@@ -829,11 +829,11 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 		if (blen < fixed + 1)
 			return 0;
 		rec->kind = DS_REC_MMAP;
-		m->pid = pd_rd32(body);
-		m->tid = pd_rd32(body + 4);
-		m->start = pd_rd64(body + 8);
-		m->len = pd_rd64(body + 16);
-		m->pgoff = pd_rd64(body + 24);
+		m->pid = rd32(body);
+		m->tid = rd32(body + 4);
+		m->start = rd64(body + 8);
+		m->len = rd64(body + 16);
+		m->pgoff = rd64(body + 24);
 		m->mmap2 = type == PERF_RECORD_MMAP2;
 		if (m->mmap2) {
 			if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
@@ -841,13 +841,13 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 				m->build_id_size = body[32] > 20 ? 20 : body[32];
 				memcpy(m->build_id, body + 36, 20);
 			} else {
-				m->maj = pd_rd32(body + 32);
-				m->min = pd_rd32(body + 36);
-				m->ino = pd_rd64(body + 40);
-				m->ino_generation = pd_rd64(body + 48);
+				m->maj = rd32(body + 32);
+				m->min = rd32(body + 36);
+				m->ino = rd64(body + 40);
+				m->ino_generation = rd64(body + 48);
 			}
-			m->prot = pd_rd32(body + 56);
-			m->flags = pd_rd32(body + 60);
+			m->prot = rd32(body + 56);
+			m->flags = rd32(body + 60);
 		}
 		m->executable = !(rec->misc & PERF_RECORD_MISC_MMAP_DATA);
 		m->filename = record_string(body + fixed, body + blen);
@@ -860,8 +860,8 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 		if (blen < 9)
 			return 0;
 		rec->kind = DS_REC_COMM;
-		rec->u.comm.pid = pd_rd32(body);
-		rec->u.comm.tid = pd_rd32(body + 4);
+		rec->u.comm.pid = rd32(body);
+		rec->u.comm.tid = rd32(body + 4);
 		rec->u.comm.exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
 		rec->u.comm.comm = record_string(body + 8, body + blen);
 		if (!rec->u.comm.comm)
@@ -873,11 +873,11 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 		if (blen < 24)
 			return 0;
 		rec->kind = type == PERF_RECORD_FORK ? DS_REC_FORK : DS_REC_EXIT;
-		rec->u.task.pid = pd_rd32(body);
-		rec->u.task.ppid = pd_rd32(body + 4);
-		rec->u.task.tid = pd_rd32(body + 8);
-		rec->u.task.ptid = pd_rd32(body + 12);
-		rec->u.task.time = pd_rd64(body + 16);
+		rec->u.task.pid = rd32(body);
+		rec->u.task.ppid = rd32(body + 4);
+		rec->u.task.tid = rd32(body + 8);
+		rec->u.task.ptid = rd32(body + 12);
+		rec->u.task.time = rd64(body + 16);
 		parse_trailer(pd, rec, body, blen, 24);
 		if (!rec->time)
 			rec->time = rec->u.task.time;
@@ -886,15 +886,15 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 		if (blen < 16)
 			return 0;
 		rec->kind = DS_REC_LOST;
-		rec->u.lost.id = pd_rd64(body);
-		rec->u.lost.lost = pd_rd64(body + 8);
+		rec->u.lost.id = rd64(body);
+		rec->u.lost.lost = rd64(body + 8);
 		parse_trailer(pd, rec, body, blen, 16);
 		return 1;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (blen < 8)
 			return 0;
 		rec->kind = DS_REC_LOST_SAMPLES;
-		rec->u.lost.lost = pd_rd64(body);
+		rec->u.lost.lost = rd64(body);
 		parse_trailer(pd, rec, body, blen, 8);
 		return 1;
 	case PERF_RECORD_THROTTLE:
@@ -902,9 +902,9 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 		if (blen < 24)
 			return 0;
 		rec->kind = type == PERF_RECORD_THROTTLE ? DS_REC_THROTTLE : DS_REC_UNTHROTTLE;
-		rec->u.throttle.time = pd_rd64(body);
-		rec->u.throttle.id = pd_rd64(body + 8);
-		rec->u.throttle.stream_id = pd_rd64(body + 16);
+		rec->u.throttle.time = rd64(body);
+		rec->u.throttle.id = rd64(body + 8);
+		rec->u.throttle.stream_id = rd64(body + 16);
 		parse_trailer(pd, rec, body, blen, 24);
 		if (!rec->time)
 			rec->time = rec->u.throttle.time;
@@ -953,7 +953,7 @@ int ds_perfdata_next_nonsample(ds_perfdata *pd, uint64_t *cursor, ds_record *rec
 		const unsigned char *h = pd->data + *cursor;
 		uint16_t size;
 		memcpy(&size, h + 6, 2);
-		if (pd_rd32(h) != PERF_RECORD_SAMPLE || size < 8 || size > pd->data_size - *cursor)
+		if (rd32(h) != PERF_RECORD_SAMPLE || size < 8 || size > pd->data_size - *cursor)
 			break;
 		*cursor += size;
 	}

@@ -22,7 +22,6 @@ struct ds_perfdata {
 	size_t size;
 	bool mapped;
 	uint64_t data_off;      /* where the data section starts in the file */
-	uint64_t data_expected; /* what the header says the data section holds (0: unknown) */
 	const unsigned char *data; /* the records: in the file, or `own` when decompressed */
 	uint64_t data_size;
 	uint64_t bytes_whole;   /* bytes of whole records in the data as the file has it */
@@ -41,14 +40,14 @@ struct ds_perfdata {
 	uint64_t gap_time_before; /* latest record time before the last gap crossed; 0 none pending */
 };
 
-static inline uint64_t pd_rd64(const unsigned char *p)
+static inline uint64_t rd64(const unsigned char *p)
 {
 	uint64_t v;
 	memcpy(&v, p, 8);
 	return v;
 }
 
-static inline uint32_t pd_rd32(const unsigned char *p)
+static inline uint32_t rd32(const unsigned char *p)
 {
 	uint32_t v;
 	memcpy(&v, p, 4);

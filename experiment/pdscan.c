@@ -40,7 +40,7 @@ uint64_t pd_extent(const unsigned char *d, uint64_t size, uint64_t off)
 
 	if (off > size || size - off < 8)
 		return 0;
-	type = pd_rd32(d + off);
+	type = rd32(d + off);
 	memcpy(&sz, d + off + 6, 2);
 	/* the kernel's types are below 64, perf's own below 128 */
 	if (type == 0 || type >= 128 || sz < 8 || (type < PF_RECORD_HEADER_ATTR && sz % 8))
@@ -49,9 +49,9 @@ uint64_t pd_extent(const unsigned char *d, uint64_t size, uint64_t off)
 		return 0;
 	/* payloads that follow the record, outside its size */
 	if (type == PF_RECORD_AUXTRACE && sz >= 16)
-		extra = pd_rd64(d + off + 8);
+		extra = rd64(d + off + 8);
 	else if (type == PF_RECORD_HEADER_TRACING_DATA && sz >= 12)
-		extra = pd_rd32(d + off + 8);
+		extra = rd32(d + off + 8);
 	if (extra > size - off - sz)
 		return 0;
 	ext = sz + extra;
@@ -86,7 +86,7 @@ static bool cut_record(const unsigned char *d, uint64_t size, uint64_t off)
 	uint16_t sz;
 	if (size - off < 8)
 		return true;
-	type = pd_rd32(d + off);
+	type = rd32(d + off);
 	memcpy(&sz, d + off + 6, 2);
 	return type && type < 128 && sz >= 8 && sz > size - off;
 }
@@ -104,7 +104,7 @@ static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, ui
 	while (off < size) {
 		uint64_t ext = pd_extent(d, size, off), next, bad;
 		if (ext) {
-			uint32_t type = pd_rd32(d + off);
+			uint32_t type = rd32(d + off);
 			copy |= type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2 || ext % 8;
 		}
 		if (ext && (off + ext == size || pd_extent(d, size, off + ext))) {
@@ -180,7 +180,7 @@ static void append_aligned(ds_buf *out, const unsigned char *r, uint64_t ext)
 
 	memcpy(&sz, r + 6, 2);
 	pad_sz = (8 - sz % 8) % 8;
-	if (!(ext % 8) || sz + pad_sz > UINT16_MAX || pd_rd32(r) < PF_RECORD_HEADER_ATTR) {
+	if (!(ext % 8) || sz + pad_sz > UINT16_MAX || rd32(r) < PF_RECORD_HEADER_ATTR) {
 		ds_buf_append(out, r, ext);
 		return;
 	}
@@ -192,11 +192,11 @@ static void append_aligned(ds_buf *out, const unsigned char *r, uint64_t ext)
 	sz = (uint16_t)(sz + pad_sz);
 	memcpy(out->p + start + 6, &sz, 2);
 	/* a payload grows by the padding after it */
-	if (pad_ext && pd_rd32(r) == PF_RECORD_HEADER_TRACING_DATA) {
-		uint32_t n = pd_rd32(r + 8) + (uint32_t)pad_ext;
+	if (pad_ext && rd32(r) == PF_RECORD_HEADER_TRACING_DATA) {
+		uint32_t n = rd32(r + 8) + (uint32_t)pad_ext;
 		memcpy(out->p + start + 8, &n, 4);
 	} else if (pad_ext) {
-		uint64_t n = pd_rd64(r + 8) + pad_ext;
+		uint64_t n = rd64(r + 8) + pad_ext;
 		memcpy(out->p + start + 8, &n, 8);
 	}
 }
@@ -221,14 +221,14 @@ static void copy_records(ds_perfdata *pd)
 			continue;
 		}
 		ext = pd_extent(pd->data, pd->data_size, off);
-		type = pd_rd32(pd->data + off);
+		type = rd32(pd->data + off);
 		memcpy(&sz, pd->data + off + 6, 2);
 		if (type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2) {
 			const unsigned char *src = pd->data + off + 8;
 			uint64_t n = sz - 8u;
 			if (type == PF_RECORD_COMPRESSED2) {
 				/* header, u64 data size, data, padding to 8 */
-				n = sz >= 16 ? pd_rd64(pd->data + off + 8) : UINT64_MAX;
+				n = sz >= 16 ? rd64(pd->data + off + 8) : UINT64_MAX;
 				src += 8;
 				if (n > sz - 16u)
 					broken = true;
