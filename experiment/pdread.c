@@ -553,7 +553,8 @@ void ds_perfdata_close(ds_perfdata *pd)
 	ds_vec_free(&pd->id_event);
 	if (pd->mapped)
 		munmap((void *)pd->img, pd->size);
-	free(pd->own);
+	if (pd->own)
+		munmap(pd->own, pd->own_size);
 	ds_vec_free(&pd->gaps);
 	free(pd->dmg.samples);
 	free(pd->dmg.bad_samples);

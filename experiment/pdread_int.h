@@ -25,7 +25,8 @@ struct ds_perfdata {
 	const unsigned char *data; /* the records: in the file, or `own` when decompressed */
 	uint64_t data_size;
 	uint64_t bytes_whole;   /* bytes of whole records in the data as the file has it */
-	unsigned char *own;     /* the data with zstd records decompressed (malloc'd) */
+	unsigned char *own;     /* the data copied, zstd records decompressed (mmap'd) */
+	uint64_t own_size;      /* bytes mapped at own */
 	DS_VEC(pd_gap) gaps;    /* sorted; the last may run to data_size (a cut) */
 	DS_VEC(ds_event) events;
 	ds_hash *id_index; /* sample id -> event index */

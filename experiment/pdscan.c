@@ -24,38 +24,49 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 /* Sound headers a resync wants in a row (or the end of the data). */
 #define RESYNC_RUN 4
 /* Decompressed data past this many times the data's size is taken as a
- * corrupt stream (perf's ratios are below 20). */
+ * corrupt stream (perf's ratios are below 20); the address space reserved
+ * for the copy. */
 #define MAX_RATIO 256
 
-uint64_t pd_extent(const unsigned char *d, uint64_t size, uint64_t off)
+/* The record at off of the `have` bytes of data seen so far: 1 with *ext
+ * when it is whole and its header sound, 0 when more bytes are needed to
+ * tell, -1 when its header cannot be a record's. */
+static int header_at(const unsigned char *d, uint64_t have, uint64_t off, uint64_t *ext)
 {
 	uint32_t type;
 	uint16_t sz;
-	uint64_t ext, extra = 0;
+	uint64_t extra = 0;
 
-	if (off > size || size - off < 8)
+	if (have - off < 8)
 		return 0;
 	type = rd32(d + off);
 	memcpy(&sz, d + off + 6, 2);
 	/* the kernel's types are below 64, perf's own below 128 */
 	if (type == 0 || type >= 128 || sz < 8 || (type < PF_RECORD_HEADER_ATTR && sz % 8))
-		return 0;
-	if (sz > size - off)
+		return -1;
+	if (sz > have - off)
 		return 0;
 	/* payloads that follow the record, outside its size */
 	if (type == PF_RECORD_AUXTRACE && sz >= 16)
 		extra = rd64(d + off + 8);
 	else if (type == PF_RECORD_HEADER_TRACING_DATA && sz >= 12)
 		extra = rd32(d + off + 8);
-	if (extra > size - off - sz)
+	if (extra > have - off - sz)
 		return 0;
-	ext = sz + extra;
-	return ext;
+	*ext = sz + extra;
+	return 1;
+}
+
+uint64_t pd_extent(const unsigned char *d, uint64_t size, uint64_t off)
+{
+	uint64_t ext;
+	return off <= size && header_at(d, size, off, &ext) == 1 ? ext : 0;
 }
 
 /* The first offset from `from` where RESYNC_RUN sound headers follow each
@@ -147,77 +158,119 @@ const pd_gap *pd_gap_at(const ds_perfdata *pd, uint64_t off)
 	return lo < pd->gaps.n && pd->gaps.v[lo].off == off ? &pd->gaps.v[lo] : NULL;
 }
 
-/* Feed one compressed record to the stream; -1 when it does not decode or
- * the output passes `limit`. */
-static int inflate_into(ZSTD_DStream *z, const unsigned char *src, size_t n, ds_buf *out, uint64_t limit)
+/* The copy's records, checked as it grows, while they are in the cache
+ * (read back later, a gigabyte just written is slow to read): the gaps need
+ * a pass of their own only when a header is not sound. */
+/* The copy: written once, front to back, into address space reserved for
+ * the most it may hold, so that it never moves while it grows (a gigabyte
+ * moved, or read back after it was written, costs more than decoding it);
+ * its records are checked as they arrive, while they are in the cache, so
+ * that the gaps need a pass of their own only when a header is not sound. */
+typedef struct growing {
+	unsigned char *p;
+	uint64_t len, cap;
+	uint64_t checked; /* the records before this offset are whole and sound */
+	bool unsound;
+} growing;
+
+static void check_new(growing *g)
 {
-	ZSTD_inBuffer in = {src, n, 0};
-	for (;;) {
-		ZSTD_outBuffer o;
-		size_t r;
-		ds_buf_reserve(out, ZSTD_DStreamOutSize());
-		o = (ZSTD_outBuffer){out->p + out->len, out->cap - out->len - 1, 0};
-		r = ZSTD_decompressStream(z, &o, &in);
-		if (ZSTD_isError(r))
-			return -1;
-		out->len += o.pos;
-		if (out->len > limit)
-			return -1;
-		if (in.pos == in.size && o.pos < o.size)
-			return 0;
-	}
+	uint64_t ext;
+	int r;
+	while (!g->unsound && (r = header_at(g->p, g->len, g->checked, &ext)))
+		if (r < 0)
+			g->unsound = true;
+		else
+			g->checked += ext;
+}
+
+/* Append n bytes (NULL: zeros); false when the reservation is full. */
+static bool put(growing *g, const void *src, uint64_t n)
+{
+	if (n > g->cap - g->len)
+		return false;
+	if (src)
+		memcpy(g->p + g->len, src, n);
+	else
+		memset(g->p + g->len, 0, n);
+	g->len += n;
+	return true;
 }
 
 /* Copy a record so that the next one starts 8-aligned: a record of perf's
  * own whose length is no multiple of 8 (a pipe's TRACING_DATA header is 12
  * bytes, some older HEADER_FEATUREs are odd) gets zeros after its size, or
  * after its payload, and a size that says so. */
-static void append_aligned(ds_buf *out, const unsigned char *r, uint64_t ext)
+static bool append_aligned(growing *g, const unsigned char *r, uint64_t ext)
 {
-	static const unsigned char zeros[8];
 	uint16_t sz;
-	size_t start = out->len, pad_sz, pad_ext;
+	uint64_t start = g->len, pad_sz, pad_ext;
 
 	memcpy(&sz, r + 6, 2);
 	pad_sz = (8 - sz % 8) % 8;
-	if (!(ext % 8) || sz + pad_sz > UINT16_MAX || rd32(r) < PF_RECORD_HEADER_ATTR) {
-		ds_buf_append(out, r, ext);
-		return;
-	}
-	ds_buf_append(out, r, sz);
-	ds_buf_append(out, zeros, pad_sz);
-	ds_buf_append(out, r + sz, ext - sz);
-	pad_ext = (8 - (out->len - start) % 8) % 8;
-	ds_buf_append(out, zeros, pad_ext);
+	if (!(ext % 8) || sz + pad_sz > UINT16_MAX || rd32(r) < PF_RECORD_HEADER_ATTR)
+		return put(g, r, ext);
+	pad_ext = (8 - (ext + pad_sz) % 8) % 8;
+	if (!put(g, r, sz) || !put(g, NULL, pad_sz) || !put(g, r + sz, ext - sz) || !put(g, NULL, pad_ext))
+		return false;
 	sz = (uint16_t)(sz + pad_sz);
-	memcpy(out->p + start + 6, &sz, 2);
+	memcpy(g->p + start + 6, &sz, 2);
 	/* a payload grows by the padding after it */
 	if (pad_ext && rd32(r) == PF_RECORD_HEADER_TRACING_DATA) {
 		uint32_t n = rd32(r + 8) + (uint32_t)pad_ext;
-		memcpy(out->p + start + 8, &n, 4);
+		memcpy(g->p + start + 8, &n, 4);
 	} else if (pad_ext) {
 		uint64_t n = rd64(r + 8) + pad_ext;
-		memcpy(out->p + start + 8, &n, 8);
+		memcpy(g->p + start + 8, &n, 8);
+	}
+	return true;
+}
+
+/* Feed one compressed record to the stream, a block at a time; -1 when it
+ * does not decode or the reservation is full. */
+static int inflate_into(ZSTD_DStream *z, const unsigned char *src, size_t n, growing *g)
+{
+	ZSTD_inBuffer in = {src, n, 0};
+	for (;;) {
+		size_t room = g->cap - g->len < ZSTD_DStreamOutSize() ? g->cap - g->len : ZSTD_DStreamOutSize();
+		ZSTD_outBuffer o = {g->p + g->len, room, 0};
+		size_t r = ZSTD_decompressStream(z, &o, &in);
+		if (ZSTD_isError(r))
+			return -1;
+		g->len += o.pos;
+		check_new(g);
+		if (in.pos == in.size && o.pos < o.size)
+			return 0;
+		if (g->len == g->cap)
+			return -1;
 	}
 }
 
 /* The data with every compressed record replaced by what it holds, and
- * every record 8-aligned. */
-static void copy_records(ds_perfdata *pd)
+ * every record 8-aligned, in pd->own. */
+static void copy_records(ds_perfdata *pd, growing *g)
 {
 	ZSTD_DStream *z = ZSTD_createDStream();
-	ds_buf out = {0};
-	uint64_t off = 0, limit = pd->data_size * MAX_RATIO;
+	uint64_t off = 0;
 	bool broken = !z || ZSTD_isError(ZSTD_initDStream(z));
 
+	/* address space only: pages are taken as they are written */
+	g->cap = (pd->data_size + 4096) * MAX_RATIO;
+	g->p = mmap(NULL, g->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (g->p == MAP_FAILED) {
+		g->p = NULL;
+		g->cap = 0;
+	} else {
+		madvise(g->p, g->cap, MADV_HUGEPAGE);
+	}
 	while (off < pd->data_size) {
-		const pd_gap *g = pd_gap_at(pd, off);
+		const pd_gap *gap = pd_gap_at(pd, off);
 		uint64_t ext;
 		uint32_t type;
 		uint16_t sz;
 
-		if (g) {
-			off = g->end;
+		if (gap) {
+			off = gap->end;
 			continue;
 		}
 		ext = pd_extent(pd->data, pd->data_size, off);
@@ -233,31 +286,38 @@ static void copy_records(ds_perfdata *pd)
 				if (n > sz - 16u)
 					broken = true;
 			}
-			if (!broken && inflate_into(z, src, n, &out, limit) < 0)
+			if (!broken && inflate_into(z, src, n, g) < 0)
 				broken = true;
 			if (broken)
 				pd->dmg.bytes_undecoded += ext;
 			pd->info.compressed = true;
+		} else if (append_aligned(g, pd->data + off, ext)) {
+			check_new(g);
 		} else {
-			append_aligned(&out, pd->data + off, ext);
+			pd->dmg.bytes_undecoded += ext;
 		}
 		off += ext;
 	}
 	ZSTD_freeDStream(z);
-	pd->data_size = out.len;
-	pd->own = (unsigned char *)ds_buf_steal(&out);
-	pd->data = pd->own;
+	pd->own = g->p;
+	pd->own_size = g->cap;
+	pd->data = g->p;
+	pd->data_size = g->len;
 }
 
 void pd_scan(ds_perfdata *pd)
 {
 	uint64_t inner = 0;
+	growing g = {0};
 
 	if (!find_gaps(pd, pd->data, pd->data_size, &pd->bytes_whole))
 		return;
-	copy_records(pd);
-	/* the decompressed stream may end inside a record (a cut file) */
-	find_gaps(pd, pd->data, pd->data_size, &inner);
+	copy_records(pd, &g);
+	/* the decompressed stream may hold damage, or end inside a record (a
+	 * cut file) */
+	pd->gaps.n = 0;
+	if (g.unsound || g.checked != pd->data_size)
+		find_gaps(pd, pd->data, pd->data_size, &inner);
 }
 
 /* ---- counting, on the first pass over every record ---- */
