@@ -548,21 +548,10 @@ void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size
 	*hi = (uint32_t)(end >= line_size ? line_size - 1 : end);
 }
 
-/* Lines of this many bytes when nothing describes the machine's caches. */
-#define DEFAULT_LINE 64
-
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err)
 {
 	*line = o ? o->line : 0;
-	if (*line || ds_session_line_size(s, o ? o->level : NULL, line, err) == 0)
-		return 0;
-	if (s->machine.ncaches)
-		return -1; /* the machine is known and lacks that level */
-	*line = DEFAULT_LINE;
-	ds_session_note_add(s, "the experiment describes no caches: cache lines are taken as %u bytes "
-			       "(give --line-size N, or a machine model with --machine FILE)",
-			    DEFAULT_LINE);
-	return 0;
+	return !*line && ds_session_line_size(s, o ? o->level : NULL, true, line, err) ? -1 : 0;
 }
 
 void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line)

@@ -950,7 +950,7 @@ static void other_sizes(ds_session *s, sh_build *h, char what[][32])
 		unsigned line = SH_PREFETCH;
 		ds_err e = {0};
 		size_t z;
-		if (!prefetch && ds_session_line_size(s, levels[i], &line, &e))
+		if (!prefetch && ds_session_line_size(s, levels[i], false, &line, &e))
 			continue;
 		if (line == h->line_size)
 			continue;
