@@ -334,8 +334,10 @@ void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
  * addresses). */
 const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
 /* The line size of cache level `level` ("L1D", "L2", "L3"; NULL: L1D) of
- * the session's machine. */
-int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_err *err);
+ * the session's machine.  With `fallback`, a machine that describes no
+ * caches at all gets DS_DEFAULT_LINE bytes and a note that says so. */
+#define DS_DEFAULT_LINE 64
+int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err);
 void ds_session_mobjs_free(ds_session *s);
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
@@ -349,7 +351,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
  * followed by its sub-rows of the same line_col, kind by kind in the order
  * of `subs`, at most caps[k] of each, and then cut at `limit` top rows. */
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
-void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line);
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line);
 void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
 		       uint32_t *lo, uint32_t *hi);
 void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,

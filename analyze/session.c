@@ -566,6 +566,18 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 	s->chain_count.v[ci * s->nev + (size_t)ev] += sm->period ? sm->period : 1;
 }
 
+/* What the reader could not read, once it has read every record. */
+static void damage_notes(ds_session *s)
+{
+	size_t n;
+	char **notes = ds_perfdata_damage_notes(s->pd, s->meta.end_ns, &n);
+	for (size_t i = 0; i < n; i++) {
+		ds_session_note_add(s, "%s", notes[i]);
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 /* Read samples from where the last call stopped, for about `seconds`
  * (0: to the end): 1 when some remain, 0 at the end, -1 on error. */
 static int read_samples(ds_session *s, double seconds, ds_err *err)
@@ -619,6 +631,7 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 	if (rc < 0)
 		return -1;
 	s->loaded = true;
+	damage_notes(s);
 	if (s->lost || s->lost_samples)
 		ds_session_note_add(s, "%llu records (samples or side-band) and %llu further samples were lost "
 				       "while recording "
@@ -821,9 +834,6 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	s->nev = ds_perfdata_nevents(s->pd);
 	s->ev_samples = ds_xcalloc(s->nev, sizeof *s->ev_samples);
 	s->ev_count = ds_xcalloc(s->nev, sizeof *s->ev_count);
-	if (ds_perfdata_info(s->pd)->data_size_recovered)
-		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
-				       "up to its end");
 	unfinished(s, metapath != NULL);
 	decide_same_machine(s);
 	if (read_side_band(s, err) || (!s->opts.deferred && (read_samples(s, 0, err) || check_tids(s, err))))

@@ -950,7 +950,7 @@ static void other_sizes(ds_session *s, sh_build *h, char what[][32])
 		unsigned line = SH_PREFETCH;
 		ds_err e = {0};
 		size_t z;
-		if (!prefetch && ds_session_line_size(s, levels[i], &line, &e))
+		if (!prefetch && ds_session_line_size(s, levels[i], false, &line, &e))
 			continue;
 		if (line == h->line_size)
 			continue;
@@ -1014,7 +1014,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	/* two runs share no addresses or thread ids: a diff knows a line by its data */
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
-	ds_line_props(h.b.t, o, line);
+	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);
 	for (size_t i = 0; i < h.accs.n; i++) {

@@ -140,6 +140,20 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 	free(ips);
 }
 
+/* What the copy lacks: the same notes every report of it will show. */
+static void print_damage(const ds_perfdata *pd)
+{
+	size_t n;
+	char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+	for (size_t i = 0; i < n; i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, notes[i]);
+		fputc('\n', stderr);
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -194,6 +208,7 @@ int cmd_import(int argc, char **argv)
 		status = cli_fail(&err);
 		goto out;
 	}
+	print_damage(pd);
 	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
 		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
 	cli_puts_safe(stderr, src);

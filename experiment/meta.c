@@ -50,6 +50,10 @@ void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backen
 	}
 	m->start_ns = in->first_sample_time;
 	m->end_ns = in->last_sample_time;
+	for (int i = 0; i < in->ncaches; i++)
+		m->caches[m->ncaches++] = in->caches[i];
+	if (m->ncaches)
+		m->cache_source = ds_xstrdup("perf.data");
 }
 
 static void free_strv(char **v, int n)

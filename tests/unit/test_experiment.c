@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static char tmpdir[64];
 
@@ -164,82 +165,165 @@ TEST(roundtrip)
 	free(path);
 }
 
-static size_t file_size(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 ? (size_t)st.st_size : 0;
-}
+/* Every record of an image, read once: samples per event, and the notes. */
+typedef struct readout {
+	int rc;           /* open's */
+	int samples[2];
+	char notes[2048]; /* the damage notes, one a line */
+	ds_perfdata_damage dmg;
+} readout;
 
-static int reopen_err(const char *path, ds_err *err)
+static readout read_image(const void *img, size_t len)
 {
+	readout o = {0};
 	ds_perfdata *pd = NULL;
+	ds_err err = {0};
 	ds_record r;
 	uint64_t cur = 0;
-	int rc = ds_perfdata_open(path, &pd, err);
-	if (rc == 0) {
-		while ((rc = ds_perfdata_next(pd, &cur, &r, err)) > 0)
-			;
-		ds_perfdata_close(pd);
+	size_t n;
+	char **notes;
+
+	o.rc = ds_perfdata_open_mem(img, len, "img", &pd, &err);
+	if (o.rc) {
+		snprintf(o.notes, sizeof o.notes, "%s", err.msg);
+		return o;
 	}
-	return rc;
+	while (ds_perfdata_next(pd, &cur, &r, &err) > 0)
+		if (r.kind == DS_REC_SAMPLE && r.evidx >= 0 && r.evidx < 2)
+			o.samples[r.evidx]++;
+	o.dmg = *ds_perfdata_damage_of(pd);
+	o.dmg.samples = o.dmg.bad_samples = NULL;
+	notes = ds_perfdata_damage_notes(pd, 0, &n);
+	for (size_t i = 0; i < n; i++) {
+		size_t used = strlen(o.notes);
+		snprintf(o.notes + used, sizeof o.notes - used, "%s\n", notes[i]);
+		free(notes[i]);
+	}
+	free(notes);
+	ds_perfdata_close(pd);
+	return o;
 }
 
-TEST(truncated_and_corrupt)
+static uint64_t img64(const char *img, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, img + off, 8);
+	return v;
+}
+
+/* Data offset of the k-th record of the two-event file (0: the mmap). */
+static uint64_t record_at(const char *img, int k)
+{
+	uint64_t off = img64(img, 40);
+	for (int i = 0; i < k; i++) {
+		uint16_t size;
+		memcpy(&size, img + off + 6, 2);
+		off += size;
+	}
+	return off;
+}
+
+#define HAS(o, text) (strstr((o).notes, (text)) != NULL)
+
+/* The two-event file's bytes, to damage. */
+static char *two_event_image(size_t *len)
 {
 	char *path = write_two_event_file();
-	size_t sz = file_size(path);
-	ds_err err = {0};
-	char *img, *t = tmp_path("cut.data");
-	size_t len;
-	int fd;
-
-	img = ds_read_file(path, &len);
-	CHECK(img && len == sz);
-	/* cut in the middle of the data: the header says more than is there */
-	fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, img, 300) == 300);
-	close(fd);
-	CHECK(reopen_err(t, &err) < 0);
-	CHECK(strstr(err.msg, "truncated at byte 300") != NULL);
-	CHECK(err.kind == DS_EINPUT);
-
-	/* a record whose size field is zero */
-	{
-		uint64_t data_off;
-		memcpy(&data_off, img + 40, 8);
-		img[data_off + 6] = 0;
-		img[data_off + 7] = 0;
-		fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		CHECK(write(fd, img, len) == (ssize_t)len);
-		close(fd);
-		CHECK(reopen_err(t, &err) < 0);
-		CHECK(strstr(err.msg, "corrupt perf.data at byte") != NULL);
-	}
-	/* not perf.data at all */
-	fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, "\177ELF this is no perf data at all..", 35) == 35);
-	close(fd);
-	CHECK(reopen_err(t, &err) < 0);
-	CHECK(strstr(err.msg, "not a perf.data file") != NULL);
-	/* empty */
-	fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	close(fd);
-	CHECK(reopen_err(t, &err) < 0);
-	CHECK(strstr(err.msg, "empty") != NULL);
-	/* missing */
-	CHECK(reopen_err("/nonexistent/perf.data", &err) < 0);
-	CHECK(strstr(err.msg, "cannot open '/nonexistent/perf.data'") != NULL);
-	free(img);
-	free(t);
+	char *img = ds_read_file(path, len);
 	free(path);
+	return img;
+}
+
+/* A cut file: every whole record before the cut is read, the cut and the
+ * feature sections after it are named; a file cut inside its attrs is
+ * refused. */
+TEST(salvage_cut)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s3 = record_at(img, 3), end = img64(img, 40) + img64(img, 48);
+	readout o = read_image(img, s3 + 20);
+
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 1);
+	CHECK_EQ_U64(o.samples[1], 1);
+	CHECK_EQ_U64(o.dmg.bytes_cut, end - s3);
+	CHECK(HAS(o, "is cut short: ") && HAS(o, "bytes of records are missing at its end"));
+	CHECK(HAS(o, "feature sections outside the file were not read: hostname, osrelease"));
+	/* the time it held, at the rate of the data before it */
+	CHECK(HAS(o, "it held roughly the last"));
+	o = read_image(img, 300);
+	CHECK(o.rc != 0 && strstr(o.notes, "truncated at byte 300"));
+	free(img);
+}
+
+/* A corrupt record in the middle: skipped, and reading goes on after it. */
+TEST(salvage_corrupt_record)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3);
+	readout o;
+
+	img[s2 + 6] = img[s2 + 7] = 0; /* size 0 */
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 2);
+	CHECK_EQ_U64(o.samples[1], 0);
+	CHECK_EQ_U64(o.dmg.corrupt_stretches, 1);
+	CHECK_EQ_U64(o.dmg.bytes_corrupt, s3 - s2);
+	CHECK(HAS(o, "bytes of corrupt records in 1 place"));
+	/* the time between the records either side (300 - 100 ns) */
+	CHECK(HAS(o, "they held about 200 ns"));
+	free(img);
+}
+
+/* Only the last byte missing, or one bit flipped in a feature section's
+ * size: every sample is intact, the one feature is named. */
+TEST(salvage_features)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t table = img64(img, 40) + img64(img, 48);
+	readout o = read_image(img, len - 1);
+
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0] + o.samples[1], 3);
+	CHECK(HAS(o, "feature sections outside the file were not read: clock_data "));
+	/* the first feature is the hostname: a flipped size bit puts it outside */
+	img[table + 8 + 5] ^= 0x10;
+	o = read_image(img, len);
+	CHECK_EQ_U64(o.samples[0] + o.samples[1], 3);
+	CHECK(HAS(o, "were not read: hostname "));
+	CHECK(!HAS(o, "osrelease"));
+	free(img);
+}
+
+/* A flipped bit in an attr's sample_type: its samples' fields no longer end
+ * where their records do; they are dropped and the attr is named. */
+TEST(salvage_bad_attr)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t attrs = img64(img, 24), type;
+	readout o;
+
+	memcpy(&type, img + attrs + offsetof(struct perf_event_attr, sample_type), 8);
+	type ^= PERF_SAMPLE_ADDR;
+	memcpy(img + attrs + offsetof(struct perf_event_attr, sample_type), &type, 8);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 0);
+	CHECK_EQ_U64(o.samples[1], 1);
+	CHECK(HAS(o, "attr 0 (cpu-clock): 2 of 2 samples do not match its sample_type: the attr is corrupt"));
+	free(img);
 }
 
 TEST(unfinished_recording_is_readable)
 {
 	/* data size 0 in the header: a recording killed before it finished */
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t zero = 0, data_off, data_size;
 	ds_perfdata *pd = NULL;
 	ds_err err = {0};
@@ -264,11 +348,159 @@ TEST(unfinished_recording_is_readable)
 			samples += r.kind == DS_REC_SAMPLE;
 		CHECK(rc == 0);
 		CHECK_EQ_U64(samples, 3);
+		{
+			size_t n;
+			char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+			CHECK(n == 1 && strstr(notes[0], "did not finish cleanly: its last 20 bytes are not a whole record"));
+			for (size_t i = 0; i < n; i++)
+				free(notes[i]);
+			free(notes);
+		}
 		ds_perfdata_close(pd);
 	}
 	free(img);
 	free(t);
+}
+
+/* perf record -z: the records are one zstd stream cut into COMPRESSED
+ * records (and COMPRESSED2, with its data size and padding), with records
+ * that span two of them; a stream cut short loses only what it lacks. */
+static void put_compressed(ds_buf *b, uint32_t type, const char *z, size_t n)
+{
+	struct perf_event_header h = {type, 0, 0};
+	size_t start = b->len;
+	uint64_t n64 = n, zero = 0;
+	ds_buf_append(b, &h, sizeof h);
+	if (type == 83)
+		ds_buf_append(b, &n64, 8);
+	ds_buf_append(b, z, n);
+	if (type == 83)
+		ds_buf_append(b, &zero, (8 - b->len % 8) % 8);
+	h.size = (uint16_t)(b->len - start);
+	memcpy(b->p + start, &h, sizeof h); /* COMPRESSED records are not 8-aligned */
+}
+
+TEST(compressed_records)
+{
+	ds_buf recs = {0}, file = {0};
+	ds_event ev = {0};
+	uint64_t id = 5;
+	char *z, *path = tmp_path("z.data"), *img;
+	size_t zn, cut[4] = {0}, len;
+	ds_pdw *w;
+	ds_err err = {0};
+	ds_pdw_info info = {.clockid = -1};
+	readout o;
+
+	ev.name = "cpu-clock";
+	attr_for(&ev.attr, 0);
+	ev.ids = &id;
+	ev.nids = 1;
+	for (int i = 0; i < 300; i++)
+		put_sample(&recs, 5, 0x400000 + (uint64_t)i, 1, 1, 1000 + (uint64_t)i, 0, false, -1);
+	/* three flushes of one stream, as perf pushes its ring buffers, each
+	 * ending inside a record */
+	{
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		size_t in_cut[4] = {0, recs.len / 3 + 13, 2 * recs.len / 3 + 29, recs.len};
+		zn = ZSTD_compressBound(recs.len) + 64;
+		z = malloc(zn);
+		cut[0] = 0;
+		for (int i = 0; i < 3; i++) {
+			ZSTD_inBuffer in = {recs.p + in_cut[i], in_cut[i + 1] - in_cut[i], 0};
+			ZSTD_outBuffer out = {z, zn, cut[i]};
+			size_t r;
+			do
+				r = ZSTD_compressStream2(cc, &out, &in, ZSTD_e_flush);
+			while (r && !ZSTD_isError(r));
+			CHECK(!ZSTD_isError(r));
+			cut[i + 1] = out.pos;
+		}
+		ZSTD_freeCCtx(cc);
+	}
+	put_compressed(&file, 81, z, cut[1]);
+	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
+	put_compressed(&file, 83, z + cut[2], cut[3] - cut[2]);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 300);
+	CHECK_STR(o.notes, "");
+	free(img);
+
+	/* without the last piece: the samples before it, the partial one counted */
+	file.len = 0;
+	put_compressed(&file, 81, z, cut[1]);
+	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK(o.samples[0] > 100 && o.samples[0] < 300);
+	CHECK(o.dmg.bytes_cut > 0 && o.dmg.bytes_cut < 64);
+	free(img);
+
+	/* a middle piece that is not zstd: what follows it cannot be decoded */
+	file.len = 0;
+	put_compressed(&file, 81, z, cut[1]);
+	memset(z + cut[1], 0xa5, cut[2] - cut[1]);
+	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
+	put_compressed(&file, 83, z + cut[2], cut[3] - cut[2]);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK(o.samples[0] < 120);
+	CHECK(o.dmg.bytes_undecoded > cut[3] - cut[1]);
+	CHECK(HAS(o, "compressed (zstd) records in 'img' do not decompress"));
+	free(img);
+	free(z);
 	free(path);
+	ds_buf_free(&recs);
+	ds_buf_free(&file);
+}
+
+/* perf's string in a feature: u32 length (padded to 64, NUL included), bytes. */
+static void put_feat_string(ds_buf *b, const char *str)
+{
+	char pad[64] = {0};
+	uint32_t n = (uint32_t)((strlen(str) + 1 + 63) / 64 * 64);
+	ds_buf_append(b, &n, 4);
+	snprintf(pad, sizeof pad, "%s", str);
+	ds_buf_append(b, pad, n);
+}
+
+/* A HEADER_FEATURE record with HEADER_CACHE version 1 (level, line, sets,
+ * ways, type, size, cpulist), as perf record writes it in a pipe. */
+static void put_cache_feature(ds_buf *b)
+{
+	static const struct {
+		uint32_t v[4];
+		const char *type, *size, *map;
+	} c[] = {
+		{{1, 64, 64, 12}, "Data", "48K", "0-1"},
+		{{1, 64, 64, 8}, "Instruction", "32K", "0-1"},
+		{{1, 64, 64, 12}, "Data", "48K", "2-3"},
+		{{2, 64, 2048, 16}, "Unified", "2048K", "0-1"},
+	};
+	struct perf_event_header h = {80, 0, 0};
+	size_t start = b->len;
+	uint64_t bit = 20;
+	uint32_t head[2] = {1, 4};
+	ds_buf_append(b, &h, sizeof h);
+	ds_buf_append(b, &bit, 8);
+	ds_buf_append(b, head, 8);
+	for (size_t i = 0; i < 4; i++) {
+		ds_buf_append(b, c[i].v, 16);
+		put_feat_string(b, c[i].type);
+		put_feat_string(b, c[i].size);
+		put_feat_string(b, c[i].map);
+	}
+	((struct perf_event_header *)(b->p + start))->size = (uint16_t)(b->len - start);
 }
 
 /* A pipe-mode image: header, HEADER_ATTR, EVENT_UPDATE name, then kernel records. */
@@ -300,11 +532,35 @@ TEST(pipe_mode)
 		ds_buf_append(&b, &id, 8);
 		ds_buf_append(&b, "piped-clock\0\0\0\0", 16);
 	}
+	put_cache_feature(&b);
+	{
+		/* the tracing data follows the record, outside its size */
+		struct perf_event_header h = {66, 0, 16};
+		uint32_t size[2] = {24, 0};
+		ds_buf_append(&b, &h, sizeof h);
+		ds_buf_append(&b, size, 8);
+		ds_buf_append(&b, "tracing data, 24 bytes..", 24);
+	}
 	put_sample(&b, 5, 0x1234, 1, 1, 10, 0, false, -1);
 	CHECK(ds_perfdata_open_mem(b.p, b.len, "pipe", &pd, &err) == 0);
 	if (pd) {
-		CHECK(ds_perfdata_info(pd)->pipe_mode);
+		const ds_perfdata_header_info *in = ds_perfdata_info(pd);
+		ds_meta m;
+		CHECK(in->pipe_mode);
 		CHECK_STR(ds_perfdata_event(pd, 0)->name, "piped-clock");
+		/* CPU 0's levels; the L1d of CPUs 2-3 is another core's */
+		CHECK_EQ_U64(in->ncaches, 3);
+		CHECK(in->caches[0].level == 1 && !strcmp(in->caches[0].type, "Data"));
+		CHECK_EQ_U64(in->caches[0].size, 48 << 10);
+		CHECK_EQ_U64(in->caches[0].line, 64);
+		CHECK_EQ_U64(in->caches[0].ways, 12);
+		CHECK_EQ_U64(in->caches[0].sets, 64);
+		CHECK_STR(in->caches[0].shared_cpus, "0-1");
+		CHECK(in->caches[2].level == 2 && in->caches[2].size == 2u << 20);
+		ds_meta_from_perfdata(&m, pd, "import");
+		CHECK_EQ_U64(m.ncaches, 3);
+		CHECK_STR(m.cache_source, "perf.data");
+		ds_meta_fini(&m);
 		while (ds_perfdata_next(pd, &cur, &r, &err) > 0)
 			if (r.kind == DS_REC_SAMPLE) {
 				samples++;
@@ -314,6 +570,17 @@ TEST(pipe_mode)
 		ds_perfdata_close(pd);
 	} else {
 		printf("# %s\n", err.msg);
+	}
+	/* text a pipe mixed in after the last record: not a cut */
+	{
+		static const char text[] = "[ perf record: Woken up 1 times to write data ]\n";
+		readout o;
+		ds_buf_append(&b, text, sizeof text - 1);
+		o = read_image(b.p, b.len);
+		CHECK_EQ_U64(o.samples[0], 1);
+		CHECK_EQ_U64(o.dmg.bytes_trailing, sizeof text - 1);
+		CHECK(HAS(o, "'img' ends with 48 bytes that are not records"));
+		CHECK(!HAS(o, "is cut short"));
 	}
 	ds_buf_free(&b);
 }
@@ -401,6 +668,50 @@ TEST(all_sample_fields)
 	} else {
 		CHECK(!"the sample parses");
 		printf("# %s\n", err.msg);
+	}
+	ds_perfdata_close(pd);
+	ds_buf_free(&b);
+	free(path);
+}
+
+/* perf record -c 10009: no PERIOD field, the attr's period is each
+ * sample's; WEIGHT_STRUCT: the weight is the low 32 bits (the latency),
+ * ins_lat and retire_lat above it. */
+TEST(fixed_period_weight_struct)
+{
+	struct perf_event_attr a;
+	ds_event ev = {0};
+	uint64_t id = 3, cur = 0;
+	ds_buf b = {0};
+	ds_pdw *w;
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	char *path = tmp_path("period.data");
+	ds_pdw_info info = {.clockid = -1};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 4 * 8};
+	uint64_t v[4] = {3, 0x401000, 77, 120 | 7ull << 32 | 3ull << 48};
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.sample_period = 10009;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_WEIGHT_STRUCT;
+	ev.name = "cycles";
+	ev.attr = a;
+	ev.ids = &id;
+	ev.nids = 1;
+	ds_buf_append(&b, &h, sizeof h);
+	ds_buf_append(&b, v, sizeof v);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, b.p, b.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
+	if (pd && ds_perfdata_next(pd, &cur, &r, &err) == 1 && r.kind == DS_REC_SAMPLE) {
+		CHECK_EQ_U64(r.u.sample.period, 10009);
+		CHECK_EQ_U64(r.u.sample.weight, 120);
+		CHECK_EQ_U64(r.u.sample.time, 77);
+	} else {
+		CHECK(!"the sample parses");
 	}
 	ds_perfdata_close(pd);
 	ds_buf_free(&b);
@@ -692,10 +1003,15 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 1;
 	RUN(roundtrip);
-	RUN(truncated_and_corrupt);
+	RUN(salvage_cut);
+	RUN(salvage_corrupt_record);
+	RUN(salvage_features);
+	RUN(salvage_bad_attr);
 	RUN(unfinished_recording_is_readable);
+	RUN(compressed_records);
 	RUN(pipe_mode);
 	RUN(all_sample_fields);
+	RUN(fixed_period_weight_struct);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
 	RUN(meta_values_checked);
