@@ -31,6 +31,16 @@ for sc in ok crossed-branch-target after-call after-jump indirect-jumps no-funct
 	"$DSPROF" record -q -o "e-$sc" -- "$V" "$sc" 0.5 >/dev/null
 	check_verdict "$sc" "e-$sc" 80 all
 done
+# a tail call through a function pointer leaves the function: the loads
+# before it are triggers (it made the whole function indirect-jumps)
+"$DSPROF" record -q -o e-tail -- "$V" tail-call 0.5 >/dev/null
+"$DSPROF" report -i e-tail --type-stats -f csv >tail.ts 2>&1
+pct=$(csv_lookup tail.ts name "backtrack: ok" percent)
+if awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 80) }'; then
+	ok "tail-call: ${pct}% of the samples ok (>= 80%)"
+else
+	not_ok "tail-call: ${pct:-0}% of the samples ok, want >= 80%: $(tr '\n' ' ' <tail.ts)"
+fi
 "$DSPROF" record -q -o e-far -- "$V" trigger-not-found 0.5 >/dev/null
 check_verdict trigger-not-found e-far 60
 

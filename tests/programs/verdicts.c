@@ -12,6 +12,9 @@
  *   after-call             calls back to back: IPs are return addresses
  *   after-jump             a block entered by a `ret` to a pushed address
  *   indirect-jumps         a function with a jump through memory
+ *   tail-call              ok's loop in a function that ends with a tail
+ *                          call through a function pointer (`jmp *%rax`):
+ *                          it leaves the function, so the verdict is ok
  *   trigger-not-found      100 ALU instructions: more than the walk limit
  *   no-function            code outside every symbol's bounds
  *   bad-decode             a byte that does not decode in the function
@@ -48,6 +51,33 @@ __asm__(
 	"	jnz 1b\n"
 	"	ret\n"
 	"	.size v_ok, .-v_ok\n"
+
+	/* SQLite's getCellInfo ends with `jmp` to pPage->xParseCell */
+	"	.p2align 4\n"
+	"	.type v_tail, @function\n"
+	"v_tail:\n"
+	"	xor %eax, %eax\n"
+	"1:	mov (%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	mov 8(%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	mov 16(%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	mov 24(%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	dec %rdi\n"
+	"	jnz 1b\n"
+	"	mov v_tail_next(%rip), %rax\n"
+	"	jmp *%rax\n"
+	"	.size v_tail, .-v_tail\n"
+	"	.type v_ret, @function\n"
+	"v_ret:\n"
+	"	ret\n"
+	"	.size v_ret, .-v_ret\n"
+	"	.data\n"
+	"v_tail_next:\n"
+	"	.quad v_ret\n"
+	"	.text\n"
 
 	"	.p2align 4\n"
 	"	.type v_target, @function\n"
@@ -180,6 +210,7 @@ void v_target(long n, void *buf);
 void v_call(long n, void *buf);
 void v_jump(long n, void *buf);
 void v_indirect(long n, void *buf);
+void v_tail(long n, void *buf);
 void v_far(long n, void *buf);
 void v_nofunc(long n, void *buf);
 void v_bad(long n, void *buf);
@@ -257,6 +288,7 @@ int main(int argc, char **argv)
 		{"after-call", v_call},
 		{"after-jump", v_jump},
 		{"indirect-jumps", v_indirect},
+		{"tail-call", v_tail},
 		{"trigger-not-found", v_far},
 		{"no-function", v_nofunc},
 		{"bad-decode", v_bad},
@@ -275,7 +307,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "not-memory") == 0)
 		return run_notmem();
 usage:
-	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|after-call|after-jump|indirect-jumps|"
+	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|after-call|after-jump|indirect-jumps|tail-call|"
 			"trigger-not-found|no-function|bad-decode|no-code|not-memory [SECONDS]\n");
 	return 2;
 }

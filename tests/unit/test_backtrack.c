@@ -195,6 +195,22 @@ static const char asm_src[] =
 	"	jmp *%rax\n"
 	"	.size f_indirect, .-f_indirect\n"
 	"\n"
+	"	.type f_fparray, @function\n"
+	"f_fparray:\n"
+	"	mov (%rsi,%rdi,8), %rax\n"
+	".Lip_fparray:\n"
+	"	jmp *%rax\n"
+	"	.size f_fparray, .-f_fparray\n"
+	"\n"
+	"	.type f_goto, @function\n"
+	"f_goto:\n"
+	"	lea 1f(%rip), %rax\n"
+	"	mov (%rdi), %rdx\n"
+	".Lip_goto:\n"
+	"	jmp *%rax\n"
+	"1:	ret\n"
+	"	.size f_goto, .-f_goto\n"
+	"\n"
 	"	.type f_switch, @function\n"
 	"f_switch:\n"
 	"	lea table(%rip), %rdx\n"
@@ -252,6 +268,8 @@ static const char asm_src[] =
 	"	.globl ip_jump\n	.set ip_jump, .Lip_jump - f_load\n"
 	"	.globl ip_rip\n	.set ip_rip, .Lip_rip - f_load\n"
 	"	.globl ip_indirect\n	.set ip_indirect, .Lip_indirect - f_indirect\n"
+	"	.globl ip_fparray\n	.set ip_fparray, .Lip_fparray - f_fparray\n"
+	"	.globl ip_goto\n	.set ip_goto, .Lip_goto - f_goto\n"
 	"	.globl ip_case\n	.set ip_case, .Lip_case - f_switch\n"
 	"	.globl ip_far\n	.set ip_far, .Lip_far - f_far\n"
 	"	.globl ip_precise_mem\n	.set ip_precise_mem, .Lip_precise_mem - f_precise\n"
@@ -286,6 +304,8 @@ static uint64_t ip_of(const char *label)
 		{"ip_jump", "f_load"},
 		{"ip_rip", "f_load"},
 		{"ip_indirect", "f_indirect"},
+		{"ip_fparray", "f_fparray"},
+		{"ip_goto", "f_goto"},
 		{"ip_case", "f_switch"},
 		{"ip_far", "f_far"},
 		{"ip_precise_mem", "f_precise"},
@@ -330,7 +350,13 @@ TEST(verdicts)
 	CHECK(t.verdict == DS_BT_JUMP);
 	at("ip_rip", false, &t);
 	CHECK(t.verdict == DS_BT_OK && t.mem.rip_relative);
+	/* a tail call through a function pointer leaves the function: the
+	 * load before it is the trigger */
 	at("ip_indirect", false, &t);
+	CHECK(t.verdict == DS_BT_OK && t.mem.base == RDI);
+	at("ip_fparray", false, &t);      /* ... through an array of them */
+	CHECK(t.verdict == DS_BT_OK && t.mem.base == RSI && t.mem.scale == 8);
+	at("ip_goto", false, &t);         /* a computed goto may land anywhere */
 	CHECK(t.verdict == DS_BT_INDIRECT);
 	at("ip_case", false, &t);         /* a jump table read from .rodata: blocks known */
 	CHECK(t.verdict == DS_BT_BRANCH_TARGET ? false : t.verdict == DS_BT_OK);
