@@ -53,6 +53,15 @@ check_contains "not-memory: counted as instruction fetches" not-memory.ts '^addr
 "$DSPROF" report -i e-nm --view pcs -f csv >nm.pcs 2>&1
 check_contains "not-memory: the fetched instruction is v_notmem's first" nm.pcs '^v_notmem\+0x0,.*,<unknown: instruction-fetch>,not-memory,'
 
+# a call's push of the return address is a stack access (it was
+# not-memory): the faults of a deep recursion are its stack's
+"$DSPROF" record -q -e page-faults -o e-sc -- "$V" stack-call >/dev/null
+"$DSPROF" report -i e-sc --view dataobjects -f csv >sc.csv 2>&1
+n=$(csv_lookup sc.csv name "<stack v_deep>" samples:page-faults)
+check "stack-call: the call's faults are <stack v_deep> (${n:-0} of 390 or so)" test "${n:-0}" -ge 300
+"$DSPROF" report -i e-sc --view pcs -f csv >sc.pcs 2>&1
+check_eq "stack-call: the call's verdict" "$(csv_lookup sc.pcs function v_deep verdict)" ok
+
 # JIT code in anonymous memory is no file: no note about opening it
 "$DSPROF" report -i e-no-code --view pcs >nc.txt 2>nc.err
 if grep -q "cannot open" nc.err; then

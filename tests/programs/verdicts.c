@@ -22,6 +22,9 @@
  *   not-memory             (-e page-faults) a code page dropped and fetched
  *                          again, 4000 times: the fault's IP is an ALU
  *                          instruction
+ *   stack-call             (-e page-faults) a recursion 200,000 calls deep
+ *                          whose only stack access is the call's push of
+ *                          the return address: the faults are the stack's
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -203,6 +206,14 @@ __asm__(
 	"	ret\n"
 	"	.size v_notmem, .-v_notmem\n"
 	"	.p2align 12\n"
+
+	"	.type v_deep, @function\n"
+	"v_deep:\n"
+	"	dec %rdi\n"
+	"	jz 1f\n"
+	"	call v_deep\n"
+	"1:	ret\n"
+	"	.size v_deep, .-v_deep\n"
 	"	.text\n");
 
 void v_ok(long n, void *buf);
@@ -215,6 +226,7 @@ void v_far(long n, void *buf);
 void v_nofunc(long n, void *buf);
 void v_bad(long n, void *buf);
 long v_notmem(long n);
+void v_deep(long n);
 
 /* The body of v_target's loop, for anonymous memory:
  *   mov $3,%eax; 1: imul %rax,%rax (x4); dec %rdi; jnz 1b; ret */
@@ -306,8 +318,12 @@ int main(int argc, char **argv)
 		return run_nocode(seconds);
 	if (strcmp(argv[1], "not-memory") == 0)
 		return run_notmem();
+	if (strcmp(argv[1], "stack-call") == 0) {
+		v_deep(200000);
+		return 0;
+	}
 usage:
 	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|after-call|after-jump|indirect-jumps|tail-call|"
-			"trigger-not-found|no-function|bad-decode|no-code|not-memory [SECONDS]\n");
+			"trigger-not-found|no-function|bad-decode|no-code|not-memory|stack-call [SECONDS]\n");
 	return 2;
 }

@@ -78,7 +78,13 @@ TEST(decode_flow_and_moves)
 	CHECK(in.flow == DS_FLOW_INDIRECT_JUMP);
 	CHECK(dec1("ff d0", 0, &in));                            /* call rax */
 	CHECK(in.flow == DS_FLOW_INDIRECT_CALL);
+	/* calls push the return address, ret pops it: stack accesses */
+	CHECK(dec1("e8 10 00 00 00", 0x1000, &in) && in.nmem == 1);
+	CHECK(in.mem[0].base == RSP && in.mem[0].disp == -8 && in.mem[0].write && !in.mem[0].read);
+	CHECK(dec1("ff 15 10 00 00 00", 0, &in) && in.nmem == 2);   /* call [rip + 0x10] */
+	CHECK(in.mem[0].rip_relative && in.mem[0].read && in.mem[1].base == RSP && in.mem[1].write);
 	CHECK(dec1("c3", 0, &in) && in.flow == DS_FLOW_RET);
+	CHECK(in.nmem == 1 && in.mem[0].base == RSP && in.mem[0].disp == 0 && in.mem[0].read);
 	CHECK(dec1("0f 0b", 0, &in) && in.flow == DS_FLOW_STOP);  /* ud2 */
 	CHECK(dec1("0f 05", 0, &in) && in.flow == DS_FLOW_SYSCALL);
 	CHECK(dec1("0f a2", 0, &in));                            /* cpuid */
