@@ -81,7 +81,13 @@ typedef struct ds_row {
 	uint64_t *incl_samples; /* per event, when the table is inclusive */
 	uint64_t *incl_count;
 	bool note;            /* annotates the rows around it (a cache-line boundary, an
-			       * alignment remark): text shows it without metrics */
+			       * alignment remark): text shows it without metrics, CSV and
+			       * JSON with empty (null) metrics */
+	bool text_only;       /* a note whose text is also a cell of the row it annotates
+			       * (a sharing line's evidence and fix): CSV and JSON leave it out */
+	unsigned depth;       /* in a tree (ds_table.tree), its level under the nearest row
+			       * before it one level up, its parent: text indents its name two
+			       * spaces a level; CSV and JSON give the parent's name */
 } ds_row;
 
 typedef struct ds_table_event {
@@ -111,6 +117,7 @@ typedef struct ds_table {
 	size_t ncols;
 	bool inclusive;
 	bool has_metrics;     /* false for the samples view: one row per sample */
+	bool tree;            /* rows nest (ds_row.depth): CSV and JSON add `parent` */
 	ds_row *rows;
 	size_t nrows;
 	size_t total_rows;    /* before --limit */

@@ -265,6 +265,13 @@ size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *add
  * (tb_row's byte-key table costs too much per sample on large
  * experiments); its index. */
 size_t tb_row_new(tb *b, const char *name);
+/* Put the events `first` accepts before the others, each group in its
+ * order: a view shows first, and sorts by, the events that matter to it.
+ * After the rows are filled, before tb_finish. */
+void tb_events_first(tb *b, bool (*first)(const char *event));
+/* Whether an event counts coherence misses: loads served from another
+ * core's modified copy (HITM: sim:HITM, perf c2c's). */
+bool ds_event_coherence(const char *event);
 void tb_cell_str(ds_row *r, size_t col, const char *s);
 void tb_cell_u64(ds_row *r, size_t col, uint64_t v);
 /* Free a row's contents (for views that drop rows after tb_finish). */
