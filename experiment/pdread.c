@@ -34,6 +34,9 @@ struct ds_perfdata {
 	int is_pos;        /* u64 index from the end in other records, -1 when none */
 	bool sample_id_all;
 	ds_perfdata_header_info info;
+	struct pf_section feat[PF_FEAT_BITS]; /* where each feature section is; size 0 when absent */
+	ds_build_id *build_ids;
+	size_t nbuild_ids;
 };
 
 static int corrupt(const ds_perfdata *pd, ds_err *err, uint64_t off, const char *what)
@@ -192,6 +195,9 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 	case PF_FEAT_ARCH: dst = &in->arch; break;
 	case PF_FEAT_CPUDESC: dst = &in->cpudesc; break;
 	case PF_FEAT_CPUID: dst = &in->cpuid; break;
+	case PF_FEAT_BUILD_ID:
+		ds_build_id_feature_parse(p, len, &pd->build_ids, &pd->nbuild_ids);
+		return;
 	case PF_FEAT_NRCPUS:
 		if (len >= 8) {
 			in->nr_cpus_avail = rd32(p);
@@ -343,6 +349,7 @@ static int parse_file_header(ds_perfdata *pd, ds_err *err)
 		off += sizeof s;
 		if (!in_file(pd, s.offset, s.size))
 			return truncated(pd, err, pd->size, s.offset + s.size);
+		pd->feat[bit] = s;
 		if (bit == PF_FEAT_COMPRESSED)
 			return ds_err_set(err, DS_EINPUT,
 					  "cannot read '%s': compressed perf.data (perf record -z) is not "
@@ -381,6 +388,8 @@ static int parse_pipe_header(ds_perfdata *pd, ds_err *err)
 						ev->name = ds_xstrndup((const char *)pd->img + off + 24,
 								       strnlen((const char *)pd->img + off + 24, size - 24u));
 			}
+		} else if (type == PF_RECORD_HEADER_BUILD_ID) {
+			ds_build_id_feature_parse(pd->img + off, size, &pd->build_ids, &pd->nbuild_ids);
 		} else if (type == PF_RECORD_HEADER_FEATURE && size >= 16) {
 			parse_feature(pd, (int)rd64(pd->img + off + 8), pd->img + off + 16, size - 16u);
 		} else if (type == PF_RECORD_COMPRESSED) {
@@ -494,6 +503,7 @@ void ds_perfdata_close(ds_perfdata *pd)
 	free(pd->info.cpudesc);
 	free(pd->info.cpuid);
 	free(pd->info.cmdline);
+	ds_build_ids_free(pd->build_ids, pd->nbuild_ids);
 	free(pd->label);
 	free(pd);
 }
@@ -508,6 +518,20 @@ const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size)
 {
 	*size = pd->size;
 	return pd->img;
+}
+
+const ds_build_id *ds_perfdata_build_ids(const ds_perfdata *pd, size_t *n)
+{
+	*n = pd->nbuild_ids;
+	return pd->build_ids;
+}
+
+const void *ds_perfdata_feature(const ds_perfdata *pd, int bit, size_t *len)
+{
+	if (bit < 0 || bit >= PF_FEAT_BITS || !pd->feat[bit].size)
+		return NULL;
+	*len = pd->feat[bit].size;
+	return pd->img + pd->feat[bit].offset;
 }
 
 /* ---- records ---- */
@@ -636,6 +660,7 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 		}
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
+		const unsigned char *field = r.p;
 		uint64_t n = take64(&r);
 		if (n > len) {
 			r.bad = true;
@@ -647,6 +672,8 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 			if (!s->stack)
 				s->stack_size = 0;
 		}
+		s->stack_field = field;
+		s->stack_field_len = (uint32_t)(r.p - field);
 	}
 	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) s->weight = take64(&r);
 	if (t & PERF_SAMPLE_DATA_SRC) s->data_src = take64(&r);
