@@ -1,6 +1,7 @@
 /* dsprof record [options] -- COMMAND [ARGS] | -p PID */
 #include "cli/cli.h"
 
+#include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
 #include "experiment/experiment.h"
 #include "memobj/memobj.h"
@@ -258,6 +259,24 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 		fprintf(stderr, "dsprof: note: physical addresses need CAP_SYS_ADMIN; recorded without them\n");
 }
 
+/* What only this machine, right after the run, can put into the
+ * experiment: the call chains' missing callers and the build-ids. */
+static int finish(const char *outdir, ds_record_result *res, ds_err *err)
+{
+	ds_finish_result fr;
+	int rc = ds_experiment_finish(outdir, &fr, err);
+
+	if (rc == 0)
+		res->bytes = fr.bytes;
+	for (size_t i = 0; i < fr.notes.n; i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, fr.notes.v[i]);
+		fputc('\n', stderr);
+	}
+	ds_finish_result_fini(&fr);
+	return rc;
+}
+
 /* -e takes a list, as perf's does: "cpu-clock,page-faults".  Commas inside
  * a PMU's terms ("cpu/event=0x3c,umask=0/") belong to that event; a slash
  * followed by digits only is a period ("page-faults/100,cpu-clock").  Cut
@@ -463,7 +482,8 @@ int cmd_record(int argc, char **argv)
 		ds_record_result_fini(&res);
 		goto out;
 	}
-	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err))
+	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err) ||
+	    finish(outdir, &res, &err))
 		status = cli_fail(&err);
 	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	summary(outdir, &res, quiet);

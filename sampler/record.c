@@ -36,9 +36,10 @@
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256           /* 1 MiB per CPU with 4 KiB pages */
 #define DRAIN_INTERVAL_MS 250
-/* User stack kept with each call chain: enough to find the return address
- * of a leaf function that has no frame of its own, which frame pointers
- * cannot (see analyze/session.c). */
+/* User stack copied with each call chain: enough to find the return
+ * address of a leaf function that has no frame of its own, which frame
+ * pointers cannot.  analyze/finish.c puts that caller into the chain when
+ * the recording ends, and drops the copy. */
 #define LEAF_STACK_BYTES 256
 
 struct ring {
