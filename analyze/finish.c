@@ -15,8 +15,8 @@
  * Build-ids.  HEADER_BUILD_ID lists the build-id of every object a sample
  * or a call chain falls in, read from the files while they are still the
  * ones that ran (an object whose file was replaced during the run gets
- * none, and a note).  Analysis, here or elsewhere, matches objects by
- * it.
+ * none, and a note).  Analysis elsewhere matches objects by it, and
+ * `dsprof archive` keeps the files by it.
  *
  * The file is rewritten beside itself and renamed over it: a failure
  * leaves the recording as it was.

@@ -281,6 +281,59 @@ static char *experiment_dir(const ds_session *s)
 	return slash ? ds_xstrndup(s->path, (size_t)(slash - s->path)) : ds_xstrdup(".");
 }
 
+/* path inside the experiment's archive/ as perf lays out its build-id cache
+ * (archive/.build-id/xx/rest is a link to the object's folder, which holds
+ * `elf` and, when there was one, the separate debug file `debug`); NULL
+ * when absent, or when the link leads out of archive/. */
+static char *archived_file(const ds_session *s, const dso_ent *d, const char *name)
+{
+	char hex[2 * DS_BUILD_ID_MAX + 1];
+	char *dir = experiment_dir(s), *top = ds_xasprintf("%s/archive", dir), *link, *real, *root;
+	size_t n;
+
+	ds_build_id_hex(d->build_id, d->build_id_size, hex);
+	link = ds_xasprintf("%s/.build-id/%.2s/%s/%s", top, hex, hex + 2, name);
+	real = realpath(link, NULL);
+	root = realpath(top, NULL);
+	n = root ? strlen(root) : 0;
+	if (real && (!root || strncmp(real, root, n) != 0 || real[n] != '/' || access(real, R_OK) != 0)) {
+		free(real);
+		real = NULL;
+	}
+	free(root);
+	free(link);
+	free(top);
+	free(dir);
+	return real;
+}
+
+/* The copy of d's file that `dsprof archive` kept, when its build-id is
+ * the recorded one, with its debug file. */
+static ds_dso *open_archived(ds_session *s, const dso_ent *d, ds_dso_opts *o)
+{
+	char *elf, *debug;
+	ds_dso *dso = NULL;
+	const uint8_t *id;
+	size_t n;
+	ds_err err;
+
+	if (!d->build_id_size || !(elf = archived_file(s, d, "elf")))
+		return NULL;
+	debug = archived_file(s, d, "debug");
+	o->debug_file = debug;
+	dso = ds_dso_open(elf, o, &err);
+	o->debug_file = NULL;
+	if (dso && (!(id = ds_dso_build_id(dso, &n)) || n != d->build_id_size ||
+		    memcmp(id, d->build_id, n) != 0)) {
+		ds_session_note_add(s, "ignoring '%s': its build-id is not the recorded one", elf);
+		ds_dso_close(dso);
+		dso = NULL;
+	}
+	free(elf);
+	free(debug);
+	return dso;
+}
+
 /* An object whose build-id differs from the recorded one is another
  * program: its symbols and instructions would answer wrongly, so it is
  * treated as absent. */
@@ -296,7 +349,8 @@ static void check_build_id(ds_session *s, dso_ent *d, const char *path)
 	if (id)
 		ds_build_id_hex(id, n < DS_BUILD_ID_MAX ? n : DS_BUILD_ID_MAX, have);
 	ds_session_note_add(s, "'%s' is not the file that was recorded (build-id %s here, %s in the "
-			       "recording): its samples are shown as [unknown]",
+			       "recording): its samples are shown as [unknown]; 'dsprof archive' where "
+			       "it was recorded keeps the recorded files with the experiment",
 			    path, have, want);
 	ds_dso_close(d->dso);
 	d->dso = NULL;
@@ -350,7 +404,7 @@ static void load_dso(ds_session *s, dso_ent *d)
 	if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
 		path[n - 10] = 0;
 	o.debug_root = s->opts.debug_root;
-	if (!(d->dso = ds_dso_open(path, &o, &err)))
+	if (!(d->dso = open_archived(s, d, &o)) && !(d->dso = ds_dso_open(path, &o, &err)))
 		ds_session_note_add(s, "%s; its samples are shown as [unknown]", err.msg);
 	else if (d->build_id_size)
 		check_build_id(s, d, path);

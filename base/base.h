@@ -157,6 +157,8 @@ bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix);
 char *ds_read_file(const char *path, size_t *len);
 /* First line of a small file without the newline, or NULL. */
 char *ds_read_line(const char *path);
+/* mkdir -p of the directory that holds path (errors show when path is used). */
+void ds_make_parents(const char *path);
 /* This process's vDSO image (the kernel's, the same for every process on
  * this boot): its address and size; false when there is none. */
 bool ds_self_vdso(const void **image, size_t *size);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -150,6 +151,18 @@ char *ds_trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = 0;
 	return s;
+}
+
+void ds_make_parents(const char *path)
+{
+	char *dir = ds_xstrdup(path);
+
+	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		mkdir(dir, 0755);
+		*s = '/';
+	}
+	free(dir);
 }
 
 bool ds_self_vdso(const void **image, size_t *size)

@@ -3,13 +3,10 @@
 
 #include "experiment/experiment.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 static const char import_usage[] =
 	"usage: dsprof import PERF.DATA [-o DIR]\n"
@@ -18,35 +15,6 @@ static const char import_usage[] =
 	"'perf record', 'perf mem record' or 'perf c2c record'.  The file is copied unchanged.\n"
 	"\n"
 	"  -o, --output DIR   experiment directory (default dsprof.data)\n";
-
-static int copy_file(const char *from, const char *to, ds_err *err)
-{
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
-	char buf[1 << 16];
-	ssize_t n;
-
-	if (in < 0)
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", from, strerror(errno));
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return ds_err_set(err, DS_EENV, "cannot create '%s': %s", to, strerror(errno));
-	}
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (n < 0 || fsync(out) < 0) {
-		ds_err_set(err, DS_EENV, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
-		close(in);
-		close(out);
-		return -1;
-	}
-	close(in);
-	close(out);
-	return 0;
-}
 
 /* Kernel addresses of a sample: its IP in kernel mode, and the kernel part
  * of its call chain (return addresses, looked up at address - 1). */
@@ -183,7 +151,7 @@ int cmd_import(int argc, char **argv)
 		status = cli_fail(&err);
 		goto out;
 	}
-	if (copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
+	if (cli_copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
 		status = cli_fail(&err);
 		ds_expdir_discard(outdir, moved_old);
 		goto out;

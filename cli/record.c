@@ -31,6 +31,8 @@ static const char record_usage[] =
 	"  -o, --output DIR           experiment directory (default dsprof.data)\n"
 	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
 	"  -q, --quiet                no summary line at the end\n"
+	"      --archive              keep the sampled object files with the experiment\n"
+	"                             (as 'dsprof archive' does), to analyze it elsewhere\n"
 	"\n"
 	"      --sim                  simulate the caches instead of sampling the PMU (under\n"
 	"                             Valgrind); events sim:NAME (default sim:L1D_MISS,\n"
@@ -315,6 +317,7 @@ int cmd_record(int argc, char **argv)
 		{"sim", no_argument, NULL, 'S'},
 		{"machine", required_argument, NULL, 'M'},
 		{"cache", required_argument, NULL, 'C'},
+		{"archive", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -324,7 +327,7 @@ int cmd_record(int argc, char **argv)
 	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
 	const char *outdir = "dsprof.data";
-	bool quiet = false;
+	bool quiet = false, archive = false;
 	ds_err err = {0};
 	int c, status = 0, ntarget;
 	uint64_t u;
@@ -400,6 +403,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'C':
 			cache = optarg;
+			break;
+		case 'A':
+			archive = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -489,6 +495,8 @@ int cmd_record(int argc, char **argv)
 	summary(outdir, &res, quiet);
 	if (sim)
 		sim_summary(&o, &sres, &left_out, quiet);
+	if (!status && archive && cli_archive(outdir, quiet, &err))
+		status = cli_fail(&err);
 	if (!status && res.target_exited) {
 		int st = res.wait_status;
 		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

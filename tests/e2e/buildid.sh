@@ -1,0 +1,101 @@
+# Objects are matched by build-id.  A file replaced since the recording by
+# another build is another program: its samples show as [unknown], with one
+# note, and none of its instructions are disassembled.  An identical copy
+# is the same program: no note.  `dsprof archive` keeps the recorded files
+# with the experiment, which then gives the right answers again (and perf
+# finds them too, with --buildid-dir).
+. "$TOP/tests/lib.sh"
+
+# leafcall as the Makefile builds test programs, at ./leafcall
+build() { # [CFLAGS...]
+	gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
+		-pthread "$@" -o leafcall.new "$TOP/tests/programs/leafcall.c" && mv leafcall.new leafcall
+}
+# rows of MODULE in the pcs view whose instruction was disassembled
+disassembled() { # experiment module
+	"$DSPROF" report -i "$1" -v pcs -f csv 2>/dev/null |
+		awk -F, -v m="$2" 'NR > 1 && $3 == m && $8 != "" { n++ } END { print n + 0 }'
+}
+walk_samples() { # csv
+	csv_lookup "$1" name walk samples:cpu-clock
+}
+
+if ! build; then
+	not_ok "cannot build leafcall"
+	exit 0
+fi
+"$DSPROF" record -q -o exp -- ./leafcall 1 >/dev/null
+"$DSPROF" report -i exp -f csv >ran.csv 2>ran.err
+walk=$(walk_samples ran.csv)
+check_ge "walk is sampled" "${walk:-0}" 20
+check_eq "the file that ran: no note" "$(cat ran.err)" ""
+check_ge "the file that ran: its instructions are disassembled" "$(disassembled exp leafcall)" 3
+
+# an identical copy: another file (inode), the same build-id
+cp leafcall copy && mv copy leafcall
+"$DSPROF" report -i exp -f csv >same.csv 2>same.err
+check_eq "identical copy: no note" "$(cat same.err)" ""
+check_eq "identical copy: the same answer" "$(walk_samples same.csv)" "$walk"
+
+# keep the recorded files; a copy of the experiment without them
+"$DSPROF" archive -i exp 2>archive.err
+check_eq "dsprof archive succeeds" "$?" 0
+check_contains "dsprof archive says what it kept" archive.err '^\[ dsprof archive: [0-9]+ objects kept'
+id=$(readelf -n leafcall | awk '/Build ID:/ { print $3; exit }')
+check_eq "archive: .build-id links to the object's folder, as perf's cache does" \
+	"$(readlink "exp/archive/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)")" \
+	"../..$PWD/leafcall/$id"
+check "archive: the copy is the object" cmp -s leafcall "exp/archive$PWD/leafcall/$id/elf"
+cp -r exp plain && rm -rf plain/archive
+
+# another build of the program at the same path
+build -DREBUILT
+"$DSPROF" report -i plain -f csv >other.csv 2>other.err
+check_eq "another build: one note" "$(wc -l <other.err)" 1
+check_contains "another build: the note says it is not the recorded file" other.err \
+	"'$PWD/leafcall' is not the file that was recorded \(build-id [0-9a-f]+ here, $id in the recording\)"
+check_eq "another build: walk is not found in it" "$(walk_samples other.csv)" ""
+check_ge "another build: its samples are [unknown]" \
+	"$(awk -F, '$1 == "[unknown]" && $2 == "leafcall" { print $4 }' other.csv)" "$walk"
+check_eq "another build: none of its instructions are disassembled" "$(disassembled plain leafcall)" 0
+
+# the archived copy: the right answers again
+"$DSPROF" report -i exp -f csv >kept.csv 2>kept.err
+check_eq "archived: no note" "$(cat kept.err)" ""
+check_eq "archived: the same answer as when it ran" "$(walk_samples kept.csv)" "$walk"
+check_ge "archived: its instructions are disassembled" "$(disassembled exp leafcall)" 3
+"$DSPROF" report -i exp -v callers --function walk -f csv >callers.csv 2>/dev/null
+check_contains "archived: main calls walk" callers.csv '^main,'
+if command -v perf >/dev/null; then
+	# perf, told the build-ids, takes the rebuilt file for another one too
+	perf report -i exp/perf.data --stdio --no-children --sort sym >perf-other.txt 2>/dev/null
+	check_eq "perf does not take the other build for the recorded one" \
+		"$(grep -c '\] walk *$' perf-other.txt)" 0
+	perf --buildid-dir exp/archive report -i exp/perf.data --stdio --no-children --sort sym \
+		>perf.txt 2>/dev/null
+	check_contains "perf reads the archive (--buildid-dir)" perf.txt '\] walk *$'
+fi
+
+# archiving again: nothing new; with the file changed, it is not kept
+"$DSPROF" archive -i exp 2>again.err
+check_contains "archive again: already there" again.err 'already there'
+"$DSPROF" archive -i plain 2>changed.err
+check_eq "archive of a changed file: succeeds" "$?" 0
+check_contains "archive of a changed file: says it is not kept" changed.err \
+	"'$PWD/leafcall' is not kept: the file here is not the one that was recorded"
+check "archive of a changed file: keeps no copy of it" test ! -e "plain/archive$PWD/leafcall"
+
+# record --archive does both at once
+"$DSPROF" record -q --archive -o both -- ./leafcall 0.3 >/dev/null 2>both.err
+check_eq "record --archive: no message with -q" "$(cat both.err)" ""
+id2=$(readelf -n leafcall | awk '/Build ID:/ { print $3; exit }')
+check "record --archive: the object is kept" cmp -s leafcall "both/archive$PWD/leafcall/$id2/elf"
+
+# an experiment that lists no build-ids cannot be archived
+if command -v perf >/dev/null; then
+	perf record -q --no-buildid -e cpu-clock -o nobid.data ./leafcall 0.2 >/dev/null 2>&1
+	"$DSPROF" import nobid.data -o nobid 2>/dev/null
+	expect_error "archive without build-ids" 1 'lists no build-ids' "$DSPROF" archive -i nobid
+fi
+expect_error "archive: an argument that is not an option" 1 'unexpected argument' \
+	"$DSPROF" archive exp
