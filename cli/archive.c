@@ -211,9 +211,7 @@ int cli_archive(const char *input, bool quiet, ds_err *err)
 	}
 out:
 	for (size_t i = 0; i < a.notes.n; i++) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, a.notes.v[i]);
-		fputc('\n', stderr);
+		cli_note(a.notes.v[i]);
 		free(a.notes.v[i]);
 	}
 	ds_vec_free(&a.notes);

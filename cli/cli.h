@@ -58,6 +58,8 @@ void cli_render_diff(FILE *f, const struct ds_diff *d, enum cli_format fmt, cons
  * says why kernel samples will show as [kernel]. */
 void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n);
 
+/* "dsprof: note: MSG" on stderr, MSG made safe for a terminal. */
+void cli_note(const char *msg);
 /* Text safe for a terminal (escape sequences in names neutralized). */
 void cli_puts_safe(FILE *f, const char *s);
 

@@ -96,11 +96,8 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 	if (uname(&u) != 0 || !in->hostname || !in->osrelease || strcmp(u.nodename, in->hostname) ||
 	    strcmp(u.release, in->osrelease))
 		return;
-	if (ds_expdir_save_vdso(outdir, &err)) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, err.msg);
-		fputc('\n', stderr);
-	}
+	if (ds_expdir_save_vdso(outdir, &err))
+		cli_note(err.msg);
 	ips = ds_xcalloc(n ? n : 1, sizeof *ips);
 	for (size_t i = 0; i < n; i++)
 		memcpy(&ips[i], ds_hash_key(kips, i, NULL), 8);

@@ -129,6 +129,13 @@ int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt)
 	return 0;
 }
 
+void cli_note(const char *msg)
+{
+	fputs("dsprof: note: ", stderr);
+	cli_puts_safe(stderr, msg);
+	fputc('\n', stderr);
+}
+
 void cli_print_notes(const ds_session *s, const char *label)
 {
 	for (size_t i = 0; i < ds_session_nnotes(s); i++) {

@@ -270,11 +270,8 @@ static int finish(const char *outdir, ds_record_result *res, ds_err *err)
 
 	if (rc == 0)
 		res->bytes = fr.bytes;
-	for (size_t i = 0; i < fr.notes.n; i++) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, fr.notes.v[i]);
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; i < fr.notes.n; i++)
+		cli_note(fr.notes.v[i]);
 	ds_finish_result_fini(&fr);
 	return rc;
 }
