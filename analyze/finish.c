@@ -13,9 +13,10 @@
  * exactly as it reads those of its own `-g` recordings.
  *
  * Build-ids.  HEADER_BUILD_ID lists the build-id of every object a sample
- * or a call chain falls in, read from the files while they are still the
- * ones that ran (an object whose file was replaced during the run gets
- * none, and a note).  Analysis elsewhere matches objects by it, and
+ * or a call chain falls in: the one the kernel put into its MMAP2 records
+ * when the file was mapped, else (older kernels, the mappings of a process
+ * attached to) the file's, read while it is still the one that ran (an
+ * object whose file was replaced during the run gets none, and a note).  Analysis elsewhere matches objects by it, and
  * `dsprof archive` keeps the files by it.
  *
  * The file is rewritten beside itself and renamed over it: a failure

@@ -91,6 +91,24 @@ check_eq "record --archive: no message with -q" "$(cat both.err)" ""
 id2=$(readelf -n leafcall | awk '/Build ID:/ { print $3; exit }')
 check "record --archive: the object is kept" cmp -s leafcall "both/archive$PWD/leafcall/$id2/elf"
 
+# a program replaced while the recording goes on is known by the build that ran
+build -DREBUILT
+cp leafcall other
+build
+cp leafcall ran
+"$DSPROF" record -q -o during -- sh -c './leafcall 0.3 && cp other new && mv new leafcall' \
+	>/dev/null 2>during.err
+check_eq "replaced while recording: no note" "$(cat during.err)" ""
+idran=$(readelf -n ran | awk '/Build ID:/ { print $3; exit }')
+if command -v perf >/dev/null; then
+	perf buildid-list -i during/perf.data >during.ids 2>/dev/null
+	check_eq "replaced while recording: the build-id listed is the one that ran" \
+		"$(awk -v f="$PWD/leafcall" '$2 == f { print $1 }' during.ids)" "$idran"
+fi
+"$DSPROF" report -i during -f csv >during.csv 2>during-report.err
+check_contains "replaced while recording: reports know the file is another build" \
+	during-report.err "is not the file that was recorded \(build-id [0-9a-f]+ here, $idran"
+
 # an experiment that lists no build-ids cannot be archived
 if command -v perf >/dev/null; then
 	perf record -q --no-buildid -e cpu-clock -o nobid.data ./leafcall 0.2 >/dev/null 2>&1
