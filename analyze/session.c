@@ -581,6 +581,10 @@ const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t
 {
 	bool user_first = false, done = false;
 
+	if (!sm->stack_size) { /* no copy: the chain is as complete as it gets */
+		*n = sm->nr_callchain;
+		return sm->callchain;
+	}
 	s->chain_buf.n = 0;
 	ds_vec_reserve(&s->chain_buf, sm->nr_callchain + 1);
 	for (uint64_t i = 0; i < sm->nr_callchain; i++) {
