@@ -232,21 +232,23 @@ int cmd_archive(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "dsprof.data";
-	bool quiet = false;
+	bool quiet = false, input_given = false;
 	ds_err err = {0};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:qh", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': input = optarg; break;
+		case 'i': input = optarg; input_given = true; break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(archive_usage, stdout); return 0;
-		default: return cli_usage_error("archive", "bad option");
+		default: return cli_bad_option("archive", argv, c, NULL);
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("archive", "unexpected argument '%s' (the experiment is given with -i)",
 				       argv[optind]);
+	if (!input_given && cli_default_experiment("archive"))
+		return 1;
 	return cli_archive(input, quiet, &err) ? cli_fail(&err) : 0;
 }
