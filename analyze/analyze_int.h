@@ -183,6 +183,8 @@ struct ds_session {
 	ds_hash *proc_index;
 	proc kernel;                  /* pid -1: the kernel's maps */
 	bool same_machine;            /* recorded on this host and kernel: its kallsyms and vdso fit */
+	bool unfinished;              /* marked by a recording that did not end (experiment/) */
+	bool other_boot;              /* ... on another boot than this one, or one it does not name */
 
 	DS_VEC(site) sites;
 	ds_hash *site_index;
@@ -246,6 +248,10 @@ struct ds_session {
 	 * its [imprecise, precise] samples are charged to; UINT32_MAX not yet */
 	DS_VEC(uint32_t) site_charge;
 };
+
+/* Lists of thread or CPU ids in a cell name at most this many ("12 14
+ * +3"): hotlines makes them, diff unites them. */
+#define DS_IDS_LISTED 8
 
 /* ---- building tables (table.c) ---- */
 typedef struct tb {
@@ -331,8 +337,10 @@ void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
  * addresses). */
 const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
 /* The line size of cache level `level` ("L1D", "L2", "L3"; NULL: L1D) of
- * the session's machine. */
-int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_err *err);
+ * the session's machine.  With `fallback`, a machine that describes no
+ * caches at all gets DS_DEFAULT_LINE bytes and a note that says so. */
+#define DS_DEFAULT_LINE 64
+int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err);
 void ds_session_mobjs_free(ds_session *s);
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
@@ -346,7 +354,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
  * followed by its sub-rows of the same line_col, kind by kind in the order
  * of `subs`, at most caps[k] of each, and then cut at `limit` top rows. */
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
-void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line);
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line);
 void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
 		       uint32_t *lo, uint32_t *hi);
 void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,
@@ -417,6 +425,11 @@ uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid);
  * event metrics, from zero: after the filter changed. */
 int ds_session_recount(ds_session *s, ds_err *err);
 void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The objects' problems with their debug information, which dwarfmap/
+ * meets lazily (types and variables are read on the first query, long
+ * after the object was opened): each becomes a session note and, when t is
+ * given, a note of that view, once. */
+void ds_session_debug_notes(ds_session *s, ds_table *t);
 bool ds_sample_wanted(const ds_session *s, uint32_t tid);
 bool ds_ip_is_kernel(uint16_t misc);
 

@@ -138,7 +138,8 @@ static void group_relations(ds_table *t)
 		for (size_t i = 0; i < t->nrows; i++)
 			if (strcmp(t->rows[i].cells[CC_RELATION].s, rel_names[g]) == 0)
 				out[n++] = t->rows[i];
-	memcpy(t->rows, out, n * sizeof *out);
+	if (n) /* no rows: t->rows is NULL */
+		memcpy(t->rows, out, n * sizeof *out);
 	free(out);
 }
 
@@ -295,12 +296,12 @@ static const char *function_file(ds_session *s, const fkey *f)
 static size_t source_rows(tb *b, const char *path, ds_err *note)
 {
 	size_t len = 0, nlines = 0;
-	char *text = ds_read_file(path, &len);
+	char *text = ds_read_file_err(path, &len, note);
 	ds_buf line = {0};
 	const char *p, *end;
 
 	if (!text) {
-		ds_err_set(note, DS_EINPUT, "cannot read '%s': only its sampled lines are shown", path);
+		ds_err_prefix(note, "only the sampled lines are shown: ");
 		return 0;
 	}
 	if (len > SOURCE_MAX_BYTES) {

@@ -34,6 +34,21 @@ void ds_session_note_add(ds_session *s, const char *fmt, ...)
 	ds_vec_push(&s->notes, ds_buf_steal(&b));
 }
 
+void ds_session_debug_notes(ds_session *s, ds_table *t)
+{
+	for (size_t i = 0; i < s->dsos.n; i++) {
+		const char *note = s->dsos.v[i].dso ? ds_dso_note(s->dsos.v[i].dso) : NULL;
+		bool shown = false;
+		if (!note)
+			continue;
+		ds_session_note_add(s, "%s", note);
+		for (size_t k = 0; t && k < t->nprops && !shown; k++)
+			shown = strcmp(t->props[k].key, "note") == 0 && strcmp(t->props[k].value, note) == 0;
+		if (t && !shown)
+			tb_prop(t, "note", DS_PROP_TEXT, "%s", note);
+	}
+}
+
 size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
 const char *ds_session_note(const ds_session *s, size_t i) { return s->notes.v[i]; }
 const ds_meta *ds_session_meta(const ds_session *s) { return &s->meta; }
@@ -137,7 +152,7 @@ static void proc_index_maps(proc *p)
 	uint64_t mx = 0;
 	if (!p->maps.n)
 		return;
-	qsort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
+	ds_sort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
 	ds_vec_reserve(&p->end_max, p->maps.n);
 	for (size_t i = 0; i < p->maps.n; i++) {
 		if (p->maps.v[i].end > mx)
@@ -376,6 +391,13 @@ static void load_dso(ds_session *s, dso_ent *d)
 			       : s->same_machine ? "/proc/kallsyms" : NULL;
 		if (ks && !(d->dso = ds_dso_open_kallsyms(ks, &err)))
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
+		else if (!ks && s->unfinished)
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the recording did not end, so it "
+					       "never kept the kernel's symbols, and this is not the boot it ran in "
+					       "(give them with --kallsyms)");
+		else if (!ks && !s->meta.kernel)
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment does not say "
+					       "which kernel it was recorded on (give its kallsyms with --kallsyms)");
 		else if (!ks)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment was "
 					       "recorded on another kernel (give its kallsyms with --kallsyms)");
@@ -390,10 +412,12 @@ static void load_dso(ds_session *s, dso_ent *d)
 		size_t len;
 		path = ds_xasprintf("%s/vdso.so", dir);
 		free(dir);
-		if (access(path, R_OK) == 0)
+		if (access(path, F_OK) == 0)
 			d->dso = ds_dso_open(path, &o, &err);
 		else if (s->same_machine && ds_self_vdso(&img, &len))
 			d->dso = ds_dso_open_mem(img, len, "[vdso]", &err);
+		if (!d->dso && err.msg[0])
+			ds_session_note_add(s, "%s; its samples are shown as [unknown]", err.msg);
 		free(path);
 		return;
 	}
@@ -649,6 +673,18 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 	s->chain_count.v[ci * s->nev + (size_t)ev] += sm->period ? sm->period : 1;
 }
 
+/* What the reader could not read, once it has read every record. */
+static void damage_notes(ds_session *s)
+{
+	size_t n;
+	char **notes = ds_perfdata_damage_notes(s->pd, s->meta.end_ns, &n);
+	for (size_t i = 0; i < n; i++) {
+		ds_session_note_add(s, "%s", notes[i]);
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 /* Read samples from where the last call stopped, for about `seconds`
  * (0: to the end): 1 when some remain, 0 at the end, -1 on error. */
 static int read_samples(ds_session *s, double seconds, ds_err *err)
@@ -702,6 +738,7 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 	if (rc < 0)
 		return -1;
 	s->loaded = true;
+	damage_notes(s);
 	if (s->lost || s->lost_samples)
 		ds_session_note_add(s, "%llu records (samples or side-band) and %llu further samples were lost "
 				       "while recording "
@@ -844,12 +881,50 @@ static void header_build_ids(ds_session *s)
 }
 
 /* This machine's kallsyms and vdso only fit an experiment recorded on this
- * very host and kernel. */
+ * very host and kernel (and, for an unfinished one, which names it, boot). */
 static void decide_same_machine(ds_session *s)
 {
 	struct utsname u;
-	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host &&
+	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host && !s->other_boot &&
 			  strcmp(u.release, s->meta.kernel) == 0 && strcmp(u.nodename, s->meta.host) == 0;
+}
+
+/* An experiment marked by a recording that has not ended, or never will
+ * (its recorder was killed, or failed on a full disk): say so and why, and
+ * take from the mark the machine a missing meta.json would have named. */
+static void unfinished(ds_session *s, bool has_meta)
+{
+	char *dir = experiment_dir(s), *prev;
+	ds_expdir_mark_info mk;
+	ds_buf b = {0};
+
+	if (!ds_expdir_mark(dir, &mk)) {
+		free(dir);
+		return;
+	}
+	s->unfinished = true;
+	s->other_boot = !mk.this_boot;
+	if (!s->meta.host && mk.host[0])
+		s->meta.host = ds_xstrdup(mk.host);
+	if (!s->meta.kernel && mk.kernel[0])
+		s->meta.kernel = ds_xstrdup(mk.kernel);
+	ds_buf_puts(&b, has_meta ? "the experiment was not finished: " : "meta.json is missing: ");
+	if (mk.live)
+		ds_buf_printf(&b, "its recording (dsprof, pid %lld) is still running; the samples written so "
+				  "far are shown", (long long)mk.pid);
+	else {
+		ds_buf_puts(&b, "its recording did not end (dsprof");
+		if (mk.pid > 0)
+			ds_buf_printf(&b, ", pid %lld,", (long long)mk.pid);
+		ds_buf_printf(&b, " was killed or failed, as on a full disk) before writing %s; the samples "
+				  "written up to then are shown", has_meta ? "the kernel's symbols" : "it");
+	}
+	if ((prev = ds_expdir_previous(dir)))
+		ds_buf_printf(&b, "; the last complete experiment is '%s'", prev);
+	ds_session_note_add(s, "%s", ds_buf_str(&b));
+	ds_buf_free(&b);
+	free(prev);
+	free(dir);
 }
 
 int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out, ds_err *err)
@@ -875,15 +950,15 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	if (metapath) {
 		if (ds_meta_read(&s->meta, metapath, err))
 			goto fail;
+		for (size_t i = 0; i < s->meta.nproblems; i++)
+			ds_session_note_add(s, "%s", s->meta.problems[i]);
 	} else {
 		ds_meta_from_perfdata(&s->meta, s->pd, "perf_event");
 	}
 	s->nev = ds_perfdata_nevents(s->pd);
 	s->ev_samples = ds_xcalloc(s->nev, sizeof *s->ev_samples);
 	s->ev_count = ds_xcalloc(s->nev, sizeof *s->ev_count);
-	if (ds_perfdata_info(s->pd)->data_size_recovered)
-		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
-				       "up to its end");
+	unfinished(s, metapath != NULL);
 	decide_same_machine(s);
 	if (read_side_band(s, err))
 		goto fail;

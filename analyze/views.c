@@ -433,12 +433,12 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	}
 	if (m->clock && strcmp(m->clock, "logical") == 0) {
 		/* the simulator's clock counts accesses, not time */
-		if (m->end_wall > m->start_wall)
+		if (m->start_wall > 0 && m->end_wall > m->start_wall)
 			tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", m->end_wall - m->start_wall);
-		if (m->end_ns > m->start_ns)
+		if (m->end_ns > m->start_ns) /* a logical clock may start at 0 */
 			tb_prop(t, "logical_time", DS_PROP_NUMBER, "%llu",
 				(unsigned long long)(m->end_ns - m->start_ns));
-	} else if (m->end_ns > m->start_ns) {
+	} else if (m->start_ns && m->end_ns > m->start_ns) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
 	} else if (s->last_time > s->first_time) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
@@ -532,11 +532,18 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 	};
-	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+	int rc = 1;
+
+	ds_session_debug_notes(s, NULL); /* the summary lists the session's notes */
+	for (size_t i = 0; i < sizeof views / sizeof views[0] && rc > 0; i++)
 		if (strcmp(views[i].name, view) == 0)
-			return views[i].fn(s, o, out, err);
-	if (strncmp(view, "memobj:", 7) == 0)
-		return ds_view_memobj(s, view + 7, o, out, err);
+			rc = views[i].fn(s, o, out, err);
+	if (rc > 0 && strncmp(view, "memobj:", 7) == 0)
+		rc = ds_view_memobj(s, view + 7, o, out, err);
+	if (rc == 0) /* what building the view met in objects' debug information */
+		ds_session_debug_notes(s, *out);
+	if (rc <= 0)
+		return rc;
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
 			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "

@@ -1,14 +1,11 @@
-/* Text helpers: terminal sanitizing, number parsing, small file reads. */
+/* Text helpers: terminal sanitizing, number parsing, trimming. */
 #include "base/base.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid.
  * Overlong forms, surrogates and code points above U+10FFFF are invalid. */
@@ -107,41 +104,6 @@ bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix)
 	return true;
 }
 
-char *ds_read_file(const char *path, size_t *lenp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ds_buf b = {0};
-	char tmp[4096];
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		n = read(fd, tmp, sizeof tmp);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		ds_buf_append(&b, tmp, (size_t)n);
-	}
-	close(fd);
-	if (n < 0) {
-		ds_buf_free(&b);
-		return NULL;
-	}
-	if (lenp)
-		*lenp = b.len;
-	return ds_buf_steal(&b);
-}
-
-char *ds_read_line(const char *path)
-{
-	char *s = ds_read_file(path, NULL);
-	if (s)
-		s[strcspn(s, "\n")] = 0;
-	return s;
-}
-
 char *ds_trim(char *s)
 {
 	char *e;
@@ -151,18 +113,6 @@ char *ds_trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = 0;
 	return s;
-}
-
-void ds_make_parents(const char *path)
-{
-	char *dir = ds_xstrdup(path);
-
-	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		mkdir(dir, 0755);
-		*s = '/';
-	}
-	free(dir);
 }
 
 bool ds_self_vdso(const void **image, size_t *size)

@@ -38,12 +38,12 @@ static const char archive_usage[] =
 
 int cli_copy_file(const char *from, const char *to, ds_err *err)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	int in = ds_open_regular(from, err), out;
 	char buf[1 << 16];
 	ssize_t n;
 
 	if (in < 0)
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", from, strerror(errno));
+		return -1;
 	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		close(in);

@@ -43,9 +43,15 @@ void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const ch
 		bool ascii);
 /* --format ARG: 0, or a usage error of CMD (its exit status). */
 int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt);
-/* A session's notes on stderr, "dsprof: note: [LABEL: ]NOTE". */
+/* What making an experiment directory did to what was there, on stderr. */
+struct ds_expdir_prev;
+void cli_say_moved(const struct ds_expdir_prev *prev);
+/* Undo it after a recording that never started, saying what was put back. */
+void cli_discard(const char *dir, const struct ds_expdir_prev *prev);
+/* A session's notes on stderr, "dsprof: note: [LABEL: ]NOTE", but for those
+ * the table `shown` printed among its own notes (NULL: none). */
 struct ds_session;
-void cli_print_notes(const struct ds_session *s, const char *label);
+void cli_print_notes(const struct ds_session *s, const char *label, const struct ds_table *shown);
 /* A diff of two experiments: its table, with the verdict over it (text)
  * or beside it (JSON); CSV holds the table only. */
 struct ds_diff;

@@ -87,8 +87,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii);
-	cli_print_notes(s[0], path[0]);
-	cli_print_notes(s[1], path[1]);
+	cli_print_notes(s[0], path[0], NULL);
+	cli_print_notes(s[1], path[1], NULL);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the diff to standard output");
 		status = cli_fail(&err);

@@ -105,6 +105,18 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 	free(ips);
 }
 
+/* What the copy lacks: the same notes every report of it will show. */
+static void print_damage(const ds_perfdata *pd)
+{
+	size_t n;
+	char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+	for (size_t i = 0; i < n; i++) {
+		cli_note(notes[i]);
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -119,7 +131,7 @@ int cmd_import(int argc, char **argv)
 	ds_err err = {0};
 	char *dst = NULL, *metapath = NULL;
 	int c, status = 0;
-	bool moved_old;
+	ds_expdir_prev prev;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", lopts, NULL)) != -1) {
@@ -144,16 +156,22 @@ int cmd_import(int argc, char **argv)
 	}
 	dst = ds_xasprintf("%s/perf.data", outdir);
 	metapath = ds_xasprintf("%s/meta.json", outdir);
-	if (ds_expdir_create(outdir, &moved_old, &err)) {
+	if (ds_expdir_create(outdir, &prev, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
+	cli_say_moved(&prev);
 	if (cli_copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
 		status = cli_fail(&err);
-		ds_expdir_discard(outdir, moved_old);
+		cli_discard(outdir, &prev);
 		goto out;
 	}
 	keep_machine_bits(pd, outdir, kips);
+	if (ds_expdir_complete(outdir, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	print_damage(pd);
 	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
 		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
 	cli_puts_safe(stderr, src);

@@ -136,9 +136,14 @@ void cli_note(const char *msg)
 	fputc('\n', stderr);
 }
 
-void cli_print_notes(const ds_session *s, const char *label)
+void cli_print_notes(const ds_session *s, const char *label, const ds_table *shown)
 {
 	for (size_t i = 0; i < ds_session_nnotes(s); i++) {
+		bool dup = false;
+		for (size_t k = 0; shown && k < shown->nprops && !dup; k++)
+			dup = !strcmp(shown->props[k].key, "note") && !strcmp(shown->props[k].value, ds_session_note(s, i));
+		if (dup)
+			continue;
 		fputs("dsprof: note: ", stderr);
 		if (label) {
 			cli_puts_safe(stderr, label);

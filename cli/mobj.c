@@ -46,6 +46,11 @@ static int pick_machine(const char *model, const char *input, ds_machine *m, ds_
 				  "'%s' has no meta.json, so its machine is unknown: use --machine FILE", input);
 	ds_meta_init(&meta);
 	rc = ds_meta_read(&meta, meta_path, err);
+	for (size_t i = 0; rc == 0 && i < meta.nproblems; i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, meta.problems[i]);
+		fputc('\n', stderr);
+	}
 	if (rc == 0)
 		ds_machine_from_meta(m, &meta);
 	ds_meta_fini(&meta);

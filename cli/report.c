@@ -230,9 +230,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	cli_render(stdout, t, fmt, input, ascii);
-	/* notes go to stderr so that CSV and JSON on stdout stay clean */
+	/* notes go to stderr so that CSV and JSON on stdout stay clean; the
+	 * text's head has the view's own */
 	if (strcmp(view, "summary") != 0)
-		cli_print_notes(s, NULL);
+		cli_print_notes(s, NULL, fmt == CLI_TEXT ? t : NULL);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the report to standard output");
 		status = cli_fail(&err);

@@ -335,8 +335,7 @@ static void index_section(const ds_dso *d, cfi_sec *s)
 		if (cie_ok && parse_fde(s, &e, &c, &f) && in_image(d, f.start))
 			ds_vec_push(&s->fdes, ((fde_ref){f.start, f.end, off}));
 	}
-	if (s->fdes.n > 1)
-		qsort(s->fdes.v, s->fdes.n, sizeof *s->fdes.v, fde_cmp);
+	ds_sort(s->fdes.v, s->fdes.n, sizeof *s->fdes.v, fde_cmp);
 }
 
 static void add_section(ds_dso *d, ds_elf *e, const char *name, bool eh)

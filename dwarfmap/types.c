@@ -1110,8 +1110,7 @@ static uint32_t resolve_ref(loader *l, uint64_t ref, bool sig)
 
 static void resolve_refs(loader *l)
 {
-	if (l->sigs.n)
-		qsort(l->sigs.v, l->sigs.n, sizeof *l->sigs.v, sig_cmp);
+	ds_sort(l->sigs.v, l->sigs.n, sizeof *l->sigs.v, sig_cmp);
 	for (size_t i = 0; i < l->nodes.n; i++) {
 		tnode *n = &l->nodes.v[i];
 		n->target = resolve_ref(l, n->target_ref, n->flags & NF_SIG);
@@ -1248,8 +1247,7 @@ static void resolve_declarations(loader *l)
 		if (is_aggregate(n->kind) && n->name && !(n->flags & NF_DECL))
 			ds_vec_push(&defs, ((name_ent){mix_str(kind_space(n->kind), n->name), (uint32_t)i}));
 	}
-	if (defs.n)
-		qsort(defs.v, defs.n, sizeof *defs.v, name_ent_cmp);
+	ds_sort(defs.v, defs.n, sizeof *defs.v, name_ent_cmp);
 	for (size_t i = 0; i < l->nodes.n; i++) {
 		tnode *n = &l->nodes.v[i];
 		name_ent key;
@@ -1529,8 +1527,7 @@ static void fill_lists(builder *b, const bool *is_decl)
 		if (t->name && t->kind != DS_TYPE_POINTER && t->kind != DS_TYPE_OTHER && !is_decl[c])
 			keys[tt->nnames++] = (name_key){name_prefix(t->name), t};
 	}
-	if (tt->nnames)
-		qsort(keys, tt->nnames, sizeof *keys, name_key_cmp);
+	ds_sort(keys, tt->nnames, sizeof *keys, name_key_cmp);
 	for (size_t i = 0; i < tt->nnames; i++)
 		tt->names[i] = keys[i].t;
 	free(keys);

@@ -1462,6 +1462,11 @@ static void install(tui_app *a, tui_res *res)
 	 * only a moment of it) */
 	if (res->tab == a->tab && res->tab != T_TIMELINE && !had)
 		follow_cursor(a);
+	/* what the view says of itself (debug information it could not read,
+	 * a name that meant several functions): the summary lists them all */
+	for (size_t i = 0; ts->t && res->tab == a->tab && res->tab != T_SUMMARY && !a->msg && i < ts->t->nprops; i++)
+		if (!strcmp(ts->t->props[i].key, "note"))
+			message(a, ST_WARN, "Note: %s", ts->t->props[i].value);
 	free(keep);
 }
 

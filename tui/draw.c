@@ -595,6 +595,8 @@ static void draw_table(tui_app *a)
 			why = "No sampled instructions here.";
 		else if (a->tab == T_SHARING)
 			why = "No cache line was shared: none had samples of two or more threads.";
+		else if (a->filter)
+			why = "No rows: the filter keeps no samples here (f changes it).";
 		draw_message(a, why, ST_DIM);
 		return;
 	}
@@ -830,8 +832,7 @@ static void draw_timeline(tui_app *a)
 		}
 		lg.n.v[id]++;
 	}
-	if (lg.order.n)
-		qsort_r(lg.order.v, lg.order.n, sizeof *lg.order.v, cmp_legend, &lg);
+	ds_sort_r(lg.order.v, lg.order.n, sizeof *lg.order.v, cmp_legend, &lg);
 	for (size_t k = 0; k < lg.order.n && k < sizeof letters - 1; k++)
 		lg.letter.v[lg.order.v[k]] = (uint32_t)k;
 

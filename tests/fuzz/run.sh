@@ -22,6 +22,13 @@ seed_perfdata() {
 	perf record -q -o "$d/p.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/p.data" "$c/perf-record.data"
 	perf record -q -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe.data"
+	perf record -q -z -o "$d/z.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+		cp "$d/z.data" "$c/perf-zstd.data"
+	perf record -q -z -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe-zstd.data"
+	# layouts this machine cannot record (tests/tools/mkperf.c)
+	for k in mem period cache tracing; do
+		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
+	done
 	rm -rf "$d"
 	ls "$c" | grep -q . || { echo "not ok - fuzz: no seed corpus could be recorded"; exit 1; }
 }
