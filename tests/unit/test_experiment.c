@@ -913,15 +913,15 @@ TEST(meta_values_checked)
 		const char *from, *to, *says;
 	} cases[] = {
 		{"\"page_size\": 4096", "\"page_size\": 3",
-		 "meta.json: page_size 3 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		 "meta.json: page_size 3 is not a power of two from 4096 to 1073741824 (or 0, unknown); taken as unknown"},
 		{"\"page_size\": 4096", "\"page_size\": 12288",
-		 "meta.json: page_size 12288 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		 "meta.json: page_size 12288 is not a power of two from 4096 to 1073741824 (or 0, unknown); taken as unknown"},
 		{"\"line\": 64", "\"line\": 48",
 		 "meta.json: caches[0].line 48 is not a power of two from 8 to 4096; taken as unknown"},
 		{"\"ncpus\": 8", "\"ncpus\": -5",
-		 "meta.json: ncpus -5 is not a whole number from 1 to 65536; taken as unknown"},
+		 "meta.json: ncpus -5 is not a whole number from 1 to 65536 (or 0, unknown); taken as unknown"},
 		{"\"ncpus\": 8", "\"ncpus\": \"8\"",
-		 "meta.json: ncpus \"8\" is not a whole number from 1 to 65536; taken as unknown"},
+		 "meta.json: ncpus \"8\" is not a whole number from 1 to 65536 (or 0, unknown); taken as unknown"},
 		{"\"ns\": 1000", "\"ns\": 1e308",
 		 "meta.json: start.ns 1e+308 is not a whole number from 0 to 2^64-1; taken as unknown"},
 		{"\"wall\": 1700000000.25", "\"wall\": 1e308",
@@ -981,6 +981,13 @@ TEST(meta_values_checked)
 		CHECK(r.exit_status == (strstr(cases[i].to, "exit_status") ? -1 : 139));
 		ds_meta_fini(&r);
 	}
+	/* 0 is unknown, as an import of another machine's recording writes it */
+	CHECK(read_edited(good.p, "\"page_size\": 4096", "\"page_size\": 0", &r, said, sizeof said) &&
+	      r.nproblems == 0 && r.page_size == 0);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"ncpus\": 8", "\"ncpus\": 0", &r, said, sizeof said) && r.nproblems == 0 &&
+	      r.ncpus == 0);
+	ds_meta_fini(&r);
 	/* each field is unknown, not the value that cannot be */
 	CHECK(read_edited(good.p, "\"page_size\": 4096", "\"page_size\": 3", &r, said, sizeof said) &&
 	      r.page_size == 0 && r.ncpus == 8);
