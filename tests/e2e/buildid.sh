@@ -117,3 +117,34 @@ if command -v perf >/dev/null; then
 fi
 expect_error "archive: an argument that is not an option" 1 'unexpected argument' \
 	"$DSPROF" archive exp
+
+# Another machine's recording (perf's, imported): its HEADER_BUILD_ID
+# decides whether this machine's libc is the one that ran.  Written by
+# mkperf: 200 samples at libc's qsort, the build-id as given; in pipe mode
+# as a HEADER_BUILD_ID record, as 'perf inject -b' writes it.
+libc=$(ldd "$DSPROF" | awk '$1 == "libc.so.6" { print $3; exit }')
+libcid=$(readelf -n "$libc" | awk '/Build ID:/ { print $3; exit }')
+qsort=$(readelf -Ws --dyn-syms "$libc" | awk '$4 == "FUNC" && $8 ~ /^qsort@/ { print "0x" $2; exit }')
+otherid=00112233445566778899aabbccddeeff00112233
+"$TOOLS/mkperf" buildid same.data "$libc" "$libcid" "$qsort"
+"$TOOLS/mkperf" buildid foreign.data "$libc" "$otherid" "$qsort"
+"$TOOLS/mkperf" buildid foreignpipe.data "$libc" "$otherid" "$qsort" pipe
+"$DSPROF" import same.data -o isame 2>/dev/null
+"$DSPROF" report -i isame -v pcs -f csv >isame.csv 2>isame.err
+check_eq "imported, libc's build-id: no note" "$(cat isame.err)" ""
+check_eq "imported, libc's build-id: qsort is named" "$(csv_lookup isame.csv module libc.so.6 function)" qsort
+check_eq "imported, libc's build-id: its instruction is disassembled" "$(disassembled isame libc.so.6)" 1
+for f in foreign foreignpipe; do
+	if command -v perf >/dev/null; then
+		check_eq "$f: perf reads the build-id mkperf wrote" \
+			"$(perf buildid-list -i $f.data 2>/dev/null | awk -v f="$libc" '$2 == f { print $1 }')" \
+			"$otherid"
+	fi
+	"$DSPROF" import $f.data -o $f 2>/dev/null
+	"$DSPROF" report -i $f -v functions -f csv >$f.csv 2>$f.err
+	check_eq "$f: one note" "$(wc -l <$f.err)" 1
+	check_contains "$f: the note says this libc is not the recorded one" $f.err \
+		"'$libc' is not the file that was recorded \(build-id $libcid here, $otherid in the recording\)"
+	check_eq "$f: no function of this libc is named" "$(csv_lookup $f.csv module libc.so.6 name)" "[unknown]"
+	check_eq "$f: none of this libc's instructions are disassembled" "$(disassembled $f libc.so.6)" 0
+done
