@@ -19,6 +19,10 @@ disassembled() { # experiment module
 walk_samples() { # csv
 	csv_lookup "$1" name walk samples:cpu-clock
 }
+# walk's lines in the lines view and their samples
+walk_lines() { # csv
+	awk -F, '$2 == "walk" { print $1, $(NF - 1) }' "$1"
+}
 
 if ! build; then
 	not_ok "cannot build leafcall"
@@ -31,11 +35,18 @@ check_ge "walk is sampled" "${walk:-0}" 20
 check_eq "the file that ran: no note" "$(cat ran.err)" ""
 check_ge "the file that ran: its instructions are disassembled" "$(disassembled exp leafcall)" 3
 
-# an identical copy: another file (inode), the same build-id
-cp leafcall copy && mv copy leafcall
+"$DSPROF" report -i exp -v lines -f csv >ran-lines.csv 2>/dev/null
+check_contains "the file that ran: walk's line is named" ran-lines.csv "^leafcall\.c:[0-9]+,walk,"
+
+# an identical copy (cp, rebuild, mv back): another file (inode), the same build-id
+cp leafcall saved && build -DREBUILT && mv saved leafcall
 "$DSPROF" report -i exp -f csv >same.csv 2>same.err
 check_eq "identical copy: no note" "$(cat same.err)" ""
 check_eq "identical copy: the same answer" "$(walk_samples same.csv)" "$walk"
+if command -v perf >/dev/null; then
+	perf report -i exp/perf.data --stdio >perf-same.txt 2>&1
+	check_eq "identical copy: perf has no note either" "$(grep -ci 'not the file\|mismatch' perf-same.txt)" 0
+fi
 
 # keep the recorded files; a copy of the experiment without them
 "$DSPROF" archive -i exp 2>archive.err
@@ -66,6 +77,15 @@ check_eq "archived: the same answer as when it ran" "$(walk_samples kept.csv)" "
 check_ge "archived: its instructions are disassembled" "$(disassembled exp leafcall)" 3
 "$DSPROF" report -i exp -v callers --function walk -f csv >callers.csv 2>/dev/null
 check_contains "archived: main calls walk" callers.csv '^main,'
+# moved elsewhere, the program gone: the same functions and lines
+mkdir elsewhere && cp -r exp elsewhere/exp && mv leafcall leafcall.other
+"$DSPROF" report -i elsewhere/exp -f csv >moved.csv 2>moved.err
+check_eq "archived, moved, program deleted: no note" "$(cat moved.err)" ""
+check_eq "archived, moved, program deleted: walk's samples" "$(walk_samples moved.csv)" "$walk"
+"$DSPROF" report -i elsewhere/exp -v lines -f csv >moved-lines.csv 2>/dev/null
+check_eq "archived, moved, program deleted: walk's lines" "$(walk_lines moved-lines.csv)" \
+	"$(walk_lines ran-lines.csv)"
+mv leafcall.other leafcall
 if command -v perf >/dev/null; then
 	# perf, told the build-ids, takes the rebuilt file for another one too
 	perf report -i exp/perf.data --stdio --no-children --sort sym >perf-other.txt 2>/dev/null
