@@ -16,10 +16,12 @@ SAN     ?=
 FUZZ_SECONDS ?= 30
 
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
+# dpkg-dev, cmake, tcl and libgmock-dev get and build bench/realprogs.sh's
+# real programs; libc6-dbg resolves their samples in libc as on any machine.
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev libzstd-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
-        dwarves tmux
+        dwarves tmux dpkg-dev cmake tcl libgmock-dev libc6-dbg
 
 PKG_MODULES := libelf capstone papi liblzma zlib libzstd
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
