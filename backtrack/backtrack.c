@@ -294,6 +294,7 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 		switch (prev->flow) {
 		case DS_FLOW_CALL:
 		case DS_FLOW_INDIRECT_CALL:
+		case DS_FLOW_SYSCALL: /* the time was the kernel's, not the load's before it */
 			out->verdict = DS_BT_CALL;
 			return;
 		case DS_FLOW_JUMP:

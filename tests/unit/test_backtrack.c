@@ -201,6 +201,14 @@ static const char asm_src[] =
 	"	jmp *%rax\n"
 	"	.size f_indirect, .-f_indirect\n"
 	"\n"
+	"	.type f_sys, @function\n"
+	"f_sys:\n"
+	"	mov (%rdi), %rax\n"
+	"	syscall\n"
+	".Lip_sys:\n"
+	"	ret\n"
+	"	.size f_sys, .-f_sys\n"
+	"\n"
 	"	.type f_fparray, @function\n"
 	"f_fparray:\n"
 	"	mov (%rsi,%rdi,8), %rax\n"
@@ -274,6 +282,7 @@ static const char asm_src[] =
 	"	.globl ip_jump\n	.set ip_jump, .Lip_jump - f_load\n"
 	"	.globl ip_rip\n	.set ip_rip, .Lip_rip - f_load\n"
 	"	.globl ip_indirect\n	.set ip_indirect, .Lip_indirect - f_indirect\n"
+	"	.globl ip_sys\n	.set ip_sys, .Lip_sys - f_sys\n"
 	"	.globl ip_fparray\n	.set ip_fparray, .Lip_fparray - f_fparray\n"
 	"	.globl ip_goto\n	.set ip_goto, .Lip_goto - f_goto\n"
 	"	.globl ip_case\n	.set ip_case, .Lip_case - f_switch\n"
@@ -311,6 +320,7 @@ static uint64_t ip_of(const char *label)
 		{"ip_rip", "f_load"},
 		{"ip_indirect", "f_indirect"},
 		{"ip_fparray", "f_fparray"},
+		{"ip_sys", "f_sys"},
 		{"ip_goto", "f_goto"},
 		{"ip_case", "f_switch"},
 		{"ip_far", "f_far"},
@@ -362,6 +372,8 @@ TEST(verdicts)
 	CHECK(t.verdict == DS_BT_OK && t.mem.base == RDI);
 	at("ip_fparray", false, &t);      /* ... through an array of them */
 	CHECK(t.verdict == DS_BT_OK && t.mem.base == RSI && t.mem.scale == 8);
+	at("ip_sys", false, &t);          /* after a system call: the kernel's time */
+	CHECK(t.verdict == DS_BT_CALL);
 	at("ip_goto", false, &t);         /* a computed goto may land anywhere */
 	CHECK(t.verdict == DS_BT_INDIRECT);
 	at("ip_case", false, &t);         /* a jump table read from .rodata: blocks known */
