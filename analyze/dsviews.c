@@ -231,9 +231,10 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 enum { DL_KIND, DL_TYPE, DL_FIELD, DL_OFFSET, DL_SIZE, DL_BITS, DL_SHARE, DL_ORDER, DL_NCOLS };
 
 typedef struct hot_type {
+	int32_t tid;
 	const ds_type *t;
 	const char *name;
-	uint64_t samples;     /* first event, all fields */
+	uint64_t samples;     /* every event, all fields */
 } hot_type;
 
 static int cmp_hot(const void *a, const void *b)
@@ -244,70 +245,66 @@ static int cmp_hot(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool type_matches(const char *name, const char *want)
+/* s without its tag word: "node" for "struct node". */
+static const char *untagged(const char *s)
 {
-	const char *sp;
-	if (strcmp(name, want) == 0)
-		return true;
-	/* "node" names "struct node" */
-	sp = strchr(name, ' ');
-	return sp && strcmp(sp + 1, want) == 0;
+	static const char *const tags[] = {"struct ", "union ", "class ", "enum "};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		if (strncmp(s, tags[i], strlen(tags[i])) == 0)
+			return s + strlen(tags[i]);
+	return s;
 }
 
-/* One aggregate in two handles on a binary (or in two binaries that share
- * a header): same kind, name, size and members at the same places. */
-static bool same_type(const ds_type *a, const ds_type *b)
+/* Whether `want` (--type) names the type: its name with or without the
+ * tag word ("struct node (tu2.c:3)", "node (tu2.c:3)"), or without the
+ * where that tells it from other definitions, which names them all
+ * ("struct node", "node"). */
+static bool type_matches(const tident *ti, const char *want)
 {
-	if (a == b)
+	size_t n = strlen(want), skip = strlen(ti->name) - strlen(untagged(ti->name));
+
+	if (strcmp(ti->name, want) == 0 || strcmp(untagged(ti->name), want) == 0)
 		return true;
-	if (!a || !b || a->kind != b->kind || a->size != b->size || a->nmembers != b->nmembers ||
-	    !a->name != !b->name || (a->name && strcmp(a->name, b->name) != 0))
-		return false;
-	for (size_t i = 0; i < a->nmembers; i++) {
-		const ds_member *x = &a->members[i], *y = &b->members[i];
-		if (x->offset != y->offset || x->bit_offset != y->bit_offset || x->bit_size != y->bit_size ||
-		    !x->name != !y->name || (x->name && strcmp(x->name, y->name) != 0))
-			return false;
-	}
-	return true;
+	return (n == ti->base && strncmp(ti->name, want, n) == 0) ||
+	       (n + skip == ti->base && strncmp(ti->name + skip, want, n) == 0);
 }
 
-/* Types with samples on their fields, hottest first; `want` keeps one name. */
+/* Types with samples on their fields, hottest first; `want` keeps the
+ * types it names. */
 static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 {
-	DS_VEC(hot_type) v = {0};
+	hot_type *v = ds_xcalloc(s->tidents.n ? s->tidents.n : 1, sizeof *v);
+	size_t n = 0;
+
+	for (size_t k = 0; k < s->tidents.n; k++)
+		v[k] = (hot_type){(int32_t)k, s->tidents.v[k].t, s->tidents.v[k].name, 0};
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		size_t k;
-		if (!d->t || (want && !type_matches(d->type, want)))
-			continue;
-		for (k = 0; k < v.n && !same_type(v.v[k].t, d->t); k++)
-			;
-		if (k == v.n)
-			ds_vec_push(&v, ((hot_type){d->t, d->type, 0}));
-		for (size_t e = 0; e < s->nev; e++)
-			v.v[k].samples += s->dobj_samples.v[i * s->nev + e];
+		for (size_t e = 0; d->tid >= 0 && e < s->nev; e++)
+			v[d->tid].samples += s->dobj_samples.v[i * s->nev + e];
 	}
-	if (v.n)
-		qsort(v.v, v.n, sizeof *v.v, cmp_hot);
 	/* types named on the way to another answer, or whose samples the
-	 * filter left out, come last: they have none */
-	while (v.n && !v.v[v.n - 1].samples)
-		v.n--;
-	*out = v.v;
-	return v.n;
+	 * filter left out, are not hot */
+	for (size_t k = 0; k < s->tidents.n; k++)
+		if (v[k].samples && (!want || type_matches(&s->tidents.v[k], want)))
+			v[n++] = v[k];
+	if (n)
+		qsort(v, n, sizeof *v, cmp_hot);
+	*out = v;
+	return n;
 }
 
-/* Metrics of a member: its own field and everything nested in it ("b"
- * sums "b.c" and "b.d" when b is a struct shown as one member); the empty
- * path sums the whole type.  samples and count have one slot per event. */
-static void member_metrics(const ds_session *s, const ds_type *t, const char *path, uint64_t *samples,
+/* Metrics of a member of type tid: its own field and everything nested
+ * in it ("b" sums "b.c" and "b.d" when b is a struct shown as one member);
+ * the empty path sums the whole type.  samples and count have one slot per
+ * event. */
+static void member_metrics(const ds_session *s, int32_t tid, const char *path, uint64_t *samples,
 			   uint64_t *count)
 {
 	size_t pl = strlen(path);
-	for (size_t i = 0; i < s->dobjs.n; i++) {
+	for (size_t i = 0; tid >= 0 && i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		if (!d->t || !same_type(d->t, t))
+		if (d->tid != tid)
 			continue;
 		if (pl && (!d->path || strncmp(d->path, path, pl) != 0 ||
 			   (d->path[pl] && d->path[pl] != '.' && d->path[pl] != '[')))
@@ -367,7 +364,7 @@ static size_t line_sizes(const ds_session *s, const ds_view_opts *o, unsigned *s
 }
 
 /* Where instances start relative to a line of `line` bytes, as seen in the
- * samples: the most common start, how often, and what it costs when an
+ * samples of this type (and no other of its name): the most common start, how often, and what it costs when an
  * instance touches more lines than it would if it were aligned. */
 static void alignment_row(dl_build *d, const ds_session *s, const hot_type *h, unsigned line)
 {
@@ -376,11 +373,8 @@ static void alignment_row(dl_build *d, const ds_session *s, const hot_type *h, u
 	ds_buf name = {0};
 
 	for (size_t i = 0; i < ds_hash_count(s->align_index); i++) {
-		const struct {
-			const void *t;
-			uint64_t residue;
-		} *k = ds_hash_key(s->align_index, i, NULL);
-		if (k->t == h->t)
+		const align_key *k = ds_hash_key(s->align_index, i, NULL);
+		if (k->tid == h->tid)
 			for (size_t e = 0; e < s->nev; e++)
 				per[k->residue % line] += s->align_samples.v[i * s->nev + e];
 	}
@@ -448,7 +442,7 @@ static void nested_rows(dl_build *d, const ds_session *s, const hot_type *h, con
 		const dobj *o = &s->dobjs.v[i];
 		bool any = false;
 		ds_row *row;
-		if (!o->t || !same_type(o->t, h->t) || !o->path || strncmp(o->path, path, pl) != 0 ||
+		if (o->tid != h->tid || !o->path || strncmp(o->path, path, pl) != 0 ||
 		    (o->path[pl] != '.' && o->path[pl] != '['))
 			continue;
 		for (size_t e = 0; e < s->nev; e++)
@@ -484,7 +478,7 @@ static void layout_type(dl_build *d, const ds_session *s, const hot_type *h, con
 	row = dl_row(d, "type", h->name, h->name);
 	type_row = d->b.v.n - 1;
 	tb_cell_u64(row, DL_SIZE, h->t->size);
-	member_metrics(s, h->t, "", row->samples, row->count);
+	member_metrics(s, h->tid, "", row->samples, row->count);
 	alignment_row(d, s, h, sizes[0]);
 	for (size_t i = 0; i < l->nrows; i++) {
 		const ds_layout_row *lr = &l->rows[i];
@@ -535,7 +529,7 @@ static void layout_type(dl_build *d, const ds_session *s, const hot_type *h, con
 			tb_cell_str(row, DL_BITS, bits);
 		}
 		if (lr->kind == DS_LROW_MEMBER) {
-			member_metrics(s, h->t, lr->path, row->samples, row->count);
+			member_metrics(s, h->tid, lr->path, row->samples, row->count);
 			row->cells[DL_SHARE].d = share(row, &d->b.v.v[type_row]);
 			row->cells[DL_SHARE].set = true;
 			nested_rows(d, s, h, lr->path, lr->depth, type_row);
@@ -613,6 +607,6 @@ int ds_session_member_metrics(ds_session *s, const struct ds_type *t, const char
 		return -1;
 	memset(samples, 0, s->nev * sizeof *samples);
 	memset(count, 0, s->nev * sizeof *count);
-	member_metrics(s, t, path ? path : "", samples, count);
+	member_metrics(s, ds_tident_find(s, t), path ? path : "", samples, count);
 	return 0;
 }

@@ -145,12 +145,27 @@ int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_er
 
 /* What the filter's string operands are for a data object: DOBJ is the
  * type of a field (and of padding) and the object itself otherwise;
- * FIELD only exists for fields and padding. */
-static void dobj_strings(const ds_expr *f, const dobj *o, int32_t *dobj_id, int32_t *field_id)
+ * FIELD only exists for fields and padding.  A type told apart from others
+ * of its name by where it is declared ("struct node (tu2.c:3)") is also
+ * what its name alone says, unless the filter names it with its where:
+ * DOBJ == "struct node" keeps every definition of struct node. */
+static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, int32_t *dobj_id,
+			 int32_t *field_id)
 {
+	const tident *ti = o->tid >= 0 ? &s->tidents.v[o->tid] : NULL;
 	bool member = o->kind == DOBJ_FIELD || o->kind == DOBJ_PADDING;
+
 	*dobj_id = ds_filter_string_id(f, member && o->type ? o->type : o->name);
 	*field_id = member ? ds_filter_string_id(f, o->name) : -1;
+	if (ti && ti->name[ti->base]) {
+		char *base = ds_xstrndup(ti->name, ti->base), *field = ds_xasprintf("%s.%s", base, o->path);
+		if (*dobj_id < 0)
+			*dobj_id = ds_filter_string_id(f, base);
+		if (*field_id < 0)
+			*field_id = ds_filter_string_id(f, field);
+		free(base);
+		free(field);
+	}
 }
 
 #define ID_UNSET INT32_MIN
@@ -166,7 +181,7 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 	for (size_t i = 0; i < s->sites.n; i++)
 		fn[i] = ID_UNSET;
 	for (size_t i = 0; i < s->dobjs.n; i++)
-		dobj_strings(f, &s->dobjs.v[i], &obj[i], &field[i]);
+		dobj_strings(s, f, &s->dobjs.v[i], &obj[i], &field[i]);
 	s->keep.n = 0;
 	ds_vec_reserve(&s->keep, s->srecs.n / 64 + 1);
 	memset(s->keep.v, 0, (s->srecs.n / 64 + 1) * sizeof *s->keep.v);

@@ -762,6 +762,37 @@ out:
 	free(padded);
 }
 
+/* Two definitions of struct node (tests/programs/samename): DataObjects
+ * names each by its file, and each drills to its own layout. */
+TEST(types_of_one_name)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("samename_exp");
+	const char *keys = "5/tu2.c<Enter><Enter>";
+	size_t n = count_keys(keys);
+
+	if (!unit_sh("\"$DSPROF\" record -q -e page-faults -o samename_exp -- \"$PROGS/samename\" >/dev/null")) {
+		CHECK(!"dsprof record of the samename program");
+		free(e);
+		return;
+	}
+	if (!run_keys(e, keys, 120, 30, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK_HAS(screen(&s, 1), "struct node (tu1.c:");
+	CHECK_HAS(screen(&s, 1), "struct node (tu2.c:");
+	CHECK_HAS(cursor_line(screen(&s, n - 1), buf, sizeof buf), "struct node (tu2.c:");
+	CHECK_HAS(line_of(screen(&s, n), 1, buf, sizeof buf), "DataObjects \u203a DataLayout: struct node (tu2.c:");
+	CHECK_HAS(screen(&s, n), "   pad\n");
+	CHECK_HASNT(screen(&s, n), "tu1.c");
+	screens_free(&s);
+	free(e);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -791,6 +822,7 @@ int main(void)
 	RUN(compare);
 	RUN(sharing);
 	RUN(names_sanitized_and_wide);
+	RUN(types_of_one_name);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
 	return unit_done();
