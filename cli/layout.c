@@ -168,13 +168,14 @@ static int metrics_prefix(source *src, const ds_layout *l, const ds_layout_row *
 {
 	size_t nev = ds_session_nevents(src->session);
 	uint64_t *tot = ds_xcalloc(nev * 4, sizeof *tot), *tc = tot + nev, *ms = tc + nev, *mc = ms + nev;
-	bool member = (r->kind == DS_LROW_MEMBER || r->kind == DS_LROW_CLOSE) && r->path && !r->pointee;
+	bool member = (r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE;
 	int rc = 0;
 
+	member &= !r->pointee;
 	if (r->kind == DS_LROW_BEGIN || member)
 		rc = ds_session_member_metrics(src->session, l->type, "", tot, tc, err);
 	if (!rc && member)
-		rc = ds_session_member_metrics(src->session, l->type, r->path, ms, mc, err);
+		rc = ds_session_layout_metrics(src->session, l, (size_t)(r - l->rows), ms, mc, err);
 	for (size_t e = 0; !rc && e < nev; e++) {
 		if (r->kind == DS_LROW_BEGIN)
 			ds_buf_printf(out, "%9llu %7s ", (unsigned long long)tot[e], "");

@@ -793,6 +793,43 @@ TEST(types_of_one_name)
 	free(e);
 }
 
+/* Members that are structs and unions (tests/programs/nested): DataLayout
+ * shows each as a row with its total, its members indented under it, the
+ * holes and padding inside it. */
+TEST(nested_layout)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("nested_exp");
+
+	if (!unit_sh("\"$DSPROF\" record -q -e page-faults -o nested_exp -- \"$PROGS/nested\" >/dev/null")) {
+		CHECK(!"dsprof record of the nested program");
+		free(e);
+		return;
+	}
+	/* screens: 1 the tab; 7 Enter on u (the sixth row) */
+	if (!run_keys(e, "6<Down><Down><Down><Down><Down><Enter>", 120, 40, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK_HAS(screen(&s, 1), "struct pkt\n");
+	CHECK_HAS(screen(&s, 1), "   u\n");
+	CHECK_HAS(screen(&s, 1), "     u.p\n");
+	CHECK_HAS(screen(&s, 1), "       u.p.hi\n");
+	CHECK_HAS(screen(&s, 1), "   inner\n");
+	CHECK_HAS(screen(&s, 1), "     <hole: 3 bytes>\n");
+	CHECK_HAS(screen(&s, 1), "     <padding: 7 bytes>\n");
+	CHECK_HAS(screen(&s, 1), "   <union at 48>\n");
+	CHECK_HAS(screen(&s, 1), "       st.ns.hi\n");
+	/* a member that is a union drills to the instructions touching anything in it */
+	CHECK_HAS(line_of(screen(&s, 7), 1, buf, sizeof buf), "DataLayout \u203a Disassembly: struct pkt.u ");
+	CHECK_HAS(screen(&s, 7), "struct pkt.u.p.hi");
+	screens_free(&s);
+	free(e);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -823,6 +860,7 @@ int main(void)
 	RUN(sharing);
 	RUN(names_sanitized_and_wide);
 	RUN(types_of_one_name);
+	RUN(nested_layout);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
 	return unit_done();

@@ -30,9 +30,10 @@ static const char types_c[] =
 	"struct outer { char pad[16]; struct mid a; };\n"
 	"union u { long l; int i; short s; };\n"
 	"struct withu { int k; union u u; };\n"
+	"struct nest { int k; struct { long w; char c; } t; union { int i; short s; } u; };\n"
 	"struct holes g_holes; struct anon g_anon; struct bits g_bits; struct flex *g_flex;\n"
 	"struct md g_md; tdanon g_td; struct node g_node; enum color g_color;\n"
-	"struct grid g_grid; struct outer g_outer; struct withu g_withu;\n"
+	"struct grid g_grid; struct outer g_outer; struct withu g_withu; struct nest g_nest;\n"
 	"int main(void) { return g_node.v; }\n";
 
 /* A second unit that defines struct node again, and a third that only
@@ -242,6 +243,42 @@ static void check_named(ds_dso *d)
 	CHECK(ds_type_strip(NULL) == NULL);
 }
 
+/* Expanded members: the OPEN and CLOSE rows of a named one carry its path,
+ * of one without a name none; a struct inside has its tail padding row,
+ * at its depth, with no text. */
+static void check_nested_layout(ds_dso *d)
+{
+	const ds_type *t = ds_dso_find_type(d, "struct nest"), *a = ds_dso_find_type(d, "struct anon");
+	ds_err err;
+	ds_layout *l = t ? ds_layout_build(t, 64, &err) : NULL, *la = a ? ds_layout_build(a, 64, &err) : NULL;
+	size_t opens = 0, paddings = 0;
+
+	CHECK(l && la);
+	for (size_t i = 0; l && i < l->nrows; i++) {
+		const ds_layout_row *r = &l->rows[i];
+		if (r->kind == DS_LROW_OPEN || r->kind == DS_LROW_CLOSE) {
+			opens += r->kind == DS_LROW_OPEN;
+			CHECK(r->path && (!strcmp(r->path, "t") || !strcmp(r->path, "u")) && r->depth == 0);
+		}
+		if (r->kind == DS_LROW_PADDING) {
+			/* t's, inside it, then struct nest's own after u */
+			paddings++;
+			CHECK(paddings == 1 ? r->offset == 17 && r->size == 7 && r->depth == 1
+					    : r->offset == 28 && r->size == 4 && r->depth == 0);
+			CHECK(!r->text);
+		}
+		if (r->kind == DS_LROW_MEMBER && r->offset == 16)
+			CHECK_STR(r->path, "t.c");
+	}
+	CHECK_EQ_U64(opens, 2);
+	CHECK_EQ_U64(paddings, 2);
+	for (size_t i = 0; la && i < la->nrows; i++)
+		if (la->rows[i].kind == DS_LROW_OPEN || la->rows[i].kind == DS_LROW_CLOSE)
+			CHECK(la->rows[i].path == NULL);
+	ds_layout_free(l);
+	ds_layout_free(la);
+}
+
 /* The layout rows of struct holes: pahole's holes, padding and summary. */
 static void check_layout(ds_dso *d)
 {
@@ -286,6 +323,7 @@ static void check_layout(ds_dso *d)
 	ds_layout_free(lb);
 	CHECK(ds_layout_build(ds_dso_find_type(d, "enum color"), 64, &err) == NULL &&
 	      strstr(err.msg, "not a struct"));
+	check_nested_layout(d);
 }
 
 static void check_program(const char *cc, const char *opt, int dwarf, const char *extra)
