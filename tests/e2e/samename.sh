@@ -64,6 +64,13 @@ check_eq "DOBJ by the bare name: every definition" "$(awk -F, 'NR > 1 { print $1
 check_eq "FIELD with the file: that field only" "$(csv_lookup ff.csv name "$N1.v" samples:page-faults)/$(awk -F, 'NR > 1' ff.csv | wc -l)" "$v1/2"
 "$DSPROF" report -i pf --view dataobjects --filter "DOBJ == \"struct node\" && DOBJ != \"$N1\"" -f csv >fx.csv 2>fx.err
 check_eq "DOBJ by name but not one definition: the other" "$(awk -F, 'NR > 1 { print $1 }' fx.csv | sort | tr '\n' ' ')" "$N2 $N2.v "
+# a definition goes by both its names in one filter: each comparison holds
+# or fails as it would alone
+"$DSPROF" report -i pf --view dataobjects --filter "DOBJ == \"struct node\" && DOBJ == \"$N1\"" -f csv >fy.csv 2>fy.err
+check_eq "DOBJ by name and with the file: that definition" "$(awk -F, 'NR > 1 { print $1 }' fy.csv | sort | tr '\n' ' ')" "$N1 $N1.v "
+"$DSPROF" report -i pf --view dataobjects --filter "DOBJ != \"$N1\" || DOBJ == \"struct node\"" -f csv >fz.csv 2>fz.err
+check_eq "DOBJ not one definition, or by name: every definition" \
+	"$(awk -F, 'NR > 1 && /^struct node/ { print $1 }' fz.csv | sort | tr '\n' ' ')" "$N1 $N1.v $N2 $N2.v "
 
 # ---- dsprof layout: each definition, said which ----
 "$DSPROF" layout "$PROGS/samename" node >ly.txt 2>ly.err
