@@ -86,8 +86,10 @@ check_eq "layout -i: each definition's samples on its v" \
 	"$(printf '%s\n' "$v1" "$v2" | sort -n | tr '\n' ' ')"
 
 # ---- diff: two builds in two directories match definition by definition ----
-for b in one two; do
+# (three: tu2.c with a line more above its struct node, declared at L2 + 1)
+for b in one two three; do
 	mkdir -p "$b" && cp "$src/tu1.c" "$src/tu2.c" "$b/"
+	[ "$b" = three ] && sed -i '1a /* a line more: the lines below move */' "$b/tu2.c"
 	(cd "$b" && gcc -O2 -g -o samename tu1.c tu2.c) || not_ok "build samename in $b"
 	rec "x$b" -e page-faults -- "./$b/samename"
 done
@@ -97,6 +99,14 @@ check_eq "diff: tu2's node.v matched" "$(csv_lookup df.csv name "$N2.v" status)"
 "$DSPROF" diff xone xtwo -v datalayout -f csv >dfl.csv 2>dfl.err
 check_eq "diff datalayout: rows by type and field" \
 	"$(awk -F, -v t="$N2" '$3 == t && $4 == "v" { print $2 }' dfl.csv)" member
+N3="struct node (tu2.c:$((L2 + 1)))"
+"$DSPROF" diff xone xthree -v dataobjects -f csv >dm.csv 2>dm.err
+check_eq "diff: a definition declared on another line matches its own" \
+	"$(csv_lookup dm.csv name "$N3.v" status)/$(csv_lookup dm.csv name "$N3.v" before_name)" "both/$N2.v"
+check_eq "diff: the other definition too" "$(csv_lookup dm.csv name "$N1.v" status)" both
+"$DSPROF" diff xone xthree -v dataobjects >dm.txt 2>&1
+check_contains "diff: the verdict says the declaration moved" dm.txt \
+	"^#   struct node \(tu2\.c:$((L2 + 1))\)\.v: .*declared on another line\)$"
 
 # ---- C++: a::Node and b::Node, both streamed by sumy<T> ----
 "$DSPROF" report -i nspf --view dataobjects -f csv >ns.csv 2>ns.err
