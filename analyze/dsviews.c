@@ -245,32 +245,42 @@ static int cmp_hot(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* s without its tag word: "node" for "struct node". */
-static const char *untagged(const char *s)
+/* The length of s's tag word ("struct " in "struct node"), and in *kind
+ * which tag it is (struct and class are one, as C++ has them), 0 none. */
+static size_t tag_word(const char *s, int *kind)
 {
-	static const char *const tags[] = {"struct ", "union ", "class ", "enum "};
+	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
 	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-		if (strncmp(s, tags[i], strlen(tags[i])) == 0)
-			return s + strlen(tags[i]);
-	return s;
+		if (strncmp(s, tags[i], strlen(tags[i])) == 0) {
+			*kind = i < 2 ? 1 : (int)i;
+			return strlen(tags[i]);
+		}
+	*kind = 0;
+	return 0;
 }
 
 /* Whether `want` (--type) names the type: its name with or without the
  * tag word ("struct node (tu2.c:3)", "node (tu2.c:3)"), or without the
  * where that tells it from other definitions, which names them all
- * ("struct node", "node"). */
-static bool type_matches(const tident *ti, const char *want)
+ * ("struct node", "node"); with tail, also a C++ name's last scopes
+ * ("Node" for "struct a::Node", ds_name_tail). */
+static bool type_matches(const tident *ti, const char *want, bool tail)
 {
-	size_t n = strlen(want), skip = strlen(ti->name) - strlen(untagged(ti->name));
+	int kind, wkind;
+	size_t tag = tag_word(ti->name, &kind), wtag = tag_word(want, &wkind), wlen = strlen(want + wtag);
+	const char *name = ti->name + tag, *w = want + wtag;
 
-	if (strcmp(ti->name, want) == 0 || strcmp(untagged(ti->name), want) == 0)
+	if (wkind && wkind != kind)
+		return false;
+	if (strcmp(name, w) == 0)
 		return true;
-	return (n == ti->base && strncmp(ti->name, want, n) == 0) ||
-	       (n + skip == ti->base && strncmp(ti->name + skip, want, n) == 0);
+	return tail ? ds_name_tail(name, ti->base - tag, w, wlen)
+		    : wlen == ti->base - tag && strncmp(name, w, wlen) == 0;
 }
 
 /* Types with samples on their fields, hottest first; `want` keeps the
- * types it names. */
+ * types it names, or when it names none by its whole name, those whose
+ * last scopes it is. */
 static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 {
 	hot_type *v = ds_xcalloc(s->tidents.n ? s->tidents.n : 1, sizeof *v);
@@ -285,9 +295,10 @@ static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 	}
 	/* types named on the way to another answer, or whose samples the
 	 * filter left out, are not hot */
-	for (size_t k = 0; k < s->tidents.n; k++)
-		if (v[k].samples && (!want || type_matches(&s->tidents.v[k], want)))
-			v[n++] = v[k];
+	for (int tail = 0; !n && tail < 2; tail++)
+		for (size_t k = 0; k < s->tidents.n; k++)
+			if (v[k].samples && (!want || type_matches(&s->tidents.v[k], want, tail)))
+				v[n++] = v[k];
 	ds_sort(v, n, sizeof *v, cmp_hot);
 	*out = v;
 	return n;

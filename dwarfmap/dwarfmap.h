@@ -208,10 +208,16 @@ const ds_type *ds_dso_type(ds_dso *d, size_t i);
  * or a typedef; without a prefix a struct, union or class wins over a
  * typedef, a typedef over an enum.  A label with a where ("struct node
  * (tu2.c:3)", ds_type_ident) names that definition only; a name without
- * one names every definition of it.  Writes at most max of them into out,
+ * one names every definition of it.  A name no type has whole names the
+ * C++ types it ends (ds_name_tail): "Node" is a::Node and b::Node, as
+ * "SkipList<int>::Node" is ns::SkipList<int>::Node.  Writes at most max of them into out,
  * in the order ds_dso_type lists them, and returns how many there are (0
  * when the name is absent or only declared). */
 size_t ds_dso_find_types(ds_dso *d, const char *name, const ds_type **out, size_t max);
+/* Whether want (wlen bytes) is the qualified C++ name q (qlen bytes) or
+ * its last scopes: "Node" and "b::Node" end "a::b::Node"; a "::" inside
+ * template arguments ("X<a::Node>") is no scope of q. */
+bool ds_name_tail(const char *q, size_t qlen, const char *want, size_t wlen);
 /* The first of ds_dso_find_types, or NULL. */
 const ds_type *ds_dso_find_type(ds_dso *d, const char *name);
 /* The type a DIE describes, by its offset in .debug_info (what variables

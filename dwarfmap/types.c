@@ -1949,24 +1949,63 @@ static const char *split_where(const char *name, char **base)
 	return open + 1;
 }
 
+bool ds_name_tail(const char *q, size_t qlen, const char *want, size_t wlen)
+{
+	int depth = 0;
+
+	if (qlen == wlen)
+		return memcmp(q, want, wlen) == 0;
+	if (qlen < wlen + 2 || memcmp(q + qlen - wlen, want, wlen) != 0 || memcmp(q + qlen - wlen - 2, "::", 2) != 0)
+		return false;
+	/* the "::" must be a scope's, not one inside template arguments */
+	for (size_t i = 0; i < qlen - wlen - 2; i++)
+		depth += (q[i] == '<' || q[i] == '(') - (q[i] == '>' || q[i] == ')');
+	return depth == 0;
+}
+
+/* The types ds_dso_find_types answers so far: how many, and the best
+ * rank of a name without a prefix. */
+typedef struct found {
+	const char *prefix, *where;
+	size_t wlen, n, max;
+	int best;
+	const ds_type **out;
+} found;
+
+static void consider(found *f, const ds_type *t)
+{
+	const char *w = where_of(t);
+
+	if (!kind_matches(t, f->prefix) ||
+	    (f->where && (!w || strlen(w) != f->wlen || strncmp(w, f->where, f->wlen) != 0)))
+		return;
+	if (name_rank(t) < f->best) {
+		f->best = name_rank(t);
+		f->n = 0;
+	}
+	if (name_rank(t) == f->best && f->n++ < f->max)
+		f->out[f->n - 1] = t;
+}
+
 size_t ds_dso_find_types(ds_dso *d, const char *name, const ds_type **out, size_t max)
 {
 	static const char *const prefixes[] = {"struct", "union", "class", "enum"};
 	struct ds_typetab *tt = typetab(d);
-	const char *prefix = NULL, *where;
+	const char *where;
 	char *base;
-	size_t lo = 0, hi = tt->nnames, n = 0, wlen = 0;
-	int best = 4;
+	size_t lo = 0, hi = tt->nnames;
+	found f = {.max = max, .best = 4, .out = out};
 
 	where = split_where(name, &base);
 	if (where) {
-		wlen = strlen(where) - 1;
+		f.where = where;
+		f.wlen = strlen(where) - 1;
 		name = base;
 	}
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
 		size_t k = strlen(prefixes[i]);
 		if (strncmp(name, prefixes[i], k) == 0 && name[k] == ' ') {
-			prefix = prefixes[i];
+			f.prefix = prefixes[i];
 			name += k + 1;
 			break;
 		}
@@ -1978,21 +2017,15 @@ size_t ds_dso_find_types(ds_dso *d, const char *name, const ds_type **out, size_
 		else
 			hi = mid;
 	}
-	for (hi = lo; hi < tt->nnames && strcmp(tt->names[hi]->name, name) == 0; hi++) {
-		const ds_type *t = tt->names[hi];
-		const char *w = where_of(t);
-		if (!kind_matches(t, prefix) ||
-		    (where && (!w || strlen(w) != wlen || strncmp(w, where, wlen) != 0)))
-			continue;
-		if (name_rank(t) < best) {
-			best = name_rank(t);
-			n = 0;
-		}
-		if (name_rank(t) == best && n++ < max)
-			out[n - 1] = t;
-	}
+	for (hi = lo; hi < tt->nnames && strcmp(tt->names[hi]->name, name) == 0; hi++)
+		consider(&f, tt->names[hi]);
+	/* no type has that whole name: the types whose last scopes it is
+	 * ("Node" names a::Node and b::Node) */
+	for (size_t i = 0, whole = f.n; !whole && i < tt->nnames; i++)
+		if (ds_name_tail(tt->names[i]->name, strlen(tt->names[i]->name), name, strlen(name)))
+			consider(&f, tt->names[i]);
 	free(base);
-	return n;
+	return f.n;
 }
 
 const ds_type *ds_dso_find_type(ds_dso *d, const char *name)

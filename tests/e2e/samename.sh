@@ -122,6 +122,12 @@ check_eq "C++: sumy<a::Node> touches a::Node.y" \
 	"$(grep '^sumy<a::Node>' nspcs.csv | grep -o 'struct [ab]::Node\.y' | sort -u)" "struct a::Node.y"
 "$DSPROF" report -i nspf --view datalayout --type a::Node -f csv >nsl.csv 2>nsl.err
 check_eq "C++: --type a::Node, its 16 bytes" "$(awk -F, '$2 == "type" { print $1 "=" $6 }' nsl.csv)" "struct a::Node=16"
+"$DSPROF" report -i nspf --view datalayout --type Node -f csv >nsn.csv 2>nsn.err
+check_eq "C++: --type Node, every type it ends, with its samples" \
+	"$(awk -F, '$2 == "type" { print $1 "=" $6 }' nsn.csv | sort | tr '\n' ' ')" "struct a::Node=16 struct b::Node=48 "
 "$DSPROF" layout "$PROGS/nsnode" >nsly.txt 2>nsly.err
 check_eq "C++ layout: the qualified names" "$(grep '^struct [ab]::Node {' nsly.txt | tr '\n' ' ')" \
+	"struct a::Node { struct b::Node { "
+"$DSPROF" layout "$PROGS/nsnode" Node >nslyn.txt 2>nslyn.err
+check_eq "C++ layout Node: every type it ends" "$(grep '^struct [ab]::Node {' nslyn.txt | tr '\n' ' ')" \
 	"struct a::Node { struct b::Node { "

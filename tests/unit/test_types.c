@@ -482,13 +482,49 @@ static void check_cxx_names(const char *cxx)
 	}
 	unit_current = cxx;
 	if (d) {
-		CHECK(ds_dso_find_type(d, "struct Node") == NULL); /* no type goes by a bare name */
+		const ds_type *two[3] = {NULL, NULL, NULL};
+		/* no type goes by a bare name, but the bare name finds each it ends */
+		CHECK_EQ_U64(ds_dso_find_types(d, "struct Node", two, 3), 2);
+		CHECK(two[0] && two[1] && two[0]->size + two[1]->size == 64);
+		CHECK(ds_dso_find_type(d, "Inner") && ds_dso_find_type(d, "Inner")->size == 8);
+		CHECK(ds_dso_find_type(d, "n2::Item<double>") && ds_dso_find_type(d, "n2::Item<double>")->size == 8);
+		CHECK(ds_dso_find_type(d, "Hidden") && ds_dso_find_type(d, "Hidden")->size == 4);
+		CHECK(ds_dso_find_type(d, "union Node") == NULL);
+		CHECK(ds_dso_find_type(d, "ode") == NULL);
 		CHECK(ds_dso_find_type(d, "a::Node") && ds_dso_find_type(d, "a::Node")->size == 16);
 		CHECK(ds_dso_find_type(d, "b::Node") && ds_dso_find_type(d, "b::Node")->size == 48);
 		CHECK(!ds_dso_find_type(d, "a::Node") || !ds_dso_find_type(d, "a::Node")->where);
 	}
 	ds_dso_close(d);
 	unit_current = "cxx";
+}
+
+/* A C++ name's last scopes, and no "::" of template arguments. */
+TEST(name_tail)
+{
+	static const struct {
+		const char *q, *want;
+		bool tail;
+	} cases[] = {
+		{"a::b::Node", "Node", true},
+		{"a::b::Node", "b::Node", true},
+		{"a::b::Node", "a::b::Node", true},
+		{"a::b::Node", "::Node", false},
+		{"a::b::Node", "ode", false},
+		{"a::b::Node", "c::Node", false},
+		{"Node", "Node", true},
+		{"S<char const*, ns::Cmp>::Node", "Node", true},
+		{"S<char const*, ns::Cmp>::Node", "S<char const*, ns::Cmp>::Node", true},
+		{"S<ns::Cmp>", "Cmp>", false},
+		{"f(ns::X)::Local", "Local", true},
+		{"(anonymous namespace)::Hidden", "Hidden", true},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unit_current = cases[i].want;
+		CHECK(ds_name_tail(cases[i].q, strlen(cases[i].q), cases[i].want, strlen(cases[i].want)) ==
+		      cases[i].tail);
+	}
+	unit_current = "name_tail";
 }
 
 TEST(cxx)
@@ -697,6 +733,7 @@ int main(void)
 		return 1;
 	RUN(programs);
 	RUN(dedup);
+	RUN(name_tail);
 	RUN(cxx);
 	RUN(homonyms);
 	RUN(malformed);
