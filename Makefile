@@ -97,6 +97,19 @@ $(BUILD)/tests/programs/counters_padded: tests/programs/counters.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -DPADDED -o $@ $<
 
+# Two compilation units that define one struct name differently.
+TESTPROGS += $(BUILD)/tests/programs/samename
+$(BUILD)/tests/programs/samename: tests/programs/samename/tu1.c tests/programs/samename/tu2.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -o $@ $^
+
+# C++ test programs, built the same way with g++.
+TESTPROG_CXX := $(wildcard tests/programs/*.cc)
+TESTPROGS += $(TESTPROG_CXX:tests/programs/%.cc=$(BUILD)/tests/programs/%)
+$(BUILD)/tests/programs/%: tests/programs/%.cc
+	@mkdir -p $(dir $@)
+	g++ -std=gnu++17 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -o $@ $<
+
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<

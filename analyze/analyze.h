@@ -240,7 +240,8 @@ enum ds_lrow_kind {
 	DS_LROW_CLOSE,      /* "} name;" closing it, with the member's offset and size */
 	DS_LROW_HOLE,       /* "XXX N bytes hole": bytes before the next member */
 	DS_LROW_BIT_HOLE,   /* "XXX N bits hole" */
-	DS_LROW_PADDING,    /* tail padding: no text (pahole counts it in the summary) */
+	DS_LROW_PADDING,    /* tail padding of the type or of an expanded struct: no text
+			     * (pahole counts it in the summary, or in a remark) */
 	DS_LROW_CACHELINE,  /* "--- cacheline N boundary (B bytes) ---" */
 	DS_LROW_COMMENT,    /* pahole's other remarks (bit fields combined, padding of a member struct) */
 	DS_LROW_BLANK,      /* an empty line */
@@ -253,7 +254,9 @@ typedef struct ds_layout_row {
 	char *text;         /* the line, tabs included, no newline; NULL for PADDING */
 	unsigned depth;     /* 0 for the type's own members, +1 in each expanded member */
 	const struct ds_member *member; /* MEMBER, OPEN, CLOSE */
-	const char *path;   /* MEMBER, CLOSE: "a.b.c", "cells[].x" (NULL behind a pointer) */
+	const char *path;   /* MEMBER, OPEN, CLOSE: "a.b.c", "cells[].x"; NULL behind a
+			     * pointer and for members without a name (an anonymous
+			     * struct or union, a bit-field filler, a base class) */
 	bool pointee;       /* a member of an anonymous struct a pointer member points to:
 			     * pahole prints it in place, its offset is in that struct */
 	uint64_t offset;    /* bytes from the start of the type; a bit field's is its
@@ -291,6 +294,13 @@ ds_layout *ds_layout_build(const struct ds_type *t, unsigned line_size, ds_err *
 void ds_layout_free(ds_layout *l);
 /* pahole's text: every row that has text, one per line. */
 void ds_layout_text(const ds_layout *l, ds_buf *out);
+/* Per-event samples and counts (ds_session_nevents slots each) of row i
+ * of a layout, as ds_session_member_metrics gives them: a member with
+ * everything nested in it; an anonymous struct or union without a name
+ * (OPEN, CLOSE), the members it holds; zeros for other rows and for a
+ * pointee's members. */
+int ds_session_layout_metrics(ds_session *s, const ds_layout *l, size_t i, uint64_t *samples,
+			      uint64_t *count, ds_err *err);
 
 /* ---- loading in steps, call graph, source and time ----
  * For the TUI, which shows a first screen before a large experiment is

@@ -82,11 +82,27 @@ enum dobj_kind {
 
 typedef struct dobj {
 	enum dobj_kind kind;
-	char *type;        /* "struct node"; the variable's type for globals */
+	char *type;        /* "struct node" (the type's tident name); the variable's type
+			    * for globals */
 	char *path;        /* member path ("next", "a.b", "cells[]") */
 	char *name;        /* the row name: "struct node.next", "<stack main>", ... */
 	const ds_type *t;  /* FIELD, PADDING: the aggregate */
+	int32_t tid;       /* FIELD, PADDING: its tident; else -1 */
 } dobj;
+
+/* A type as the views tell it apart (dataspace.c): one definition, met in
+ * any of the session's objects (ds_type_same), named as ds_type_ident
+ * names it; when definitions of several objects that differ share that
+ * name, each says where it is declared ("struct node (node.c:3)"), and
+ * "#N" in order met when that is still not enough.  Data objects of
+ * fields and padding belong to one; filters, layouts and instance
+ * alignment go by it, never by a bare name. */
+typedef struct tident {
+	const ds_type *t;  /* its first definition met */
+	char *name;        /* "struct node", "struct node (tu2.c:3)" */
+	size_t base;       /* the length of the name without its " (where)" */
+	int32_t next;      /* the next tident of the same ds_type_ident, -1 */
+} tident;
 
 /* An object and where in its aggregate type the access fell. */
 typedef struct dref {
@@ -216,10 +232,16 @@ struct ds_session {
 	bool ds_built;
 	ds_backtracker *bt;
 	DS_VEC(dobj) dobjs;
-	ds_hash *dobj_index;
+	ds_hash *dobj_index;             /* fields and padding by (kind, tident, path), the
+					  * others by name */
+	DS_VEC(tident) tidents;
+	ds_hash *tident_index;           /* ds_type_ident -> index in tident_head */
+	DS_VEC(int32_t) tident_head;     /* the first tident of each */
+	ds_u64map tident_memo;           /* ds_tident_find: ds_type address -> tident + 1 */
 	DS_VEC(uint64_t) dobj_samples;   /* [dobj * nev + ev] */
 	DS_VEC(uint64_t) dobj_count;
-	ds_hash *align_index;            /* (type, instance address % DS_ALIGN_MOD) -> per-event samples */
+	ds_hash *align_index;            /* (tident, instance address % DS_ALIGN_MOD) -> per-event
+					  * samples (align_key) */
 	DS_VEC(uint64_t) align_samples;
 	uint64_t how_samples[HOW_NHOW];
 	uint64_t verdict_samples[DS_BT_NVERDICTS];
@@ -301,6 +323,14 @@ const char *ds_how_name(enum ds_how h);
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* The key of align_index. */
+typedef struct align_key {
+	int64_t tid;
+	uint64_t residue;
+} align_key;
+/* The tident of the aggregate t (a definition of the session's objects, or
+ * of another handle on one of them), -1 when no sample met it. */
+int32_t ds_tident_find(ds_session *s, const ds_type *t);
 /* The data object most samples of a site touched (NULL before
  * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,

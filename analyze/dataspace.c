@@ -44,14 +44,9 @@ const char *ds_how_name(enum ds_how h)
 
 /* ---- data objects ---- */
 
-static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, const char *type,
-			const char *path, const ds_type *t)
+static int32_t dobj_new(ds_session *s, size_t i, dobj o)
 {
-	bool added;
-	size_t i = ds_hash_intern(s->dobj_index, name, strlen(name), &added);
-	if (added) {
-		dobj o = {kind, type ? ds_xstrdup(type) : NULL, path ? ds_xstrdup(path) : NULL,
-			  ds_xstrdup(name), t};
+	if (i == s->dobjs.n) {
 		ds_vec_push(&s->dobjs, o);
 		for (size_t e = 0; e < s->nev; e++) {
 			ds_vec_push(&s->dobj_samples, 0);
@@ -61,11 +56,179 @@ static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, co
 	return (int32_t)i;
 }
 
+/* An object that is its name: a global, the stack, a bucket. */
+static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, const char *type,
+			const char *path)
+{
+	bool added;
+	ds_buf key = {0};
+	size_t i;
+
+	ds_buf_putc(&key, 'N');
+	ds_buf_puts(&key, name);
+	i = ds_hash_intern(s->dobj_index, key.p, key.len, &added);
+	ds_buf_free(&key);
+	if (!added)
+		return (int32_t)i;
+	return dobj_new(s, i, (dobj){kind, type ? ds_xstrdup(type) : NULL, path ? ds_xstrdup(path) : NULL,
+				     ds_xstrdup(name), NULL, -1});
+}
+
+/* A field's (or the padding's) names: its type's, then the path. */
+static void member_names(const ds_session *s, dobj *o)
+{
+	const tident *ti = &s->tidents.v[o->tid];
+
+	free(o->type);
+	free(o->name);
+	o->type = ds_xstrdup(ti->name);
+	o->name = ds_xasprintf("%s.%s", ti->name, o->path);
+}
+
+/* A field or the padding of the type tid, by path. */
+static int32_t dobj_member(ds_session *s, enum dobj_kind kind, int32_t tid, const char *path)
+{
+	bool added;
+	ds_buf key = {0};
+	dobj o = {kind, NULL, NULL, NULL, s->tidents.v[tid].t, tid};
+	size_t i;
+
+	ds_buf_putc(&key, kind == DOBJ_FIELD ? 'F' : 'P');
+	ds_buf_append(&key, &tid, sizeof tid);
+	ds_buf_puts(&key, path);
+	i = ds_hash_intern(s->dobj_index, key.p, key.len, &added);
+	ds_buf_free(&key);
+	if (!added)
+		return (int32_t)i;
+	o.path = ds_xstrdup(path);
+	member_names(s, &o);
+	return dobj_new(s, i, o);
+}
+
+/* ---- types as the views tell them apart ---- */
+
+/* The name of aggregate agg, reached from t through typedefs, qualifiers
+ * and arrays: its ident, or for an anonymous one the typedef that names it
+ * (`typedef struct { ... } Elf64_Dyn` is "Elf64_Dyn", as C code calls it). */
+static void aggregate_name(const ds_type *t, const ds_type *agg, ds_buf *out)
+{
+	const ds_type *tdef = NULL;
+	for (int depth = 0; t && t != agg && depth < 16; depth++) {
+		if (t->kind == DS_TYPE_TYPEDEF && t->name)
+			tdef = t;
+		t = t->target;
+	}
+	ds_type_ident(!agg->name && tdef ? tdef : agg, out);
+}
+
+/* "file.c:12": the declaration, as a where says it; "" when unknown. */
+static char *declared_at(const ds_type *t)
+{
+	const char *slash = t->decl_file ? strrchr(t->decl_file, '/') : NULL;
+
+	if (!t->decl_file)
+		return ds_xstrdup("");
+	return ds_xasprintf("%s:%u", slash ? slash + 1 : t->decl_file, t->decl_line);
+}
+
+/* Definitions of several objects that share an ident: each gets a where,
+ * its own or its declaration, and "#N" when two are still alike.  The
+ * objects of their fields are renamed with them (they are not found by
+ * name). */
+static void tident_tell_apart(ds_session *s, int32_t first)
+{
+	DS_VEC(char *) w = {0};
+	bool unique = true;
+	size_t n = 0;
+
+	for (int32_t k = first; k >= 0; k = s->tidents.v[k].next, n++)
+		ds_vec_push(&w, s->tidents.v[k].t->where ? ds_xstrdup(s->tidents.v[k].t->where)
+							  : declared_at(s->tidents.v[k].t));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			unique &= j == i ? *w.v[i] != 0 : strcmp(w.v[i], w.v[j]) != 0;
+	n = 0;
+	for (int32_t k = first; k >= 0; k = s->tidents.v[k].next, n++) {
+		tident *ti = &s->tidents.v[k];
+		char *name = unique ? ds_xasprintf("%.*s (%s)", (int)ti->base, ti->name, w.v[n])
+				    : ds_xasprintf("%.*s (%s%s#%zu)", (int)ti->base, ti->name, w.v[n],
+						   *w.v[n] ? " " : "", n + 1);
+		free(ti->name);
+		ti->name = name;
+		free(w.v[n]);
+	}
+	ds_vec_free(&w);
+	for (size_t i = 0; i < s->dobjs.n; i++)
+		for (int32_t k = first; s->dobjs.v[i].tid >= 0 && k >= 0; k = s->tidents.v[k].next)
+			if (s->dobjs.v[i].tid == k) {
+				member_names(s, &s->dobjs.v[i]);
+				break;
+			}
+}
+
+/* The tident of agg (reached from t), made when new: -1 from lookups
+ * that must not make one (add false). */
+static int32_t tident_get(ds_session *s, const ds_type *t, const ds_type *agg, bool add)
+{
+	ds_buf id = {0};
+	int64_t h;
+	int32_t k, last = -1;
+	bool added;
+	tident ti;
+
+	aggregate_name(t, agg, &id);
+	h = ds_hash_find(s->tident_index, id.p, id.len);
+	for (k = h >= 0 ? s->tident_head.v[h] : -1; k >= 0; k = s->tidents.v[k].next) {
+		if (ds_type_same(s->tidents.v[k].t, agg))
+			break;
+		last = k;
+	}
+	if (k >= 0 || !add) {
+		ds_buf_free(&id);
+		return k;
+	}
+	ti.t = agg;
+	ti.base = id.len - (agg->where ? strlen(agg->where) + 3 : 0);
+	ti.next = -1;
+	ti.name = ds_buf_steal(&id);
+	k = (int32_t)s->tidents.n;
+	ds_vec_push(&s->tidents, ti);
+	h = (int64_t)ds_hash_intern(s->tident_index, ti.name, strlen(ti.name), &added);
+	if (added) {
+		ds_vec_push(&s->tident_head, k);
+	} else {
+		s->tidents.v[last].next = k;
+		tident_tell_apart(s, s->tident_head.v[h]);
+	}
+	return k;
+}
+
+int32_t ds_tident_find(ds_session *s, const ds_type *t)
+{
+	const ds_type *agg = ds_type_strip(t);
+	uint32_t m;
+	int32_t k;
+
+	if (!s->tident_index || !agg)
+		return -1;
+	m = ds_u64map_get(&s->tident_memo, (uint64_t)(uintptr_t)t);
+	if (m != DS_U64MAP_NONE)
+		return (int32_t)m - 1;
+	k = tident_get(s, t, agg, false);
+	/* an anonymous struct is named by the typedef it was reached through,
+	 * which t may not be: the definition then decides */
+	for (size_t i = 0; k < 0 && i < s->tidents.n; i++)
+		if (ds_type_same(s->tidents.v[i].t, agg))
+			k = (int32_t)i;
+	ds_u64map_put(&s->tident_memo, (uint64_t)(uintptr_t)t, (uint32_t)(k + 1), NULL);
+	return k;
+}
+
 static dref unknown(ds_session *s, const char *reason)
 {
 	char name[96];
 	snprintf(name, sizeof name, "<unknown: %s>", reason);
-	return (dref){dobj_add(s, DOBJ_UNKNOWN, name, NULL, reason, NULL), 0};
+	return (dref){dobj_add(s, DOBJ_UNKNOWN, name, NULL, reason), 0};
 }
 
 static bool is_aggregate(const ds_type *t)
@@ -86,23 +249,6 @@ static const ds_type *element(const ds_type *t, uint64_t *off)
 	return t;
 }
 
-/* The name of aggregate agg, reached from t through typedefs, qualifiers
- * and arrays: its tag, or for an anonymous one the typedef that names it
- * (`typedef struct { ... } Elf64_Dyn` is "Elf64_Dyn", as C code calls it). */
-static void aggregate_name(const ds_type *t, const ds_type *agg, ds_buf *out)
-{
-	const char *tdef = NULL;
-	for (int depth = 0; t && t != agg && depth < 16; depth++) {
-		if (t->kind == DS_TYPE_TYPEDEF && t->name)
-			tdef = t->name;
-		t = t->target;
-	}
-	if (!agg->name && tdef)
-		ds_buf_puts(out, tdef);
-	else
-		ds_type_name(agg, out);
-}
-
 /* The object an access of `size` bytes at byte `off` of a `t` touches;
  * var names a variable that is the whole object (a global or a stack
  * slot), or NULL when the access came through a pointer. */
@@ -115,16 +261,12 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 	dref d = {NO_DOBJ, off};
 
 	if (is_aggregate(agg)) {
-		aggregate_name(t, agg, &tn);
-		if (!agg->size || off >= agg->size) {
+		if (!agg->size || off >= agg->size)
 			d = unknown(s, "bad-offset");
-		} else if (ds_type_member_path(agg, off, size, &path, &leaf)) {
-			ds_buf_printf(&name, "%s.%s", ds_buf_str(&tn), ds_buf_str(&path));
-			d.id = dobj_add(s, DOBJ_FIELD, name.p, tn.p, path.p, agg);
-		} else {
-			ds_buf_printf(&name, "%s.<padding>", ds_buf_str(&tn));
-			d.id = dobj_add(s, DOBJ_PADDING, name.p, tn.p, "<padding>", agg);
-		}
+		else if (ds_type_member_path(agg, off, size, &path, &leaf))
+			d.id = dobj_member(s, DOBJ_FIELD, tident_get(s, t, agg, true), path.p);
+		else
+			d.id = dobj_member(s, DOBJ_PADDING, tident_get(s, t, agg, true), "<padding>");
 	} else if (var) {
 		if (t)
 			ds_type_name(t, &tn);
@@ -132,9 +274,9 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 			ds_buf_printf(&name, "<stack %s>", var);
 		else
 			ds_buf_printf(&name, "%s (%s)", var, t ? ds_buf_str(&tn) : "?");
-		d.id = dobj_add(s, var_kind, name.p, tn.p, NULL, NULL);
+		d.id = dobj_add(s, var_kind, name.p, tn.p, NULL);
 	} else {
-		d.id = dobj_add(s, DOBJ_SCALAR, "<scalars>", NULL, NULL, NULL);
+		d.id = dobj_add(s, DOBJ_SCALAR, "<scalars>", NULL, NULL);
 	}
 	ds_buf_free(&tn);
 	ds_buf_free(&path);
@@ -613,12 +755,8 @@ static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_t
 					      : masks[k].one_bit && (masks[k].mask & fm))
 					best = m;
 		}
-	if (best && (!o->path || strcmp(o->path, best->name) != 0)) {
-		ds_buf name = {0};
-		ds_buf_printf(&name, "%s.%s", o->type, best->name);
-		r->id = dobj_add(s, DOBJ_FIELD, name.p, o->type, best->name, o->t);
-		ds_buf_free(&name);
-	}
+	if (best && (!o->path || strcmp(o->path, best->name) != 0))
+		r->id = dobj_member(s, DOBJ_FIELD, o->tid, best->name);
 }
 
 static bool has_types(ds_dso *d)
@@ -696,10 +834,7 @@ static dref by_address(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, 
  * address minus its offset in the instance, modulo DS_ALIGN_MOD. */
 static void count_alignment(ds_session *s, const dobj *o, uint64_t instance, int ev)
 {
-	struct {
-		const void *t;
-		uint64_t residue;
-	} key = {o->t, instance % DS_ALIGN_MOD};
+	align_key key = {o->tid, instance % DS_ALIGN_MOD};
 	bool added;
 	size_t i = ds_hash_intern(s->align_index, &key, sizeof key, &added);
 	if (added)
@@ -806,7 +941,7 @@ static void count_record(ds_session *s, size_t i)
 		s->dso_mem.v[dso]++;
 		s->dso_resolved.v[dso] += how != HOW_NONE;
 	}
-	if ((rc->flags & SR_EA) && o->t)
+	if ((rc->flags & SR_EA) && o->tid >= 0)
 		count_alignment(s, o, rc->ea - rc->off, rc->ev);
 }
 
@@ -836,7 +971,7 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 			rc.ea = sm->addr;
 			rc.flags |= SR_EA | EA_FROM_ADDR << SR_EA_SHIFT;
 		}
-		rc.dobj = dobj_add(s, DOBJ_KERNEL, "<kernel>", NULL, NULL, NULL);
+		rc.dobj = dobj_add(s, DOBJ_KERNEL, "<kernel>", NULL, NULL);
 		rc.flags |= access_kind(sm, NULL);
 		goto keep;
 	}
@@ -917,6 +1052,7 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 		return -1;
 	}
 	s->dobj_index = ds_hash_new();
+	s->tident_index = ds_hash_new();
 	s->align_index = ds_hash_new();
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct perf_event_attr *a = &ds_perfdata_event(s->pd, e)->attr;
@@ -1028,6 +1164,12 @@ void ds_dataspace_free(ds_session *s)
 		free(s->dobjs.v[i].name);
 	}
 	ds_vec_free(&s->dobjs);
+	for (size_t i = 0; i < s->tidents.n; i++)
+		free(s->tidents.v[i].name);
+	ds_vec_free(&s->tidents);
+	ds_vec_free(&s->tident_head);
+	ds_hash_free(s->tident_index);
+	ds_u64map_free(&s->tident_memo);
 	ds_vec_free(&s->dobj_samples);
 	ds_vec_free(&s->dobj_count);
 	ds_vec_free(&s->align_samples);

@@ -114,6 +114,30 @@ static void key_value(ds_buf *b, const char *v)
 	ds_vec_free(&items);
 }
 
+/* Remove the line numbers of wheres: "struct node (tu2.c:4).v" is
+ * "struct node (tu2.c).v", "(a/n.h:3 #2)" is "(a/n.h #2)".  A where is the
+ * last thing in parentheses that ends in ":LINE", or ":LINE #N". */
+static void strip_lines(char *s)
+{
+	char *w = s;
+	const char *p = s;
+
+	while (*p) {
+		const char *close = *p == ':' && isdigit((unsigned char)p[1]) ? p + 1 : NULL;
+		while (close && isdigit((unsigned char)*close))
+			close++;
+		if (close && close[0] == ' ' && close[1] == '#')
+			for (close += 2; isdigit((unsigned char)*close); close++)
+				;
+		if (close && *close == ')' && memchr(s, '(', (size_t)(p - s))) {
+			p += strspn(p + 1, "0123456789") + 1;
+			continue;
+		}
+		*w++ = *p++;
+	}
+	*w = 0;
+}
+
 /* The name a row goes by in both experiments (malloc'd): its own, or the
  * values of the view's diff_key columns joined by '.'; the same without
  * clone suffixes in *key. */
@@ -253,15 +277,21 @@ typedef struct by_name {
 	DS_VEC(size_t) last;
 } by_name;
 
-static void by_name_load(by_name *bn, const side *sd)
+/* lineless: by name without the line numbers of wheres (strip_lines). */
+static void by_name_load(by_name *bn, const side *sd, bool lineless)
 {
 	bn->index = ds_hash_new();
 	for (size_t i = 0; i < sd->v.n; i++) {
+		char *key;
 		bool added;
 		size_t k;
 		if (sd->v.v[i].pair >= 0)
 			continue;
-		k = ds_hash_intern(bn->index, sd->v.v[i].key, strlen(sd->v.v[i].key), &added);
+		key = ds_xstrdup(sd->v.v[i].key);
+		if (lineless)
+			strip_lines(key);
+		k = ds_hash_intern(bn->index, key, strlen(key), &added);
+		free(key);
 		if (added) {
 			ds_vec_push(&bn->n, 0);
 			ds_vec_push(&bn->last, 0);
@@ -278,10 +308,35 @@ static void by_name_free(by_name *bn)
 	ds_vec_free(&bn->last);
 }
 
+/* Pair the unpaired entries whose name (lineless: without the lines of
+ * wheres) only one entry of each side has. */
+static void pair_by_name(side *sd, bool lineless)
+{
+	by_name bn[2] = {{0}, {0}};
+
+	by_name_load(&bn[BEFORE], &sd[BEFORE], lineless);
+	by_name_load(&bn[AFTER], &sd[AFTER], lineless);
+	for (size_t k = 0; k < ds_hash_count(bn[BEFORE].index); k++) {
+		size_t len;
+		const char *key = ds_hash_key(bn[BEFORE].index, k, &len);
+		int64_t a = ds_hash_find(bn[AFTER].index, key, len);
+		if (bn[BEFORE].n.v[k] == 1 && a >= 0 && bn[AFTER].n.v[a] == 1) {
+			size_t i = bn[BEFORE].last.v[k], j = bn[AFTER].last.v[a];
+			sd[BEFORE].v.v[i].pair = (int64_t)j;
+			sd[AFTER].v.v[j].pair = (int64_t)i;
+		}
+	}
+	by_name_free(&bn[BEFORE]);
+	by_name_free(&bn[AFTER]);
+}
+
+/* Entries pair by name and object; then by name alone, where one entry
+ * of each side has it; then by name without the lines of wheres, so that
+ * a type's definition matches its own after lines above it moved
+ * ("struct node (tu2.c:4)" and "struct node (tu2.c:5)"). */
 static void pair_sides(side *sd)
 {
 	ds_buf hk = {0};
-	by_name bn[2] = {{0}, {0}};
 
 	for (size_t i = 0; i < sd[BEFORE].v.n; i++) {
 		entry *e = &sd[BEFORE].v.v[i];
@@ -297,20 +352,8 @@ static void pair_sides(side *sd)
 		}
 	}
 	ds_buf_free(&hk);
-	by_name_load(&bn[BEFORE], &sd[BEFORE]);
-	by_name_load(&bn[AFTER], &sd[AFTER]);
-	for (size_t k = 0; k < ds_hash_count(bn[BEFORE].index); k++) {
-		size_t len;
-		const char *key = ds_hash_key(bn[BEFORE].index, k, &len);
-		int64_t a = ds_hash_find(bn[AFTER].index, key, len);
-		if (bn[BEFORE].n.v[k] == 1 && a >= 0 && bn[AFTER].n.v[a] == 1) {
-			size_t i = bn[BEFORE].last.v[k], j = bn[AFTER].last.v[a];
-			sd[BEFORE].v.v[i].pair = (int64_t)j;
-			sd[AFTER].v.v[j].pair = (int64_t)i;
-		}
-	}
-	by_name_free(&bn[BEFORE]);
-	by_name_free(&bn[AFTER]);
+	pair_by_name(sd, false);
+	pair_by_name(sd, true);
 }
 
 /* ---- numbers in sentences, as the text report prints them ---- */
@@ -921,7 +964,22 @@ static void verdict_rows(finding_vec *v, const ds_diff *d, const ds_diff_event *
 	free(top);
 }
 
-/* Rows matched across clone suffixes, and objects matched across names. */
+/* Whether two names differ in the lines of their wheres only. */
+static bool moved(const char *x, const char *y)
+{
+	char *a = ds_xstrdup(x), *b = ds_xstrdup(y);
+	bool same;
+
+	strip_lines(a);
+	strip_lines(b);
+	same = strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	return same;
+}
+
+/* Rows matched across clone suffixes or the lines of their definitions,
+ * and objects matched across names. */
 static void verdict_names(finding_vec *v, const builder *b)
 {
 	const ds_table *t = b->d->table;
@@ -938,13 +996,18 @@ static void verdict_names(finding_vec *v, const builder *b)
 			more++;
 			continue;
 		}
-		add_finding(v, "clone", NULL, r->name,
-			    "%s: %s in BEFORE, %s in AFTER (compiler clones compare as one function)", r->name, nb,
-			    na);
+		if (moved(nb, na))
+			add_finding(v, "moved", NULL, r->name,
+				    "%s: %s in BEFORE, %s in AFTER (the type of that name in that file, declared on another line)",
+				    r->name, nb, na);
+		else
+			add_finding(v, "clone", NULL, r->name,
+				    "%s: %s in BEFORE, %s in AFTER (compiler clones compare as one function)",
+				    r->name, nb, na);
 	}
 	if (more)
 		add_finding(v, "clone", NULL, NULL,
-			    "%zu more rows matched across clone suffixes (columns before_name, after_name)", more);
+			    "%zu more rows matched under other names (columns before_name, after_name)", more);
 	/* objects that changed names: a binary built twice under two names */
 	for (size_t i = 0; i < b->sd[BEFORE].v.n; i++) {
 		const entry *e = &b->sd[BEFORE].v.v[i], *o;

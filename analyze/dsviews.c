@@ -231,9 +231,10 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 enum { DL_KIND, DL_TYPE, DL_FIELD, DL_OFFSET, DL_SIZE, DL_BITS, DL_SHARE, DL_ORDER, DL_NCOLS };
 
 typedef struct hot_type {
+	int32_t tid;
 	const ds_type *t;
 	const char *name;
-	uint64_t samples;     /* first event, all fields */
+	uint64_t samples;     /* every event, all fields */
 } hot_type;
 
 static int cmp_hot(const void *a, const void *b)
@@ -244,69 +245,76 @@ static int cmp_hot(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool type_matches(const char *name, const char *want)
+/* The length of s's tag word ("struct " in "struct node"), and in *kind
+ * which tag it is (struct and class are one, as C++ has them), 0 none. */
+static size_t tag_word(const char *s, int *kind)
 {
-	const char *sp;
-	if (strcmp(name, want) == 0)
-		return true;
-	/* "node" names "struct node" */
-	sp = strchr(name, ' ');
-	return sp && strcmp(sp + 1, want) == 0;
+	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		if (strncmp(s, tags[i], strlen(tags[i])) == 0) {
+			*kind = i < 2 ? 1 : (int)i;
+			return strlen(tags[i]);
+		}
+	*kind = 0;
+	return 0;
 }
 
-/* One aggregate in two handles on a binary (or in two binaries that share
- * a header): same kind, name, size and members at the same places. */
-static bool same_type(const ds_type *a, const ds_type *b)
+/* Whether `want` (--type) names the type: its name with or without the
+ * tag word ("struct node (tu2.c:3)", "node (tu2.c:3)"), or without the
+ * where that tells it from other definitions, which names them all
+ * ("struct node", "node"); with tail, also a C++ name's last scopes
+ * ("Node" for "struct a::Node", ds_name_tail). */
+static bool type_matches(const tident *ti, const char *want, bool tail)
 {
-	if (a == b)
-		return true;
-	if (!a || !b || a->kind != b->kind || a->size != b->size || a->nmembers != b->nmembers ||
-	    !a->name != !b->name || (a->name && strcmp(a->name, b->name) != 0))
+	int kind, wkind;
+	size_t tag = tag_word(ti->name, &kind), wtag = tag_word(want, &wkind), wlen = strlen(want + wtag);
+	const char *name = ti->name + tag, *w = want + wtag;
+
+	if (wkind && wkind != kind)
 		return false;
-	for (size_t i = 0; i < a->nmembers; i++) {
-		const ds_member *x = &a->members[i], *y = &b->members[i];
-		if (x->offset != y->offset || x->bit_offset != y->bit_offset || x->bit_size != y->bit_size ||
-		    !x->name != !y->name || (x->name && strcmp(x->name, y->name) != 0))
-			return false;
-	}
-	return true;
+	if (strcmp(name, w) == 0)
+		return true;
+	return tail ? ds_name_tail(name, ti->base - tag, w, wlen)
+		    : wlen == ti->base - tag && strncmp(name, w, wlen) == 0;
 }
 
-/* Types with samples on their fields, hottest first; `want` keeps one name. */
+/* Types with samples on their fields, hottest first; `want` keeps the
+ * types it names, or when it names none by its whole name, those whose
+ * last scopes it is. */
 static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 {
-	DS_VEC(hot_type) v = {0};
+	hot_type *v = ds_xcalloc(s->tidents.n ? s->tidents.n : 1, sizeof *v);
+	size_t n = 0;
+
+	for (size_t k = 0; k < s->tidents.n; k++)
+		v[k] = (hot_type){(int32_t)k, s->tidents.v[k].t, s->tidents.v[k].name, 0};
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		size_t k;
-		if (!d->t || (want && !type_matches(d->type, want)))
-			continue;
-		for (k = 0; k < v.n && !same_type(v.v[k].t, d->t); k++)
-			;
-		if (k == v.n)
-			ds_vec_push(&v, ((hot_type){d->t, d->type, 0}));
-		for (size_t e = 0; e < s->nev; e++)
-			v.v[k].samples += s->dobj_samples.v[i * s->nev + e];
+		for (size_t e = 0; d->tid >= 0 && e < s->nev; e++)
+			v[d->tid].samples += s->dobj_samples.v[i * s->nev + e];
 	}
-	ds_sort(v.v, v.n, sizeof *v.v, cmp_hot);
 	/* types named on the way to another answer, or whose samples the
-	 * filter left out, come last: they have none */
-	while (v.n && !v.v[v.n - 1].samples)
-		v.n--;
-	*out = v.v;
-	return v.n;
+	 * filter left out, are not hot */
+	for (int tail = 0; !n && tail < 2; tail++)
+		for (size_t k = 0; k < s->tidents.n; k++)
+			if (v[k].samples && (!want || type_matches(&s->tidents.v[k], want, tail)))
+				v[n++] = v[k];
+	ds_sort(v, n, sizeof *v, cmp_hot);
+	*out = v;
+	return n;
 }
 
-/* Metrics of a member: its own field and everything nested in it ("b"
- * sums "b.c" and "b.d" when b is a struct shown as one member); the empty
- * path sums the whole type.  samples and count have one slot per event. */
-static void member_metrics(const ds_session *s, const ds_type *t, const char *path, uint64_t *samples,
+/* Metrics of a member of type tid: its own field and everything nested
+ * in it ("b" sums "b.c" and "b.d" when b is a struct shown as one member);
+ * the empty path sums the whole type.  samples and count have one slot per
+ * event. */
+static void member_metrics(const ds_session *s, int32_t tid, const char *path, uint64_t *samples,
 			   uint64_t *count)
 {
 	size_t pl = strlen(path);
-	for (size_t i = 0; i < s->dobjs.n; i++) {
+	for (size_t i = 0; tid >= 0 && i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		if (!d->t || !same_type(d->t, t))
+		if (d->tid != tid)
 			continue;
 		if (pl && (!d->path || strncmp(d->path, path, pl) != 0 ||
 			   (d->path[pl] && d->path[pl] != '.' && d->path[pl] != '[')))
@@ -318,9 +326,57 @@ static void member_metrics(const ds_session *s, const ds_type *t, const char *pa
 	}
 }
 
+/* The row of the expanded member whose OPEN or CLOSE row is i: the other
+ * one of the pair. */
+static size_t pair_row(const ds_layout *l, size_t i)
+{
+	const ds_layout_row *r = &l->rows[i];
+	bool open = r->kind == DS_LROW_OPEN;
+
+	for (size_t k = i; open ? ++k < l->nrows : k-- > 0;) {
+		const ds_layout_row *x = &l->rows[k];
+		if (x->kind == (open ? DS_LROW_CLOSE : DS_LROW_OPEN) && x->member == r->member &&
+		    x->depth == r->depth)
+			return k;
+	}
+	return i;
+}
+
+/* Metrics of layout row i: a member's (a struct or union member's with
+ * everything in it); for an anonymous struct or union without a name, which
+ * no path names, the sum of the members it holds.  Other rows: zeros. */
+static void row_metrics(const ds_session *s, int32_t tid, const ds_layout *l, size_t i, uint64_t *samples,
+			uint64_t *count, int depth)
+{
+	const ds_layout_row *r = &l->rows[i];
+	size_t lo, hi;
+
+	if (r->pointee || (r->kind != DS_LROW_MEMBER && r->kind != DS_LROW_OPEN && r->kind != DS_LROW_CLOSE))
+		return;
+	if (r->path) {
+		member_metrics(s, tid, r->path, samples, count);
+		return;
+	}
+	if (r->kind == DS_LROW_MEMBER || depth > 32)
+		return;
+	lo = r->kind == DS_LROW_OPEN ? i : pair_row(l, i);
+	hi = r->kind == DS_LROW_OPEN ? pair_row(l, i) : i;
+	for (size_t k = lo + 1; k < hi; k++)
+		if (l->rows[k].depth == r->depth + 1 &&
+		    (l->rows[k].kind == DS_LROW_MEMBER || l->rows[k].kind == DS_LROW_OPEN))
+			row_metrics(s, tid, l, k, samples, count, depth + 1);
+}
+
 typedef struct dl_build {
 	tb b;
 	uint64_t order;
+	const ds_session *s;
+	const hot_type *h;
+	size_t type_row;
+	const unsigned *sizes;
+	const char **names;
+	size_t nsizes;
+	uint64_t next[4];      /* the next cache-line boundary to draw, per size */
 } dl_build;
 
 static ds_row *dl_row(dl_build *d, const char *kind, const char *type, const char *name)
@@ -366,20 +422,20 @@ static size_t line_sizes(const ds_session *s, const ds_view_opts *o, unsigned *s
 }
 
 /* Where instances start relative to a line of `line` bytes, as seen in the
- * samples: the most common start, how often, and what it costs when an
- * instance touches more lines than it would if it were aligned. */
-static void alignment_row(dl_build *d, const ds_session *s, const hot_type *h, unsigned line)
+ * samples of this type (and no other of its name): the most common start,
+ * how often, and what it costs when an instance touches more lines than it
+ * would if it were aligned. */
+static void alignment_row(dl_build *d, unsigned line)
 {
+	const ds_session *s = d->s;
+	const hot_type *h = d->h;
 	uint64_t total = 0, best = 0, best_res = 0, *per = ds_xcalloc(line, sizeof *per);
 	size_t distinct = 0;
 	ds_buf name = {0};
 
 	for (size_t i = 0; i < ds_hash_count(s->align_index); i++) {
-		const struct {
-			const void *t;
-			uint64_t residue;
-		} *k = ds_hash_key(s->align_index, i, NULL);
-		if (k->t == h->t)
+		const align_key *k = ds_hash_key(s->align_index, i, NULL);
+		if (k->tid == h->tid)
 			for (size_t e = 0; e < s->nev; e++)
 				per[k->residue % line] += s->align_samples.v[i * s->nev + e];
 	}
@@ -410,139 +466,211 @@ static void alignment_row(dl_build *d, const ds_session *s, const hot_type *h, u
 /* The cache-line boundaries of every drawn size up to offset, one row per
  * size: like pahole, lines that begin inside one long member are not drawn
  * one by one; the member carries a "[spans N lines]" note instead. */
-static void boundaries(dl_build *d, const hot_type *h, uint64_t *next, const unsigned *sizes,
-		       const char **names, size_t nsizes, uint64_t offset, unsigned depth)
+static void boundaries(dl_build *d, uint64_t offset, unsigned depth)
 {
-	for (size_t z = 0; z < nsizes; z++) {
-		uint64_t last = offset - offset % sizes[z];
+	for (size_t z = 0; z < d->nsizes; z++) {
+		uint64_t last = offset - offset % d->sizes[z];
 		ds_buf name = {0};
 		ds_row *row;
-		if (next[z] > offset)
+		if (d->next[z] > offset)
 			continue;
 		for (unsigned k = 0; k <= depth; k++)
 			ds_buf_puts(&name, "  ");
-		ds_buf_printf(&name, "--- %s%sline %llu (%llu bytes) ---", names[z] ? names[z] : "",
-			      names[z] ? " " : "", (unsigned long long)(last / sizes[z]), (unsigned long long)last);
-		row = dl_row(d, "boundary", h->name, name.p);
+		ds_buf_printf(&name, "--- %s%sline %llu (%llu bytes) ---", d->names[z] ? d->names[z] : "",
+			      d->names[z] ? " " : "", (unsigned long long)(last / d->sizes[z]),
+			      (unsigned long long)last);
+		row = dl_row(d, "boundary", d->h->name, name.p);
 		row->note = true;
 		tb_cell_u64(row, DL_OFFSET, last);
-		next[z] = last + sizes[z];
+		d->next[z] = last + d->sizes[z];
 		ds_buf_free(&name);
 	}
 }
 
-static double share(const ds_row *r, const ds_row *type_row)
+static void set_share(dl_build *d, ds_row *r)
 {
-	return type_row->samples[0] ? 100.0 * (double)r->samples[0] / (double)type_row->samples[0] : 0;
+	const ds_row *t = &d->b.v.v[d->type_row];
+	r->cells[DL_SHARE].d = t->samples[0] ? 100.0 * (double)r->samples[0] / (double)t->samples[0] : 0;
+	r->cells[DL_SHARE].set = true;
 }
 
-/* Under a member shown as one row (a named struct or union, an array), the
- * deeper fields that have samples, each on its own row: "v.f" under "v". */
-static void nested_rows(dl_build *d, const ds_session *s, const hot_type *h, const char *path,
-			unsigned depth, size_t type_row)
+/* A member row: kind "member" in the layout, "nested" under a member shown
+ * as one row; indented by its depth, with "[spans N lines]" when it does. */
+static ds_row *member_row(dl_build *d, const char *kind, const ds_layout_row *lr, const char *path,
+			  const char *label, uint64_t offset, unsigned depth)
 {
-	size_t pl = strlen(path);
-	ds_buf name = {0};
-	for (size_t i = 0; i < s->dobjs.n; i++) {
-		const dobj *o = &s->dobjs.v[i];
-		bool any = false;
-		ds_row *row;
-		if (!o->t || !same_type(o->t, h->t) || !o->path || strncmp(o->path, path, pl) != 0 ||
-		    (o->path[pl] != '.' && o->path[pl] != '['))
-			continue;
-		for (size_t e = 0; e < s->nev; e++)
-			any |= s->dobj_samples.v[i * s->nev + e] != 0;
-		if (!any)
-			continue;
-		ds_buf_reset(&name);
-		for (unsigned k = 0; k <= depth + 1; k++)
-			ds_buf_puts(&name, "  ");
-		ds_buf_puts(&name, o->path);
-		row = dl_row(d, "nested", h->name, name.p);
-		tb_cell_str(row, DL_FIELD, o->path);
-		add_dobj_metrics(s, row, i);
-		row->cells[DL_SHARE].d = share(row, &d->b.v.v[type_row]);
-		row->cells[DL_SHARE].set = true;
-	}
-	ds_buf_free(&name);
-}
-
-static void layout_type(dl_build *d, const ds_session *s, const hot_type *h, const unsigned *sizes,
-			const char **names, size_t nsizes, ds_err *err)
-{
-	ds_layout *l = ds_layout_build(h->t, sizes[0], err);
-	uint64_t next[4];
-	size_t type_row;
 	ds_buf name = {0};
 	ds_row *row;
 
-	if (!l)
-		return;
-	for (size_t z = 0; z < nsizes; z++)
-		next[z] = sizes[z];
-	row = dl_row(d, "type", h->name, h->name);
-	type_row = d->b.v.n - 1;
-	tb_cell_u64(row, DL_SIZE, h->t->size);
-	member_metrics(s, h->t, "", row->samples, row->count);
-	alignment_row(d, s, h, sizes[0]);
-	for (size_t i = 0; i < l->nrows; i++) {
+	for (unsigned k = 0; k <= depth; k++)
+		ds_buf_puts(&name, "  ");
+	ds_buf_puts(&name, path ? path : label);
+	if (lr->bit_size)
+		ds_buf_printf(&name, ":%u", lr->bit_size);
+	for (size_t z = 0; z < d->nsizes; z++) {
+		uint64_t first = offset / d->sizes[z];
+		uint64_t lines = (offset + (lr->size ? lr->size : 1) - 1) / d->sizes[z] - first + 1;
+		if (lines > 1)
+			ds_buf_printf(&name, "  [spans %llu %u-byte lines]", (unsigned long long)lines, d->sizes[z]);
+	}
+	boundaries(d, offset, depth);
+	row = dl_row(d, kind, d->h->name, name.p);
+	tb_cell_str(row, DL_FIELD, path ? path : label);
+	tb_cell_u64(row, DL_OFFSET, offset);
+	tb_cell_u64(row, DL_SIZE, lr->size);
+	if (lr->bit_size) {
+		char bits[32];
+		snprintf(bits, sizeof bits, "%u..%u", lr->bit_offset, lr->bit_offset + lr->bit_size - 1);
+		tb_cell_str(row, DL_BITS, bits);
+	}
+	ds_buf_free(&name);
+	return row;
+}
+
+/* What a struct or union member without a name is called: "<union at
+ * 16>", inside the path of the member that holds it ("u.<struct at 20>"). */
+static char *unnamed_label(const ds_layout *l, size_t i)
+{
+	const ds_layout_row *r = &l->rows[i];
+	const ds_type *t = ds_type_strip(r->member->type);
+	const char *parent = NULL;
+
+	/* the enclosing named member's path, from the OPEN row around it */
+	for (size_t k = i; k-- > 0 && !parent;)
+		if (l->rows[k].kind == DS_LROW_OPEN && l->rows[k].depth < r->depth && pair_row(l, k) > i)
+			parent = l->rows[k].path;
+	return ds_xasprintf("%s%s<%s at %llu>", parent ? parent : "", parent ? "." : "",
+			    t && t->kind == DS_TYPE_UNION ? "union" : "struct", (unsigned long long)r->offset);
+}
+
+static void layout_rows(dl_build *d, const ds_type *t, const char *prefix, uint64_t base, unsigned depth,
+			bool nested);
+
+/* Under a member shown as one row (a named struct or union, or an array
+ * of them) that has samples, its sampled members, each on its own row at
+ * every level ("a", then "a.b", then "a.b.c"). */
+static void expand_named(dl_build *d, const ds_layout_row *lr, const char *path, uint64_t offset, unsigned depth)
+{
+	const ds_type *t = lr->member ? ds_type_strip(lr->member->type) : NULL;
+	ds_buf prefix = {0};
+
+	ds_buf_puts(&prefix, path);
+	for (int k = 0; t && t->kind == DS_TYPE_ARRAY && k < 8; k++) {
+		for (size_t i = 0; i < t->ndims; i++)
+			ds_buf_puts(&prefix, "[]");
+		t = ds_type_strip(t->target);
+	}
+	if (t && (t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_CLASS || t->kind == DS_TYPE_UNION) &&
+	    t->nmembers && depth < 16)
+		layout_rows(d, t, prefix.p, offset, depth + 1, true);
+	ds_buf_free(&prefix);
+}
+
+/* The rows of t's layout at byte base of the hot type, each member's path
+ * after prefix (NULL for the type itself), indented from depth.  nested:
+ * t is a member shown as one row, of which only the sampled members are
+ * shown. */
+static void layout_rows(dl_build *d, const ds_type *t, const char *prefix, uint64_t base, unsigned depth,
+			bool nested)
+{
+	ds_err err = {0}; /* t is a struct or union: nothing to report */
+	ds_layout *l = ds_layout_build(t, d->sizes[0], &err);
+	uint64_t *samples = ds_xcalloc(2 * (d->s->nev ? d->s->nev : 1), sizeof *samples);
+	uint64_t *count = samples + (d->s->nev ? d->s->nev : 1);
+	ds_buf path = {0};
+
+	for (size_t i = 0; l && i < l->nrows; i++) {
 		const ds_layout_row *lr = &l->rows[i];
-		const char *kind;
-		ds_buf_reset(&name);
-		for (unsigned k = 0; k <= lr->depth; k++)
-			ds_buf_puts(&name, "  ");
+		unsigned dep = depth + lr->depth;
+		uint64_t offset = base + lr->offset;
+		const char *p = NULL;
+		char *label = NULL;
+		bool sampled;
+		ds_row *row;
+
+		/* a pointee's members belong to another object */
+		if (lr->pointee || lr->kind == DS_LROW_CLOSE)
+			continue;
+		if (lr->kind == DS_LROW_MEMBER || lr->kind == DS_LROW_OPEN) {
+			if (!lr->path && (lr->kind == DS_LROW_MEMBER || !lr->member))
+				continue; /* a bit-field filler, a base class */
+			ds_buf_reset(&path);
+			if (lr->path)
+				ds_buf_printf(&path, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", lr->path);
+			else
+				label = unnamed_label(l, i);
+			p = lr->path ? path.p : NULL;
+			memset(samples, 0, 2 * d->s->nev * sizeof *samples);
+			if (p)
+				member_metrics(d->s, d->h->tid, p, samples, count);
+			else if (!prefix)
+				row_metrics(d->s, d->h->tid, l, i, samples, count, 0);
+			sampled = false;
+			for (size_t e = 0; e < d->s->nev; e++)
+				sampled |= samples[e] != 0;
+			if (nested && (!p || !sampled)) {
+				free(label);
+				continue;
+			}
+			row = member_row(d, nested ? "nested" : "member", lr, p, label, offset, dep);
+			for (size_t e = 0; e < d->s->nev; e++) {
+				row->samples[e] += samples[e];
+				row->count[e] += count[e];
+			}
+			set_share(d, row);
+			free(label);
+			if (lr->kind == DS_LROW_MEMBER && p && sampled)
+				expand_named(d, lr, p, offset, dep);
+			continue;
+		}
+		if (nested)
+			continue;
+		ds_buf_reset(&path);
+		for (unsigned k = 0; k <= dep; k++)
+			ds_buf_puts(&path, "  ");
 		switch (lr->kind) {
-		case DS_LROW_MEMBER:
-			if (!lr->path || lr->pointee)
-				continue; /* a pointee's members belong to another object */
-			kind = "member";
-			ds_buf_puts(&name, lr->path);
-			if (lr->bit_size)
-				ds_buf_printf(&name, ":%u", lr->bit_size);
-			break;
 		case DS_LROW_HOLE:
-			kind = "hole";
-			ds_buf_printf(&name, "<hole: %llu bytes>", (unsigned long long)lr->size);
+			ds_buf_printf(&path, "<hole: %llu bytes>", (unsigned long long)lr->size);
 			break;
 		case DS_LROW_BIT_HOLE:
-			kind = "hole";
-			ds_buf_printf(&name, "<hole: %u bits>", lr->bit_size);
+			ds_buf_printf(&path, "<hole: %u bits>", lr->bit_size);
 			break;
 		case DS_LROW_PADDING:
-			kind = "padding";
-			ds_buf_printf(&name, "<padding: %llu bytes>", (unsigned long long)lr->size);
+			ds_buf_printf(&path, "<padding: %llu bytes>", (unsigned long long)lr->size);
 			break;
 		default:
 			continue;
 		}
-		boundaries(d, h, next, sizes, names, nsizes, lr->offset, lr->depth);
-		for (size_t z = 0; z < nsizes && lr->kind == DS_LROW_MEMBER; z++) {
-			uint64_t first = lr->offset / sizes[z];
-			uint64_t lines = (lr->offset + (lr->size ? lr->size : 1) - 1) / sizes[z] - first + 1;
-			if (lines > 1)
-				ds_buf_printf(&name, "  [spans %llu %u-byte lines]", (unsigned long long)lines,
-					      sizes[z]);
-		}
-		row = dl_row(d, kind, h->name, name.p);
-		row->note = lr->kind != DS_LROW_MEMBER;
-		tb_cell_str(row, DL_FIELD, lr->kind == DS_LROW_MEMBER ? lr->path : NULL);
-		tb_cell_u64(row, DL_OFFSET, lr->offset);
+		boundaries(d, offset, dep);
+		row = dl_row(d, lr->kind == DS_LROW_PADDING ? "padding" : "hole", d->h->name, path.p);
+		row->note = true;
+		tb_cell_u64(row, DL_OFFSET, offset);
 		tb_cell_u64(row, DL_SIZE, lr->size);
-		if (lr->bit_size) {
+		if (lr->kind == DS_LROW_BIT_HOLE) {
 			char bits[32];
 			snprintf(bits, sizeof bits, "%u..%u", lr->bit_offset, lr->bit_offset + lr->bit_size - 1);
 			tb_cell_str(row, DL_BITS, bits);
 		}
-		if (lr->kind == DS_LROW_MEMBER) {
-			member_metrics(s, h->t, lr->path, row->samples, row->count);
-			row->cells[DL_SHARE].d = share(row, &d->b.v.v[type_row]);
-			row->cells[DL_SHARE].set = true;
-			nested_rows(d, s, h, lr->path, lr->depth, type_row);
-		}
 	}
-	boundaries(d, h, next, sizes, names, nsizes, h->t->size ? h->t->size - 1 : 0, 0);
-	ds_buf_free(&name);
+	ds_buf_free(&path);
+	free(samples);
 	ds_layout_free(l);
+}
+
+static void layout_type(dl_build *d, const hot_type *h)
+{
+	ds_row *row;
+
+	d->h = h;
+	for (size_t z = 0; z < d->nsizes; z++)
+		d->next[z] = d->sizes[z];
+	row = dl_row(d, "type", h->name, h->name);
+	d->type_row = d->b.v.n - 1;
+	tb_cell_u64(row, DL_SIZE, h->t->size);
+	member_metrics(d->s, h->tid, "", row->samples, row->count);
+	alignment_row(d, d->sizes[0]);
+	layout_rows(d, h->t, NULL, 0, 0, false);
+	boundaries(d, h->t->size ? h->t->size - 1 : 0, 0);
 }
 
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
@@ -556,7 +684,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	ds_view_opts none = {0};
 	unsigned sizes[4];
 	const char *names[4];
-	size_t nsizes, nhot, shown = 0;
+	size_t nhot, shown = 0;
 	hot_type *hot = NULL;
 	dl_build d = {0};
 
@@ -564,7 +692,10 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 		o = &none;
 	if (ds_dataspace_build(s, err))
 		return -1;
-	nsizes = line_sizes(s, o, sizes, names);
+	d.s = s;
+	d.sizes = sizes;
+	d.names = names;
+	d.nsizes = line_sizes(s, o, sizes, names);
 	nhot = hot_types(s, o->type, &hot);
 	if (o->type && !nhot) {
 		free(hot);
@@ -575,7 +706,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS, false);
 	d.b.t->diff_key = "type,field"; /* rows are indented text; a diff names them type.field */
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
-		layout_type(&d, s, &hot[i], sizes, names, nsizes, err);
+		layout_type(&d, &hot[i]);
 	free(hot);
 	return tb_finish(&d.b, &all, out, err);
 }
@@ -612,6 +743,18 @@ int ds_session_member_metrics(ds_session *s, const struct ds_type *t, const char
 		return -1;
 	memset(samples, 0, s->nev * sizeof *samples);
 	memset(count, 0, s->nev * sizeof *count);
-	member_metrics(s, t, path ? path : "", samples, count);
+	member_metrics(s, ds_tident_find(s, t), path ? path : "", samples, count);
+	return 0;
+}
+
+int ds_session_layout_metrics(ds_session *s, const ds_layout *l, size_t i, uint64_t *samples, uint64_t *count,
+			      ds_err *err)
+{
+	if (ds_dataspace_build(s, err))
+		return -1;
+	memset(samples, 0, s->nev * sizeof *samples);
+	memset(count, 0, s->nev * sizeof *count);
+	if (i < l->nrows)
+		row_metrics(s, ds_tident_find(s, l->type), l, i, samples, count, 0);
 	return 0;
 }

@@ -150,14 +150,29 @@ int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsign
 
 /* ---- the filter ---- */
 
-/* What the filter's string operands are for a data object: DOBJ is the
- * type of a field (and of padding) and the object itself otherwise;
- * FIELD only exists for fields and padding. */
-static void dobj_strings(const ds_expr *f, const dobj *o, int32_t *dobj_id, int32_t *field_id)
+/* The ids of a data object's names for the filter's string operands:
+ * DOBJ is the type of a field (and of padding) and the object itself
+ * otherwise; FIELD only exists for fields and padding.  A type told apart
+ * from others of its name by where it is declared ("struct node
+ * (tu2.c:3)") also goes by its name alone (id[DOBJ_ALIAS]): DOBJ ==
+ * "struct node" keeps every definition of struct node. */
+enum { DOBJ_NAME, DOBJ_ALIAS, FIELD_NAME, FIELD_ALIAS, DOBJ_NIDS };
+
+static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, int32_t *id)
 {
+	const tident *ti = o->tid >= 0 ? &s->tidents.v[o->tid] : NULL;
 	bool member = o->kind == DOBJ_FIELD || o->kind == DOBJ_PADDING;
-	*dobj_id = ds_filter_string_id(f, member && o->type ? o->type : o->name);
-	*field_id = member ? ds_filter_string_id(f, o->name) : -1;
+
+	id[DOBJ_NAME] = ds_filter_string_id(f, member && o->type ? o->type : o->name);
+	id[FIELD_NAME] = member ? ds_filter_string_id(f, o->name) : -1;
+	id[DOBJ_ALIAS] = id[FIELD_ALIAS] = -1;
+	if (ti && ti->name[ti->base]) {
+		char *base = ds_xstrndup(ti->name, ti->base), *field = ds_xasprintf("%s.%s", base, o->path);
+		id[DOBJ_ALIAS] = ds_filter_string_id(f, base);
+		id[FIELD_ALIAS] = ds_filter_string_id(f, field);
+		free(base);
+		free(field);
+	}
 }
 
 #define ID_UNSET INT32_MIN
@@ -166,14 +181,13 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 {
 	unsigned uses = ds_expr_uses(f);
 	int32_t *fn = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *fn);
-	int32_t *obj = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *obj);
-	int32_t *field = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *field);
-	ds_access a = {0};
+	int32_t(*obj)[DOBJ_NIDS] = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *obj);
+	ds_access a = {.str = {-1, -1, -1}, .alias = {-1, -1, -1}};
 
 	for (size_t i = 0; i < s->sites.n; i++)
 		fn[i] = ID_UNSET;
 	for (size_t i = 0; i < s->dobjs.n; i++)
-		dobj_strings(f, &s->dobjs.v[i], &obj[i], &field[i]);
+		dobj_strings(s, f, &s->dobjs.v[i], obj[i]);
 	s->keep.n = 0;
 	ds_vec_reserve(&s->keep, s->srecs.n / 64 + 1);
 	memset(s->keep.v, 0, (s->srecs.n / 64 + 1) * sizeof *s->keep.v);
@@ -188,14 +202,15 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 			}
 			a.str[DS_FUNC] = fn[r->site];
 		}
-		a.str[DS_DOBJ] = obj[r->dobj];
-		a.str[DS_FIELD] = field[r->dobj];
+		a.str[DS_DOBJ] = obj[r->dobj][DOBJ_NAME];
+		a.alias[DS_DOBJ] = obj[r->dobj][DOBJ_ALIAS];
+		a.str[DS_FIELD] = obj[r->dobj][FIELD_NAME];
+		a.alias[DS_FIELD] = obj[r->dobj][FIELD_ALIAS];
 		if (ds_filter_match(f, &a))
 			s->keep.v[i / 64] |= 1ull << (i % 64);
 	}
 	free(fn);
 	free(obj);
-	free(field);
 }
 
 int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)

@@ -50,8 +50,7 @@ typedef struct printer {
 	unsigned line_size;
 	ds_hash *align_memo;  /* ds_type address -> index in align_val */
 	ds_vec_u64 align_val;
-	size_t padding_pos;  /* where the PADDING row goes, SIZE_MAX for none */
-	ds_layout_row padding;
+	DS_VEC(mark) paddings; /* PADDING rows: each goes before the line at its pos */
 	ds_layout_summary *sum; /* filled by the outermost struct */
 	ds_buf scratch;      /* type names */
 	ds_buf paths;        /* member paths, each ended by a NUL */
@@ -757,7 +756,9 @@ static void print_member(printer *p, const pmember *pm, bool union_member, conf 
 	r->size = pm->byte_size;
 	r->bit_offset = pm->bitfield_offset;
 	r->bit_size = pm->bitfield_size;
-	if (!expanded)
+	/* a member without a name (an anonymous struct or union, a bit-field
+	 * filler, a base class) has no path of its own */
+	if (m->name)
 		p->marks.v[mark_idx].path = sub_path(p, c, m->name, 0);
 	sc.union_member = union_member;
 	sc.depth = c->depth + 1;
@@ -786,7 +787,7 @@ static void print_member(printer *p, const pmember *pm, bool union_member, conf 
 		ds_layout_row *close = add_mark(p, DS_LROW_CLOSE, c);
 		*close = p->marks.v[mark_idx].row;
 		close->kind = DS_LROW_CLOSE;
-		p->marks.v[p->marks.n - 1].path = sub_path(p, c, m->name, 0);
+		p->marks.v[p->marks.n - 1].path = p->marks.v[mark_idx].path;
 	}
 	if (expanded && (is_struct(t) || is_union(t))) {
 		/* pahole's column: from the name and the type's attributes, not
@@ -1004,13 +1005,19 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 			}
 		}
 	}
+	/* tail padding: a row without text (pahole counts it in the summary,
+	 * or for a struct inside another, in the "last struct has" remark) */
+	if (pc.padding > 0) {
+		mark mk = {.pos = p->text.len, .path = NO_PATH};
+		mk.row.kind = DS_LROW_PADDING;
+		mk.row.depth = c.depth;
+		mk.row.pointee = c.pointee;
+		mk.row.offset = (c.rel_offset ? 0 : c.base_offset) + t->size - (uint64_t)pc.padding;
+		mk.row.size = (uint64_t)pc.padding;
+		ds_vec_push(&p->paddings, mk);
+	}
 	if (top) {
-		ds_layout_row *r = &p->padding;
 		uint64_t total = psize(t, 0), L = p->line_size, lastline;
-		p->padding_pos = p->text.len;
-		r->kind = DS_LROW_PADDING;
-		r->offset = t->size - (uint64_t)pc.padding;
-		r->size = (uint64_t)pc.padding;
 		lastline = (c.base_offset + t->size) % L;
 		put(p, "\n");
 		out_tabs(p, c.indent);
@@ -1147,7 +1154,7 @@ static void print_union(printer *p, const ds_type *t, const conf *cin)
 static void make_rows(printer *p, ds_layout *l)
 {
 	DS_VEC(ds_layout_row) rows = {0};
-	size_t mi = 0, pos = 0;
+	size_t mi = 0, pi = 0, pos = 0;
 	size_t len = p->text.len;
 	char *text, *paths;
 	bool in_summary = false;
@@ -1163,8 +1170,8 @@ static void make_rows(printer *p, ds_layout *l)
 		ds_layout_row r = {.kind = in_summary ? DS_LROW_SUMMARY : DS_LROW_COMMENT};
 		bool marked = false;
 
-		if (p->padding_pos == pos && p->padding.size)
-			ds_vec_push(&rows, p->padding);
+		for (; pi < p->paddings.n && p->paddings.v[pi].pos == pos; pi++)
+			ds_vec_push(&rows, p->paddings.v[pi].row);
 		for (; mi < p->marks.n && p->marks.v[mi].pos <= end; mi++) {
 			r = p->marks.v[mi].row;
 			r.path = p->marks.v[mi].path == NO_PATH ? NULL : paths + p->marks.v[mi].path;
@@ -1188,7 +1195,7 @@ static void make_rows(printer *p, ds_layout *l)
 ds_layout *ds_layout_build(const ds_type *t, unsigned line_size, ds_err *err)
 {
 	const ds_type *s = ds_type_strip(t);
-	printer p = {.line_size = line_size ? line_size : 64, .padding_pos = SIZE_MAX};
+	printer p = {.line_size = line_size ? line_size : 64};
 	conf c = {.type_spacing = TYPE_SPACING, .name_spacing = NAME_SPACING, .emit_stats = true,
 		  .path = NO_PATH};
 	ds_layout *l;
@@ -1222,6 +1229,7 @@ ds_layout *ds_layout_build(const ds_type *t, unsigned line_size, ds_err *err)
 	ds_buf_free(&p.scratch);
 	ds_buf_free(&p.paths);
 	ds_vec_free(&p.marks);
+	ds_vec_free(&p.paddings);
 	ds_hash_free(p.align_memo);
 	ds_vec_free(&p.align_val);
 	return l;

@@ -552,7 +552,7 @@ static void fix_struct(const line_view *l, const acc *a0, ds_buf *fix, ds_buf *c
 	const char *split;
 	ds_buf name = {0};
 
-	ds_type_name(a0->type, &name);
+	ds_type_ident(a0->type, &name);
 	if (!struct_fix(a0->type, sp, n, res, h->line_size, fix, &split)) {
 		ds_buf_printf(fix, "member `%s` of %s holds the data of several threads: make it an "
 				   "array of per-thread elements padded to %u bytes (_Alignas(%u))",
@@ -633,7 +633,7 @@ static void fix_elements(const line_view *l, const acc *a0, bool instances, ds_b
 		esize = 1;
 	stride = (esize + h->line_size - 1) / h->line_size * h->line_size;
 	if (instances) {
-		ds_type_name(a0->type, &tn);
+		ds_type_ident(a0->type, &tn);
 		ds_buf_printf(fix, "give each its own %u-byte line: the threads' %s instances sit side by "
 				   "side; pad the type to %" PRIu64 " bytes (char pad[%" PRIu64
 				   "] after its last member) and put _Alignas(%u) on it",

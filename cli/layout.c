@@ -168,13 +168,14 @@ static int metrics_prefix(source *src, const ds_layout *l, const ds_layout_row *
 {
 	size_t nev = ds_session_nevents(src->session);
 	uint64_t *tot = ds_xcalloc(nev * 4, sizeof *tot), *tc = tot + nev, *ms = tc + nev, *mc = ms + nev;
-	bool member = (r->kind == DS_LROW_MEMBER || r->kind == DS_LROW_CLOSE) && r->path && !r->pointee;
+	bool member = (r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE;
 	int rc = 0;
 
+	member &= !r->pointee;
 	if (r->kind == DS_LROW_BEGIN || member)
 		rc = ds_session_member_metrics(src->session, l->type, "", tot, tc, err);
 	if (!rc && member)
-		rc = ds_session_member_metrics(src->session, l->type, r->path, ms, mc, err);
+		rc = ds_session_layout_metrics(src->session, l, (size_t)(r - l->rows), ms, mc, err);
 	for (size_t e = 0; !rc && e < nev; e++) {
 		if (r->kind == DS_LROW_BEGIN)
 			ds_buf_printf(out, "%9llu %7s ", (unsigned long long)tot[e], "");
@@ -197,6 +198,19 @@ static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
 
 	if (!l)
 		return -1;
+	/* a definition whose name another one shares says which it is */
+	if (ds_type_strip(t)->where) {
+		ds_buf label = {0};
+		ds_type_ident(t->kind == DS_TYPE_TYPEDEF && ds_type_strip(t)->name ? ds_type_strip(t) : t,
+			      &label);
+		if (src->session)
+			ds_buf_printf(out, "%*s", (int)(18 * ds_session_nevents(src->session)), "");
+		put_safe(out, "/* ");
+		put_safe(out, ds_buf_str(&label));
+		put_safe(out, " */");
+		ds_buf_putc(out, '\n');
+		ds_buf_free(&label);
+	}
 	for (size_t i = 0; rc == 0 && i < l->nrows; i++) {
 		if (!l->rows[i].text)
 			continue;
@@ -270,27 +284,22 @@ static int print_all(source *src, ds_buf *out, ds_err *err)
 }
 
 /* Every layout a name has: "struct x" defined differently in two places
- * is two types.  Names are "node", "struct node", "union u" or a typedef. */
+ * is two types.  Names are "node", "struct node", "union u", a typedef,
+ * or a label with the definition's file ("struct node (tu2.c:3)"). */
 static int print_named(source *src, const char *name, ds_buf *out, ds_err *err)
 {
-	const ds_type *t = ds_dso_find_type(src->dso, name);
-	const ds_type *s = t ? ds_type_strip(t) : NULL;
-	size_t n = ds_dso_ntypes(src->dso), printed = 0;
+	size_t n = ds_dso_find_types(src->dso, name, NULL, 0);
+	const ds_type **found = ds_xcalloc(n ? n : 1, sizeof *found);
+	int rc = 0;
 
-	if (!t)
-		return ds_err_set(err, DS_EINPUT, "no type '%s' is defined in '%s' (see 'dsprof layout %s')",
-				  name, src->binary, src->binary);
-	if (s && s->name) {
-		for (size_t i = 0; i < n; i++) {
-			const ds_type *u = ds_dso_type(src->dso, i);
-			if (u->kind == s->kind && strcmp(u->name, s->name) == 0) {
-				if (print_layout(src, u, out, err))
-					return -1;
-				printed++;
-			}
-		}
-	}
-	return printed ? 0 : print_layout(src, t, out, err);
+	ds_dso_find_types(src->dso, name, found, n);
+	if (!n)
+		rc = ds_err_set(err, DS_EINPUT, "no type '%s' is defined in '%s' (see 'dsprof layout %s')",
+				name, src->binary, src->binary);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = print_layout(src, found[i], out, err);
+	free(found);
+	return rc;
 }
 
 static int run(source *src, char **types, int ntypes, const char *debug_root, ds_err *err)

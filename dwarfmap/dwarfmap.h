@@ -142,11 +142,16 @@ char *ds_demangle(const char *raw);
 /* ---- types (DWARF) ----
  * Loaded on the first type query from every compilation unit (and DWARF 4
  * type units), and deduplicated by name and layout: `struct node` defined
- * in forty CUs is one type; two layouts of one name are two types.  A
- * declaration (`struct node;`) is the definition of its name when every
- * definition of that name has the same layout.  Types, and the strings
- * they point to, stay owned by the dso.  Corrupt DWARF gives a note
- * (ds_dso_note) and the types that could be read. */
+ * in forty CUs is one type; two layouts of one name are two types, and
+ * each of them says where it is declared (ds_type.where), so that no name
+ * stands for two of them.  In C++ (and Rust) names are qualified by their
+ * namespaces and enclosing classes ("a::Node", "Outer::Inner",
+ * "(anonymous namespace)::Impl"); template instances are named as DWARF
+ * spells them ("Item<double>").  A declaration (`struct node;`) is the
+ * definition of its name when every definition of that name has the same
+ * layout.  Types, and the strings they point to, stay owned by the dso.
+ * Corrupt DWARF gives a note (ds_dso_note) and the types that could be
+ * read. */
 
 enum ds_type_kind {
 	DS_TYPE_VOID,
@@ -181,8 +186,9 @@ typedef struct ds_member {
 
 struct ds_type {
 	enum ds_type_kind kind;
-	const char *name;          /* tag, base or typedef name; NULL when anonymous;
-				    * "&" and "&&" for C++ references */
+	const char *name;          /* tag, base or typedef name, qualified by its scope in
+				    * C++ ("a::Node"); NULL when anonymous; "&" and "&&"
+				    * for C++ references */
 	uint64_t size;             /* bytes; 0 when incomplete (a declaration only) */
 	const ds_type *target;     /* pointee, typedef/cv target, array element, enum base
 				    * (NULL when not given), function's return type */
@@ -195,6 +201,12 @@ struct ds_type {
 	uint32_t align;            /* DW_AT_alignment when given, else 0 */
 	const char *decl_file;     /* where it is declared (aggregates and typedefs), or NULL */
 	unsigned decl_line;
+	const char *where;         /* a struct, union or class whose name another definition
+				    * in the object shares (its tag, or the typedef that names
+				    * it), with another layout: its declaration as the type's
+				    * label shows it, "tu2.c:3" (the fewest last components
+				    * of the path that tell the definitions apart, and "#N"
+				    * after them when whole paths do not); else NULL */
 };
 
 /* Named structs, unions, classes and enums, wherever defined (functions
@@ -205,14 +217,35 @@ size_t ds_dso_ntypes(ds_dso *d);
 const ds_type *ds_dso_type(ds_dso *d, size_t i);
 /* By name: "struct node" ("class node" alike), "union u", "enum e", "node",
  * or a typedef; without a prefix a struct, union or class wins over a
- * typedef, a typedef over an enum.  The first of several layouts; NULL
- * when absent or only declared. */
+ * typedef, a typedef over an enum.  A label with a where ("struct node
+ * (tu2.c:3)", ds_type_ident) names that definition only; a name without
+ * one names every definition of it.  A name no type has whole names the
+ * C++ types it ends (ds_name_tail): "Node" is a::Node and b::Node, as
+ * "SkipList<int>::Node" is ns::SkipList<int>::Node.  Writes at most max of them into out,
+ * in the order ds_dso_type lists them, and returns how many there are (0
+ * when the name is absent or only declared). */
+size_t ds_dso_find_types(ds_dso *d, const char *name, const ds_type **out, size_t max);
+/* Whether want (wlen bytes) is the qualified C++ name q (qlen bytes) or
+ * its last scopes: "Node" and "b::Node" end "a::b::Node"; a "::" inside
+ * template arguments ("X<a::Node>") is no scope of q. */
+bool ds_name_tail(const char *q, size_t qlen, const char *want, size_t wlen);
+/* The first of ds_dso_find_types, or NULL. */
 const ds_type *ds_dso_find_type(ds_dso *d, const char *name);
 /* The type a DIE describes, by its offset in .debug_info (what variables
  * refer to); NULL when there is none. */
 const ds_type *ds_dso_type_at_die(ds_dso *d, uint64_t die_offset);
 /* C syntax: "struct node", "int *", "char [16]", "struct row *[4]". */
 void ds_type_name(const ds_type *t, ds_buf *out);
+/* What tells the type apart from every other of the object: its C name,
+ * or for a typedef of an anonymous struct or union the typedef's name,
+ * then its where when it has one: "struct node", "struct node (tu2.c:3)",
+ * "Elf64_Dyn". */
+void ds_type_ident(const ds_type *t, ds_buf *out);
+/* Whether a and b are one definition, wherever they come from (two
+ * objects, two handles on one): the same kind, name and size, and members
+ * with the same names, offsets, bit fields and type names (anonymous
+ * structs and unions compared member by member). */
+bool ds_type_same(const ds_type *a, const ds_type *b);
 /* Through typedefs and qualifiers (const, volatile, restrict, _Atomic). */
 const ds_type *ds_type_strip(const ds_type *t);
 /* The member path at byte `offset` of t for an access of `size` bytes:

@@ -104,6 +104,8 @@ typedef struct tnode {
 	uint32_t resolve;     /* a declaration's definition, NO_NODE */
 	uint32_t canon;       /* its ds_type */
 	uint32_t align, decl_line, decl_file; /* decl_file: interned + 1, 0 none */
+	uint32_t qname;       /* the qualified name (scope::name) interned + 1, 0 when the
+			       * name needs no scope */
 	uint16_t flags;
 	uint8_t kind;
 } tnode;
@@ -127,6 +129,9 @@ struct ds_typetab {
 	const ds_type **names; /* every named type, by name, for lookups */
 	size_t nnames;
 	ds_hash *files;        /* decl_file names */
+	ds_hash *qnames;       /* qualified names (C++: "a::Node") */
+	char **wheres;         /* the `where` labels of definitions that share a name */
+	size_t nwheres;
 };
 
 /* A section's bytes, as libdwarf sees them. */
@@ -171,6 +176,10 @@ typedef struct loader {
 	DS_VEC(rmem) scratch; /* members of the structs being read (nested LIFO) */
 	ds_vec_u64 dims;
 	DS_VEC(sigent) sigs;    /* type unit signature -> type DIE */
+	bool qualify;         /* the unit's language scopes names with "::" (C++, Rust) */
+	ds_buf scope;         /* the enclosing namespaces and types: "a::Outer::" */
+	size_t scope_from;    /* where in scope the names of the current types start */
+	ds_hash *qnames;
 	ds_hash *files;
 	ds_progress prog;
 	uint64_t total;
@@ -235,6 +244,8 @@ typedef struct attrs {
 	int64_t count, upper, lower;
 	uint64_t str_offsets_base;
 	bool has_str_offsets_base;
+	bool has_language;
+	uint64_t language;
 } attrs;
 
 /* Attribute values are decoded here from the DIE's bytes, in the forms
@@ -576,6 +587,10 @@ static void take_value(unsigned at, const val *v, attrs *t)
 		if ((t->has_str_offsets_base = v->cls == V_SECOFF))
 			t->str_offsets_base = v->u;
 		break;
+	case DW_AT_language:
+		if ((t->has_language = is_constant(v)))
+			t->language = as_unsigned(v);
+		break;
 	default:
 		break;
 	}
@@ -762,6 +777,40 @@ static void free_srcfiles(loader *l)
 	l->srcfiles_tried = false;
 }
 
+/* ---- qualified names ----
+ * In C++ (and Rust) a type's name is only unique with its scope: a::Node
+ * and b::Node are two types.  The reader keeps the enclosing namespaces
+ * and named classes as a prefix ("a::Outer::"); the part of it from
+ * scope_from on qualifies the names of the types met.  Types local to a
+ * function start a scope of their own: they are named as the function's
+ * code names them (two of one name are told apart by their files). */
+
+static void enter_scope(loader *l, const char *name)
+{
+	ds_buf_puts(&l->scope, name);
+	ds_buf_puts(&l->scope, "::");
+}
+
+static void leave_scope(loader *l, size_t outer)
+{
+	l->scope.len = outer;
+	if (l->scope.p)
+		l->scope.p[outer] = 0;
+}
+
+/* scope::name, interned, as index + 1. */
+static uint32_t qualified(loader *l, const char *name)
+{
+	size_t outer = l->scope.len;
+	uint32_t i;
+
+	ds_buf_puts(&l->scope, name);
+	i = (uint32_t)ds_hash_intern(l->qnames, l->scope.p + l->scope_from,
+				     l->scope.len - l->scope_from + 1, NULL) + 1;
+	leave_scope(l, outer);
+	return i;
+}
+
 static void read_die(loader *l, Dwarf_Die die, uint64_t off, int depth);
 
 /* Visit each child of parent with fn; the sibling chain must move forward,
@@ -945,6 +994,8 @@ static void read_type(loader *l, Dwarf_Die die, uint64_t off, Dwarf_Half tag, in
 	else if (tag == DW_TAG_atomic_type)
 		n.name = "_Atomic";
 	n.target = n.resolve = NO_NODE;
+	if (a.name && l->scope.len > l->scope_from)
+		n.qname = qualified(l, a.name);
 	n.align = a.align > UINT32_MAX ? 0 : (uint32_t)a.align;
 	n.decl_line = a.decl_line > UINT32_MAX ? 0 : (uint32_t)a.decl_line;
 	if (a.has_decl_file && (is_aggregate((uint8_t)kind) || kind == DS_TYPE_TYPEDEF))
@@ -956,8 +1007,14 @@ static void read_type(loader *l, Dwarf_Die die, uint64_t off, Dwarf_Half tag, in
 		l->nodes.v[idx].first = (uint32_t)l->dims.n;
 	/* Enumerators, and anything under other types, are of no use here. */
 	if (kind == DS_TYPE_STRUCT || kind == DS_TYPE_UNION || kind == DS_TYPE_CLASS ||
-	    kind == DS_TYPE_ARRAY || kind == DS_TYPE_FUNCTION)
+	    kind == DS_TYPE_ARRAY || kind == DS_TYPE_FUNCTION) {
+		/* the types a named class defines are in its scope */
+		size_t outer = l->scope.len;
+		if (l->qualify && a.name && kind != DS_TYPE_ARRAY && kind != DS_TYPE_FUNCTION)
+			enter_scope(l, a.name);
 		for_children(l, die, depth + 1, type_child, &c);
+		leave_scope(l, outer);
+	}
 	if (kind == DS_TYPE_ARRAY) {
 		l->nodes.v[idx].count = (uint32_t)(l->dims.n - l->nodes.v[idx].first);
 	} else {
@@ -973,6 +1030,29 @@ static void die_child(loader *l, Dwarf_Die die, uint64_t off, int depth, void *a
 {
 	(void)arg;
 	read_die(l, die, off, depth + 1);
+}
+
+static void namespace_children(loader *l, Dwarf_Die die, uint64_t off, int depth)
+{
+	size_t outer = l->scope.len;
+	attrs a;
+
+	if (l->qualify) {
+		if (!read_attrs(l, die, off, &a))
+			return;
+		enter_scope(l, a.name ? a.name : "(anonymous namespace)");
+	}
+	for_children(l, die, depth, die_child, NULL);
+	leave_scope(l, outer);
+}
+
+static void local_children(loader *l, Dwarf_Die die, int depth)
+{
+	size_t from = l->scope_from;
+
+	l->scope_from = l->scope.len;
+	for_children(l, die, depth, die_child, NULL);
+	l->scope_from = from;
 }
 
 /* Types live at unit scope, in namespaces, in classes and in functions
@@ -996,25 +1076,39 @@ static void read_die(loader *l, Dwarf_Die die, uint64_t off, int depth)
 	case DW_TAG_compile_unit:
 	case DW_TAG_partial_unit:
 	case DW_TAG_type_unit:
+		for_children(l, die, depth, die_child, NULL);
+		break;
 	case DW_TAG_namespace:
+		namespace_children(l, die, off, depth);
+		break;
 	case DW_TAG_subprogram:
 	case DW_TAG_lexical_block:
-		for_children(l, die, depth, die_child, NULL);
+		local_children(l, die, depth);
 		break;
 	default:
 		break;
 	}
 }
 
-/* Where the unit's DW_FORM_strx strings are indexed from: its
- * DW_AT_str_offsets_base, else just past the first table's header. */
-static void unit_strings(loader *l, Dwarf_Die cu)
+/* Where the unit's DW_FORM_strx strings are indexed from (its
+ * DW_AT_str_offsets_base, else just past the first table's header), and
+ * whether its language scopes names. */
+static void unit_attrs(loader *l, Dwarf_Die cu)
 {
 	attrs a;
 
 	l->str_offsets_base = l->offset_size == 8 ? 16 : 8;
-	if (l->cu_off != NO_REF && read_attrs(l, cu, l->cu_off, &a) && a.has_str_offsets_base)
+	l->qualify = false;
+	leave_scope(l, 0);
+	l->scope_from = 0;
+	if (l->cu_off == NO_REF || !read_attrs(l, cu, l->cu_off, &a))
+		return;
+	if (a.has_str_offsets_base)
 		l->str_offsets_base = a.str_offsets_base;
+	l->qualify = a.has_language &&
+		     (a.language == DW_LANG_C_plus_plus || a.language == DW_LANG_C_plus_plus_03 ||
+		      a.language == DW_LANG_C_plus_plus_11 || a.language == DW_LANG_C_plus_plus_14 ||
+		      a.language == DW_LANG_Rust);
 }
 
 static void read_units(loader *l, bool is_info)
@@ -1054,7 +1148,7 @@ static void read_units(loader *l, bool is_info)
 		l->cu_version = ver;
 		l->cu_start = start;
 		l->cu_off = die_offset(l, cu);
-		unit_strings(l, cu);
+		unit_attrs(l, cu);
 		read_die(l, cu, l->cu_off, 0);
 		free_srcfiles(l);
 		dwarf_dealloc_die(cu);
@@ -1110,13 +1204,19 @@ static uint32_t resolve_ref(loader *l, uint64_t ref, bool sig)
 
 static void resolve_refs(loader *l)
 {
+	/* the qualified names stay where they are from now on */
+	for (size_t i = 0; i < l->nodes.n; i++)
+		if (l->nodes.v[i].qname)
+			l->nodes.v[i].name = ds_hash_key(l->qnames, l->nodes.v[i].qname - 1, NULL);
 	ds_sort(l->sigs.v, l->sigs.n, sizeof *l->sigs.v, sig_cmp);
 	for (size_t i = 0; i < l->nodes.n; i++) {
 		tnode *n = &l->nodes.v[i];
 		n->target = resolve_ref(l, n->target_ref, n->flags & NF_SIG);
-		if (!n->name && n->spec_ref != NO_REF) {
+		/* a definition outside its class (struct Outer::Inner { ... })
+		 * is named, with its scope, by the declaration in the class */
+		if (n->spec_ref != NO_REF) {
 			uint32_t s = find_node(l, n->spec_ref);
-			if (s != NO_NODE)
+			if (s != NO_NODE && l->nodes.v[s].name)
 				n->name = l->nodes.v[s].name;
 		}
 		if (n->kind == DS_TYPE_ARRAY)
@@ -1536,6 +1636,135 @@ static void fill_lists(builder *b, const bool *is_decl)
 			tt->list[tt->nlist++] = tt->names[i];
 }
 
+/* ---- definitions that share a name ----
+ * The same struct in forty units is one type; but two different
+ * definitions of one name (struct node in tu1.c and another in tu2.c)
+ * are two types that nothing in their names tells apart.  Each such
+ * definition gets a `where`: the file and line of its declaration, with
+ * as few of the file's last path components as make the labels of that
+ * name differ ("tu2.c:3"; "a/node.h:3" and "b/node.h:3"), and "#N", its
+ * rank among them, when even whole paths do not (one header compiled
+ * with different macros).  Types that differ only in what their pointer
+ * members point to are one definition here (ds_type_same). */
+
+/* The aggregate a listed type defines: itself, or the anonymous one a
+ * typedef names. */
+static ds_type *defined(const ds_type *t)
+{
+	return (ds_type *)(t->kind == DS_TYPE_TYPEDEF ? t->target : t);
+}
+
+/* Structs and classes are one name space, typedefs another. */
+static int list_space(const ds_type *t)
+{
+	return t->kind == DS_TYPE_CLASS ? DS_TYPE_STRUCT : (int)t->kind;
+}
+
+/* The last `parts` components of path ("a/node.h" for 2). */
+static const char *path_tail(const char *path, int parts)
+{
+	const char *p = path + strlen(path);
+
+	while (p > path) {
+		if (p[-1] == '/' && --parts == 0)
+			break;
+		p--;
+	}
+	return p;
+}
+
+static char *where_label(const ds_type *t, int parts, size_t rank)
+{
+	if (!t->decl_file)
+		return ds_xasprintf("#%zu", rank + 1);
+	if (parts < 0)
+		return ds_xasprintf("%s:%u #%zu", path_tail(t->decl_file, 1), t->decl_line, rank + 1);
+	return ds_xasprintf("%s:%u", path_tail(t->decl_file, parts), t->decl_line);
+}
+
+/* Labels for the distinct definitions reps[0..n) of one name. */
+static void label_definitions(struct ds_typetab *tt, ds_type **reps, size_t n, char **labels)
+{
+	for (int parts = 1;; parts++) {
+		bool unique = true, whole = true;
+		for (size_t i = 0; i < n; i++) {
+			labels[i] = where_label(reps[i], parts, i);
+			whole &= !reps[i]->decl_file || path_tail(reps[i]->decl_file, parts) == reps[i]->decl_file;
+		}
+		for (size_t i = 0; i < n && unique; i++)
+			for (size_t k = i + 1; k < n && unique; k++)
+				unique = strcmp(labels[i], labels[k]) != 0;
+		if (unique)
+			break;
+		for (size_t i = 0; i < n; i++)
+			free(labels[i]);
+		if (whole) {
+			for (size_t i = 0; i < n; i++)
+				labels[i] = where_label(reps[i], -1, i);
+			break;
+		}
+	}
+	tt->wheres = ds_xrealloc(tt->wheres, (tt->nwheres + n) * sizeof *tt->wheres);
+	for (size_t i = 0; i < n; i++)
+		tt->wheres[tt->nwheres++] = labels[i];
+}
+
+/* The listed types of one name space and name. */
+static void label_run(struct ds_typetab *tt, const ds_type **run, size_t n)
+{
+	size_t nrep = 0;
+	ds_type **reps = ds_xcalloc(n, sizeof *reps);
+	size_t *cls = ds_xcalloc(n, sizeof *cls);
+	char **labels;
+
+	for (size_t i = 0; i < n; i++) {
+		ds_type *t = defined(run[i]);
+		size_t k;
+		for (k = 0; k < nrep && !ds_type_same(reps[k], t); k++)
+			;
+		if (k == nrep)
+			reps[nrep++] = t;
+		cls[i] = k;
+	}
+	if (nrep > 1) {
+		labels = ds_xcalloc(nrep, sizeof *labels);
+		label_definitions(tt, reps, nrep, labels);
+		for (size_t i = 0; i < n; i++)
+			defined(run[i])->where = labels[cls[i]];
+		free(labels);
+	}
+	free(reps);
+	free(cls);
+}
+
+/* The list is sorted by name: the types of one name are side by side,
+ * and each name space of them is a run. */
+static void label_homonyms(struct ds_typetab *tt)
+{
+	const ds_type **run = ds_xcalloc(tt->nlist ? tt->nlist : 1, sizeof *run);
+
+	for (size_t i = 0; i < tt->nlist;) {
+		size_t j = i + 1;
+		while (j < tt->nlist && strcmp(tt->list[j]->name, tt->list[i]->name) == 0)
+			j++;
+		for (size_t a = i; j - i > 1 && a < j; a++) {
+			size_t n = 0;
+			bool seen = false;
+			for (size_t b = i; b < a && !seen; b++)
+				seen = list_space(tt->list[b]) == list_space(tt->list[a]);
+			if (seen)
+				continue;
+			for (size_t b = a; b < j; b++)
+				if (list_space(tt->list[b]) == list_space(tt->list[a]))
+					run[n++] = tt->list[b];
+			if (n > 1)
+				label_run(tt, run, n);
+		}
+		i = j;
+	}
+	free(run);
+}
+
 static void build(loader *l, struct ds_typetab *tt)
 {
 	builder b = {.l = l, .tt = tt};
@@ -1552,6 +1781,7 @@ static void build(loader *l, struct ds_typetab *tt)
 	for (size_t c = 1; c < tt->ntypes; c++)
 		is_decl[c] = l->nodes.v[b.rep[c]].flags & NF_DECL;
 	fill_lists(&b, is_decl);
+	label_homonyms(tt);
 	free(is_decl);
 	free(b.rep);
 }
@@ -1566,6 +1796,7 @@ static void loader_free(loader *l)
 	ds_vec_free(&l->abbrevs);
 	ds_vec_free(&l->specs);
 	ds_hash_free(l->abbrev_at);
+	ds_buf_free(&l->scope);
 }
 
 static void load_types(ds_dso *d)
@@ -1580,6 +1811,7 @@ static void load_types(ds_dso *d)
 
 	d->types = tt;
 	tt->files = l.files = ds_hash_new();
+	tt->qnames = l.qnames = ds_hash_new();
 	if (d->dwarf && !d->kallsyms) {
 		/* without allocation records (see files_debug); the global
 		 * flag is restored as soon as the handles are gone */
@@ -1625,6 +1857,10 @@ void ds_dso_free_types(ds_dso *d)
 	free(tt->list);
 	free(tt->names);
 	ds_hash_free(tt->files);
+	ds_hash_free(tt->qnames);
+	for (size_t i = 0; i < tt->nwheres; i++)
+		free(tt->wheres[i]);
+	free(tt->wheres);
 	free(tt);
 	d->types = NULL;
 }
@@ -1689,19 +1925,88 @@ static bool kind_matches(const ds_type *t, const char *prefix)
 	return t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_CLASS;
 }
 
-const ds_type *ds_dso_find_type(ds_dso *d, const char *name)
+/* The where a type is told apart by: its own, or for a typedef of an
+ * anonymous aggregate, the aggregate's. */
+static const char *where_of(const ds_type *t)
+{
+	const ds_type *s = t->kind == DS_TYPE_TYPEDEF ? ds_type_strip(t->target) : NULL;
+
+	if (t->where)
+		return t->where;
+	return s && !s->name && is_aggregate((uint8_t)s->kind) ? s->where : NULL;
+}
+
+/* "struct node (tu2.c:3)": the name before " (", the where inside. */
+static const char *split_where(const char *name, char **base)
+{
+	size_t n = strlen(name);
+	const char *open = n && name[n - 1] == ')' ? strrchr(name, '(') : NULL;
+
+	*base = NULL;
+	if (!open || open == name || open[-1] != ' ')
+		return NULL;
+	*base = ds_xstrndup(name, (size_t)(open - 1 - name));
+	return open + 1;
+}
+
+bool ds_name_tail(const char *q, size_t qlen, const char *want, size_t wlen)
+{
+	int depth = 0;
+
+	if (qlen == wlen)
+		return memcmp(q, want, wlen) == 0;
+	if (qlen < wlen + 2 || memcmp(q + qlen - wlen, want, wlen) != 0 || memcmp(q + qlen - wlen - 2, "::", 2) != 0)
+		return false;
+	/* the "::" must be a scope's, not one inside template arguments */
+	for (size_t i = 0; i < qlen - wlen - 2; i++)
+		depth += (q[i] == '<' || q[i] == '(') - (q[i] == '>' || q[i] == ')');
+	return depth == 0;
+}
+
+/* The types ds_dso_find_types answers so far: how many, and the best
+ * rank of a name without a prefix. */
+typedef struct found {
+	const char *prefix, *where;
+	size_t wlen, n, max;
+	int best;
+	const ds_type **out;
+} found;
+
+static void consider(found *f, const ds_type *t)
+{
+	const char *w = where_of(t);
+
+	if (!kind_matches(t, f->prefix) ||
+	    (f->where && (!w || strlen(w) != f->wlen || strncmp(w, f->where, f->wlen) != 0)))
+		return;
+	if (name_rank(t) < f->best) {
+		f->best = name_rank(t);
+		f->n = 0;
+	}
+	if (name_rank(t) == f->best && f->n++ < f->max)
+		f->out[f->n - 1] = t;
+}
+
+size_t ds_dso_find_types(ds_dso *d, const char *name, const ds_type **out, size_t max)
 {
 	static const char *const prefixes[] = {"struct", "union", "class", "enum"};
 	struct ds_typetab *tt = typetab(d);
-	const char *prefix = NULL;
-	const ds_type *best = NULL;
+	const char *where;
+	char *base;
 	size_t lo = 0, hi = tt->nnames;
+	found f = {.max = max, .best = 4, .out = out};
 
+	where = split_where(name, &base);
+	if (where) {
+		f.where = where;
+		f.wlen = strlen(where) - 1;
+		name = base;
+	}
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++) {
-		size_t n = strlen(prefixes[i]);
-		if (strncmp(name, prefixes[i], n) == 0 && name[n] == ' ') {
-			prefix = prefixes[i];
-			name += n + 1;
+		size_t k = strlen(prefixes[i]);
+		if (strncmp(name, prefixes[i], k) == 0 && name[k] == ' ') {
+			f.prefix = prefixes[i];
+			name += k + 1;
 			break;
 		}
 	}
@@ -1712,12 +2017,72 @@ const ds_type *ds_dso_find_type(ds_dso *d, const char *name)
 		else
 			hi = mid;
 	}
-	for (; lo < tt->nnames && strcmp(tt->names[lo]->name, name) == 0; lo++) {
-		const ds_type *t = tt->names[lo];
-		if (kind_matches(t, prefix) && (!best || name_rank(t) < name_rank(best)))
-			best = t;
+	for (hi = lo; hi < tt->nnames && strcmp(tt->names[hi]->name, name) == 0; hi++)
+		consider(&f, tt->names[hi]);
+	/* no type has that whole name: the types whose last scopes it is
+	 * ("Node" names a::Node and b::Node) */
+	for (size_t i = 0, whole = f.n; !whole && i < tt->nnames; i++)
+		if (ds_name_tail(tt->names[i]->name, strlen(tt->names[i]->name), name, strlen(name)))
+			consider(&f, tt->names[i]);
+	free(base);
+	return f.n;
+}
+
+const ds_type *ds_dso_find_type(ds_dso *d, const char *name)
+{
+	const ds_type *t = NULL;
+
+	return ds_dso_find_types(d, name, &t, 1) ? t : NULL;
+}
+
+/* ---- one definition, wherever it comes from ---- */
+
+static bool same_in(const ds_type *a, const ds_type *b, int depth);
+
+static bool same_member_type(const ds_type *a, const ds_type *b, int depth)
+{
+	const ds_type *sa = ds_type_strip(a), *sb = ds_type_strip(b);
+	ds_buf na = {0}, nb = {0};
+	bool same;
+
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false;
+	/* an anonymous struct or union is its members */
+	if (sa && sb && !sa->name && !sb->name && is_aggregate((uint8_t)sa->kind) &&
+	    !same_in(sa, sb, depth + 1))
+		return false;
+	ds_type_name(a, &na);
+	ds_type_name(b, &nb);
+	same = strcmp(ds_buf_str(&na), ds_buf_str(&nb)) == 0;
+	ds_buf_free(&na);
+	ds_buf_free(&nb);
+	return same;
+}
+
+static bool same_in(const ds_type *a, const ds_type *b, int depth)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || depth > MAX_CHAIN || a->kind != b->kind || a->size != b->size ||
+	    a->nmembers != b->nmembers || !a->name != !b->name ||
+	    (a->name && strcmp(a->name, b->name) != 0))
+		return false;
+	for (size_t i = 0; i < a->nmembers; i++) {
+		const ds_member *x = &a->members[i], *y = &b->members[i];
+		if (x->offset != y->offset || x->bit_offset != y->bit_offset ||
+		    x->bit_size != y->bit_size || x->base_class != y->base_class ||
+		    !x->name != !y->name || (x->name && strcmp(x->name, y->name) != 0) ||
+		    !same_member_type(x->type, y->type, depth))
+			return false;
 	}
-	return best;
+	return true;
+}
+
+bool ds_type_same(const ds_type *a, const ds_type *b)
+{
+	return same_in(a, b, 0);
 }
 
 const ds_type *ds_type_strip(const ds_type *t)
@@ -1841,6 +2206,19 @@ void ds_type_name(const ds_type *t, ds_buf *out)
 	ds_buf_puts(&decl, "");
 	c_name(t, &decl, out, 0);
 	ds_buf_free(&decl);
+}
+
+void ds_type_ident(const ds_type *t, ds_buf *out)
+{
+	const ds_type *s = t && t->kind == DS_TYPE_TYPEDEF ? ds_type_strip(t->target) : NULL;
+	const char *w = t ? where_of(t) : NULL;
+
+	if (s && !s->name && t->name && is_aggregate((uint8_t)s->kind))
+		ds_buf_puts(out, t->name);
+	else
+		ds_type_name(t, out);
+	if (w)
+		ds_buf_printf(out, " (%s)", w);
 }
 
 /* ---- member paths ---- */

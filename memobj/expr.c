@@ -124,7 +124,7 @@ enum ins_op {
 	I_JZ,               /* acc == 0: jump (&&'s false, ?:'s else) */
 	I_JNZ1,             /* acc != 0: acc = 1 and jump (||'s true) */
 	I_JMP,
-	I_STREQ, I_STRNE,   /* acc = str[a] ==/!= k */
+	I_STREQ, I_STRNE,   /* acc = (str[a] == k || alias[a] == k), or not */
 	I_MOBJ, I_MOBJS,    /* acc = subs[a] on this access; S: stop when unknown */
 	I_END,
 };
@@ -223,8 +223,8 @@ static inline __attribute__((always_inline)) bool run(const ds_expr *e, const ds
 			}
 			break;
 		case I_JMP: pc = e->code + pc->target - 1; break;
-		case I_STREQ: acc = in->str[pc->a] == pc->k; break;
-		case I_STRNE: acc = in->str[pc->a] != pc->k; break;
+		case I_STREQ: acc = in->str[pc->a] == pc->k || in->alias[pc->a] == pc->k; break;
+		case I_STRNE: acc = in->str[pc->a] != pc->k && in->alias[pc->a] != pc->k; break;
 		case I_MOBJ: acc = ds_expr_eval(e->subs[pc->a], in); break;
 		case I_MOBJS:
 			acc = ds_expr_eval(e->subs[pc->a], in);

@@ -98,8 +98,12 @@ typedef struct ds_access {
 	int64_t v[DS_NOPERANDS];       /* by enum ds_operand; -1 = unknown */
 	/* Filters only: the function, data object and field of the sample as
 	 * ds_filter_string_id gives them (-1: equal to none of the filter's
-	 * strings, or unknown). */
+	 * strings, or unknown), and the other name each goes by (a type's
+	 * name without the where that tells it from other definitions:
+	 * "struct node" for "struct node (tu2.c:3)"), -1 when none.  A
+	 * comparison with a string holds when either name is that string. */
 	int32_t str[DS_NSTR_OPERANDS];
+	int32_t alias[DS_NSTR_OPERANDS];
 } ds_access;
 
 /* What an expression reads (ds_expr_uses): bit (1u << op) for each

@@ -185,8 +185,12 @@ static bool row_in_context(const tab_state *ts, int tab, const ds_row *r)
 	const ds_table *t = ts->t;
 	if (tab == T_DISASM && ts->ctx && ts->ctx[0]) {
 		const char *v = ts->ctx + 2;
-		if (ts->ctx[0] == 'd')
-			return strcmp(cell_str(t, r, "dataobject"), v) == 0;
+		if (ts->ctx[0] == 'd') {
+			/* a member that is a struct or union: everything in it */
+			const char *o = cell_str(t, r, "dataobject");
+			size_t n = strlen(v);
+			return strncmp(o, v, n) == 0 && (!o[n] || o[n] == '.' || o[n] == '[');
+		}
 		if (ts->ctx[0] == 'f') {
 			const char *at = strrchr(v, '@');
 			size_t n = at ? (size_t)(at - v) : strlen(v);

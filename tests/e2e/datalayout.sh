@@ -70,6 +70,49 @@ check_eq "datalayout: bit fields show their bits" \
 bshare=$(field_col b.csv count share)
 check_within "datalayout: the hot bit field" "${bshare:-0}" 100 10
 
+# ---- struct pkt: members that are structs and unions, anonymous and
+# named, at several depths; each of four arrays takes its page faults at
+# one member (tests/programs/nested.c) ----
+rec nested -e page-faults -- "$PROGS/nested"
+"$DSPROF" report -i nested --view datalayout --type pkt -f csv >n.csv 2>n.err
+# row KIND FIELD COLUMN: that column of the first row of that kind and field
+nrow() { awk -F, -v k="$1" -v f="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next }
+	$2 == k && $4 == f { v = $n; sub(/\r$/, "", v); print v; exit }' n.csv; }
+check_eq "nested: every level is a row, in the layout's order" \
+	"$(awk -F, '$2 == "member" || $2 == "nested" { print $4 }' n.csv | tr '\n' ' ')" \
+	"kind seq u u.i u.f u.p u.p.lo u.p.hi inner inner.a inner.b tailed tailed.w tailed.c <union at 48> x y st st.ns st.ns.hi "
+check_eq "nested: indented as the type nests" \
+	"$(awk -F, '$2 == "member" && $4 ~ /^u/ { n = $1; sub(/[^ ].*/, "", n); printf "%d ", length(n) }' n.csv)" \
+	"2 4 4 4 6 6 "
+hi=$(nrow member u.p.hi samples:page-faults)
+total=$(csv_lookup n.csv name "struct pkt" samples:page-faults)
+check_ge "nested: u.p.hi has its array's faults" "${hi:-0}" 100
+check_eq "nested: u and u.p total what is in them" \
+	"$(nrow member u samples:page-faults)/$(nrow member u.p samples:page-faults)" "$hi/$hi"
+check_eq "nested: inner totals inner.b" "$(nrow member inner samples:page-faults)" "$(nrow member inner.b samples:page-faults)"
+check_eq "nested: a union without a name totals its members" \
+	"$(nrow member '<union at 48>' samples:page-faults)/$(nrow member '<union at 48>' offset)/$(nrow member '<union at 48>' size)" \
+	"$(nrow member x samples:page-faults)/48/4"
+check_eq "nested: a named struct member and its sampled levels" \
+	"$(nrow member st samples:page-faults)/$(nrow nested st.ns samples:page-faults)/$(nrow nested st.ns.hi offset)" \
+	"$(nrow nested st.ns.hi samples:page-faults)/$(nrow nested st.ns.hi samples:page-faults)/68"
+check_eq "nested: the top-level members add up to the type" \
+	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:page-faults") k = i; next }
+		$2 == "member" && $1 ~ /^  [^ ]/ { s += $k } END { print s + 0 }' n.csv)" "$total"
+check_within "nested: each array a quarter of the type" "$(nrow member u share)" 25 3
+check_eq "nested: the hole inside inner, indented under it" \
+	"$(awk -F, '$2 == "hole" && $5 == 21 { print $1 "/" $6 }' n.csv)" "    <hole: 3 bytes>/3"
+check_eq "nested: the tail padding inside tailed" \
+	"$(awk -F, '$2 == "padding" { print $1 "/" $5 "/" $6 }' n.csv | tr '\n' ' ')" "    <padding: 7 bytes>/41/7 "
+"$DSPROF" report -i nested --view datalayout --type pkt -f json >n.json 2>/dev/null
+check_eq "nested json: rows carry the member path" \
+	"$("$TOOLS/dsjq" '.rows[6].field' n.json)/$("$TOOLS/dsjq" '.rows[6].kind' n.json)" "u.i/member"
+# dsprof layout -i shows the same totals on pahole's closing lines
+"$DSPROF" layout -i nested pkt >nl.txt 2>nl.err
+check_eq "layout -i: } u; has u's samples" "$(awk '/\t} u;/ { print $1 }' nl.txt)" "$(nrow member u samples:page-faults)"
+check_eq "layout -i: the closing line of a union without a name has its members' samples" \
+	"$(awk '/^ +[0-9]+ +[0-9.]+% \t};/ { print $1 }' nl.txt)" "$(nrow member x samples:page-faults)"
+
 # ---- errors ----
 "$DSPROF" report -i stream --type nosuch >e1.out 2>&1; rc=$?
 check_eq "--type with no samples: status 1" "$rc" 1

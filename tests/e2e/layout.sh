@@ -18,7 +18,9 @@ fi
 #   ", static members: N": static members have no place in a layout, so
 #     dsprof's types leave them out;
 #   enumerators of an anonymous enum member (dsprof prints "enum {...}");
-#   the access (public, private...) of a C++ base class.
+#   the access (public, private...) of a C++ base class;
+#   and pahole names a C++ type without its namespaces and enclosing
+#     classes (Node, not a::Node), which dsprof adds.
 # A block in which pahole met a type it does not know (it prints "<ERROR";
 # dwarves 1.24 does not know C11's _Atomic, DW_TAG_atomic_type) is left out
 # of the comparison and counted.
@@ -46,6 +48,10 @@ function member_name(s,   n) {
 /^(struct|union|class|typedef)/ {
 	flush(); name = $0; sub(/ \{.*$/, "", name)
 	gsub(/(public|protected|private|virtual) /, "", name)  # C++ base classes' access
+	# dsprof qualifies C++ names by their namespaces and classes (a::Node)
+	while (match(name, /^(struct|union|class) ([A-Za-z_0-9]+|\(anonymous namespace\))::/)) {
+		tag = name; sub(/ .*/, "", tag); name = tag " " substr(name, RLENGTH + 1)
+	}
 	block = name; next
 }
 /^}/ { if ($0 ~ /^} [A-Za-z_]/) { t = $0; sub(/^} /, "", t); sub(/;.*$/, "", t); block = block " = " t }

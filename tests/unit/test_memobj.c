@@ -23,7 +23,7 @@ static void make_machine(ds_machine *m)
 
 static ds_access access_at(int64_t vaddr, int64_t paddr)
 {
-	ds_access a = {.str = {-1, -1, -1}};
+	ds_access a = {.str = {-1, -1, -1}, .alias = {-1, -1, -1}};
 	a.v[DS_VADDR] = vaddr;
 	a.v[DS_PADDR] = paddr;
 	a.v[DS_THRID] = 4242;
@@ -680,6 +680,24 @@ TEST(filters)
 	a.str[DS_DOBJ] = 1;
 	CHECK(ds_filter_match(f, &a));
 	CHECK_EQ_U64(ds_expr_uses(f), DS_USES_FIELD | DS_USES_DOBJ);
+	ds_expr_free(f);
+
+	/* a value with two names (a definition's label and its bare name):
+	 * each comparison holds when either name is its string */
+	CHECK(ds_filter_compile("DOBJ == \"struct node\" && DOBJ == \"struct node (b.c:3)\"", &machine,
+				&objs, &f, &err) == 0);
+	a.str[DS_DOBJ] = ds_filter_string_id(f, "struct node (b.c:3)");
+	a.alias[DS_DOBJ] = ds_filter_string_id(f, "struct node");
+	CHECK(ds_filter_match(f, &a));
+	a.str[DS_DOBJ] = ds_filter_string_id(f, "struct node (a.c:1)");
+	CHECK(!ds_filter_match(f, &a));
+	ds_expr_free(f);
+	CHECK(ds_filter_compile("DOBJ != \"struct node\"", &machine, &objs, &f, &err) == 0);
+	a.str[DS_DOBJ] = -1;
+	a.alias[DS_DOBJ] = ds_filter_string_id(f, "struct node");
+	CHECK(!ds_filter_match(f, &a));
+	a.alias[DS_DOBJ] = -1;
+	CHECK(ds_filter_match(f, &a));
 	ds_expr_free(f);
 
 	/* memory objects by name */

@@ -783,6 +783,74 @@ out:
 	free(padded);
 }
 
+/* Two definitions of struct node (tests/programs/samename): DataObjects
+ * names each by its file, and each drills to its own layout. */
+TEST(types_of_one_name)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("samename_exp");
+	const char *keys = "5/tu2.c<Enter><Enter>";
+	size_t n = count_keys(keys);
+
+	if (!unit_sh("\"$DSPROF\" record -q -e page-faults -o samename_exp -- \"$PROGS/samename\" >/dev/null")) {
+		CHECK(!"dsprof record of the samename program");
+		free(e);
+		return;
+	}
+	if (!run_keys(e, keys, 120, 30, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK_HAS(screen(&s, 1), "struct node (tu1.c:");
+	CHECK_HAS(screen(&s, 1), "struct node (tu2.c:");
+	CHECK_HAS(cursor_line(screen(&s, n - 1), buf, sizeof buf), "struct node (tu2.c:");
+	CHECK_HAS(line_of(screen(&s, n), 1, buf, sizeof buf), "DataObjects \u203a DataLayout: struct node (tu2.c:");
+	CHECK_HAS(screen(&s, n), "   pad\n");
+	CHECK_HASNT(screen(&s, n), "tu1.c");
+	screens_free(&s);
+	free(e);
+}
+
+/* Members that are structs and unions (tests/programs/nested): DataLayout
+ * shows each as a row with its total, its members indented under it, the
+ * holes and padding inside it. */
+TEST(nested_layout)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("nested_exp");
+
+	if (!unit_sh("\"$DSPROF\" record -q -e page-faults -o nested_exp -- \"$PROGS/nested\" >/dev/null")) {
+		CHECK(!"dsprof record of the nested program");
+		free(e);
+		return;
+	}
+	/* screens: 1 the tab; 7 Enter on u (the sixth row) */
+	if (!run_keys(e, "6<Down><Down><Down><Down><Down><Enter>", 120, 40, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK_HAS(screen(&s, 1), "struct pkt\n");
+	CHECK_HAS(screen(&s, 1), "   u\n");
+	CHECK_HAS(screen(&s, 1), "     u.p\n");
+	CHECK_HAS(screen(&s, 1), "       u.p.hi\n");
+	CHECK_HAS(screen(&s, 1), "   inner\n");
+	CHECK_HAS(screen(&s, 1), "     <hole: 3 bytes>\n");
+	CHECK_HAS(screen(&s, 1), "     <padding: 7 bytes>\n");
+	CHECK_HAS(screen(&s, 1), "   <union at 48>\n");
+	CHECK_HAS(screen(&s, 1), "       st.ns.hi\n");
+	/* a member that is a union drills to the instructions touching anything in it */
+	CHECK_HAS(line_of(screen(&s, 7), 1, buf, sizeof buf), "DataLayout \u203a Disassembly: struct pkt.u ");
+	CHECK_HAS(screen(&s, 7), "struct pkt.u.p.hi");
+	screens_free(&s);
+	free(e);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -812,6 +880,8 @@ int main(void)
 	RUN(compare);
 	RUN(sharing);
 	RUN(names_sanitized_and_wide);
+	RUN(types_of_one_name);
+	RUN(nested_layout);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
 	return unit_done();

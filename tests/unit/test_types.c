@@ -30,9 +30,10 @@ static const char types_c[] =
 	"struct outer { char pad[16]; struct mid a; };\n"
 	"union u { long l; int i; short s; };\n"
 	"struct withu { int k; union u u; };\n"
+	"struct nest { int k; struct { long w; char c; } t; union { int i; short s; } u; };\n"
 	"struct holes g_holes; struct anon g_anon; struct bits g_bits; struct flex *g_flex;\n"
 	"struct md g_md; tdanon g_td; struct node g_node; enum color g_color;\n"
-	"struct grid g_grid; struct outer g_outer; struct withu g_withu;\n"
+	"struct grid g_grid; struct outer g_outer; struct withu g_withu; struct nest g_nest;\n"
 	"int main(void) { return g_node.v; }\n";
 
 /* A second unit that defines struct node again, and a third that only
@@ -51,7 +52,41 @@ static const char cxx_cc[] =
 	"class Derived : public Base { public: long d; static int s; };\n"
 	"int Derived::s;\n"
 	"Derived g_derived;\n"
-	"int main() { return (int)g_derived.d; }\n";
+	"namespace a { struct Node { long x, y; }; }\n"
+	"namespace b { struct Node { char pad[40]; long y; }; }\n"
+	"struct Outer { struct Inner; int k; };\n"
+	"struct Outer::Inner { long z; };\n"
+	"namespace { struct Hidden { int q; }; }\n"
+	"namespace n1 { namespace n2 { template <class T> struct Item { T v; }; } }\n"
+	"a::Node g_an; b::Node g_bn; Outer g_outer; Outer::Inner g_inner; Hidden g_hidden;\n"
+	"n1::n2::Item<double> g_item;\n"
+	"int local() { struct Local { int l; } x = {1}; return x.l; }\n"
+	"int main() { return (int)g_derived.d + local() + g_hidden.q; }\n";
+
+/* Definitions of one name that differ, and the where that tells them
+ * apart: two headers of one file name in two directories, one header
+ * compiled with two macros, typedefs of two anonymous structs; and types
+ * whose only difference is what their pointers point to, which stay one
+ * definition for their names. */
+static const char hom1_c[] =
+	"#define TWICE_T int\n"
+	"#include \"a/node.h\"\n"
+	"#include \"twice.h\"\n"
+	"typedef struct { int p; } anon_t;\n"
+	"struct list { struct node *head; };\n"
+	"struct node g_n1; struct twice g_t1; anon_t g_a1; struct list g_l1;\n"
+	"int main(void) { return 0; }\n";
+static const char hom2_c[] =
+	"#define TWICE_T long\n"
+	"#include \"b/node.h\"\n"
+	"#include \"twice.h\"\n"
+	"typedef struct { long p, q; } anon_t;\n"
+	"struct list { struct node *head; };\n"
+	"struct node g_n2; struct twice g_t2; anon_t g_a2; struct list g_l2;\n";
+static const char node_a_h[] = "struct node { int v; };\n";
+static const char node_b_h[] = "struct node { long pad, v; };\n";
+static const char twice_h[] =
+	"struct twice { TWICE_T v; };\n";
 
 static const ds_member *member(const ds_type *t, const char *name)
 {
@@ -65,6 +100,13 @@ static char *type_name(const ds_type *t)
 {
 	ds_buf b = {0};
 	ds_type_name(t, &b);
+	return ds_buf_steal(&b);
+}
+
+static char *ident(const ds_type *t)
+{
+	ds_buf b = {0};
+	ds_type_ident(t, &b);
 	return ds_buf_steal(&b);
 }
 
@@ -201,6 +243,42 @@ static void check_named(ds_dso *d)
 	CHECK(ds_type_strip(NULL) == NULL);
 }
 
+/* Expanded members: the OPEN and CLOSE rows of a named one carry its path,
+ * of one without a name none; a struct inside has its tail padding row,
+ * at its depth, with no text. */
+static void check_nested_layout(ds_dso *d)
+{
+	const ds_type *t = ds_dso_find_type(d, "struct nest"), *a = ds_dso_find_type(d, "struct anon");
+	ds_err err;
+	ds_layout *l = t ? ds_layout_build(t, 64, &err) : NULL, *la = a ? ds_layout_build(a, 64, &err) : NULL;
+	size_t opens = 0, paddings = 0;
+
+	CHECK(l && la);
+	for (size_t i = 0; l && i < l->nrows; i++) {
+		const ds_layout_row *r = &l->rows[i];
+		if (r->kind == DS_LROW_OPEN || r->kind == DS_LROW_CLOSE) {
+			opens += r->kind == DS_LROW_OPEN;
+			CHECK(r->path && (!strcmp(r->path, "t") || !strcmp(r->path, "u")) && r->depth == 0);
+		}
+		if (r->kind == DS_LROW_PADDING) {
+			/* t's, inside it, then struct nest's own after u */
+			paddings++;
+			CHECK(paddings == 1 ? r->offset == 17 && r->size == 7 && r->depth == 1
+					    : r->offset == 28 && r->size == 4 && r->depth == 0);
+			CHECK(!r->text);
+		}
+		if (r->kind == DS_LROW_MEMBER && r->offset == 16)
+			CHECK_STR(r->path, "t.c");
+	}
+	CHECK_EQ_U64(opens, 2);
+	CHECK_EQ_U64(paddings, 2);
+	for (size_t i = 0; la && i < la->nrows; i++)
+		if (la->rows[i].kind == DS_LROW_OPEN || la->rows[i].kind == DS_LROW_CLOSE)
+			CHECK(la->rows[i].path == NULL);
+	ds_layout_free(l);
+	ds_layout_free(la);
+}
+
 /* The layout rows of struct holes: pahole's holes, padding and summary. */
 static void check_layout(ds_dso *d)
 {
@@ -245,6 +323,7 @@ static void check_layout(ds_dso *d)
 	ds_layout_free(lb);
 	CHECK(ds_layout_build(ds_dso_find_type(d, "enum color"), 64, &err) == NULL &&
 	      strstr(err.msg, "not a struct"));
+	check_nested_layout(d);
 }
 
 static void check_program(const char *cc, const char *opt, int dwarf, const char *extra)
@@ -343,6 +422,30 @@ TEST(dedup)
 	}
 	CHECK_EQ_U64(nodes, 1);
 	CHECK_EQ_U64(conflicts, 2); /* two layouts of one name are two types */
+	/* ... each with where it is declared; struct node, one definition,
+	 * needs none */
+	{
+		const ds_type *c[3] = {NULL, NULL, NULL};
+		char *n1, *n2;
+		CHECK_EQ_U64(ds_dso_find_types(d, "struct conflict", c, 3), 2);
+		CHECK(c[0] && c[1] && c[0]->where && c[1]->where);
+		CHECK(ds_dso_find_type(d, "struct node") && !ds_dso_find_type(d, "struct node")->where);
+		if (c[0] && c[1] && c[0]->where && c[1]->where) {
+			bool first_second = strcmp(c[0]->where, "second.c:2") == 0;
+			CHECK_STR(first_second ? c[0]->where : c[1]->where, "second.c:2");
+			CHECK_STR(first_second ? c[1]->where : c[0]->where, "third.c:2");
+			CHECK(ds_dso_find_type(d, "struct conflict (third.c:2)") == (first_second ? c[1] : c[0]));
+			CHECK(ds_dso_find_type(d, "conflict (second.c:2)") == (first_second ? c[0] : c[1]));
+			CHECK(ds_dso_find_type(d, "struct conflict (fourth.c:2)") == NULL);
+			n1 = ident(first_second ? c[1] : c[0]);
+			CHECK_STR(n1, "struct conflict (third.c:2)");
+			free(n1);
+		}
+		n2 = ident(ds_dso_find_type(d, "struct node"));
+		CHECK_STR(n2, "struct node");
+		free(n2);
+		CHECK(!ds_type_same(c[0], c[1]));
+	}
 	n = struct_dies("multi.out", "node", offs, 4);
 	CHECK_EQ_U64(n, 3); /* two definitions and a declaration */
 	for (size_t i = 0; i < n; i++)
@@ -350,6 +453,78 @@ TEST(dedup)
 	CHECK(ds_dso_type_at_die(d, 0) == NULL);
 	CHECK(ds_dso_type_at_die(d, UINT64_MAX) == NULL);
 	ds_dso_close(d);
+}
+
+/* C++ names with their scopes: namespaces, enclosing classes (also of a
+ * class defined out of its class), anonymous namespaces, templates; a
+ * type local to a function goes by its own name. */
+static void check_cxx_names(const char *cxx)
+{
+	static const char *const names[] = {
+		"struct a::Node", "struct b::Node", "struct Outer::Inner", "struct (anonymous namespace)::Hidden",
+		"struct n1::n2::Item<double>", "struct Local",
+	};
+	ds_dso *d;
+
+	unit_current = cxx;
+	CHECK(unit_sh("%s -O0 -g -o cxxn.out cxx.cc", cxx));
+	d = unit_open_dso("cxxn.out", NULL);
+	CHECK(d != NULL);
+	for (size_t i = 0; d && i < sizeof names / sizeof names[0]; i++) {
+		const ds_type *t = ds_dso_find_type(d, names[i]);
+		unit_current = names[i];
+		CHECK(t != NULL);
+		if (t) {
+			char *n = ident(t);
+			CHECK_STR(n, names[i]);
+			free(n);
+		}
+	}
+	unit_current = cxx;
+	if (d) {
+		const ds_type *two[3] = {NULL, NULL, NULL};
+		/* no type goes by a bare name, but the bare name finds each it ends */
+		CHECK_EQ_U64(ds_dso_find_types(d, "struct Node", two, 3), 2);
+		CHECK(two[0] && two[1] && two[0]->size + two[1]->size == 64);
+		CHECK(ds_dso_find_type(d, "Inner") && ds_dso_find_type(d, "Inner")->size == 8);
+		CHECK(ds_dso_find_type(d, "n2::Item<double>") && ds_dso_find_type(d, "n2::Item<double>")->size == 8);
+		CHECK(ds_dso_find_type(d, "Hidden") && ds_dso_find_type(d, "Hidden")->size == 4);
+		CHECK(ds_dso_find_type(d, "union Node") == NULL);
+		CHECK(ds_dso_find_type(d, "ode") == NULL);
+		CHECK(ds_dso_find_type(d, "a::Node") && ds_dso_find_type(d, "a::Node")->size == 16);
+		CHECK(ds_dso_find_type(d, "b::Node") && ds_dso_find_type(d, "b::Node")->size == 48);
+		CHECK(!ds_dso_find_type(d, "a::Node") || !ds_dso_find_type(d, "a::Node")->where);
+	}
+	ds_dso_close(d);
+	unit_current = "cxx";
+}
+
+/* A C++ name's last scopes, and no "::" of template arguments. */
+TEST(name_tail)
+{
+	static const struct {
+		const char *q, *want;
+		bool tail;
+	} cases[] = {
+		{"a::b::Node", "Node", true},
+		{"a::b::Node", "b::Node", true},
+		{"a::b::Node", "a::b::Node", true},
+		{"a::b::Node", "::Node", false},
+		{"a::b::Node", "ode", false},
+		{"a::b::Node", "c::Node", false},
+		{"Node", "Node", true},
+		{"S<char const*, ns::Cmp>::Node", "Node", true},
+		{"S<char const*, ns::Cmp>::Node", "S<char const*, ns::Cmp>::Node", true},
+		{"S<ns::Cmp>", "Cmp>", false},
+		{"f(ns::X)::Local", "Local", true},
+		{"(anonymous namespace)::Hidden", "Hidden", true},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unit_current = cases[i].want;
+		CHECK(ds_name_tail(cases[i].q, strlen(cases[i].q), cases[i].want, strlen(cases[i].want)) ==
+		      cases[i].tail);
+	}
+	unit_current = "name_tail";
 }
 
 TEST(cxx)
@@ -375,6 +550,66 @@ TEST(cxx)
 	      t->members[1].offset == 16);
 	CHECK(ds_dso_find_type(d, "struct Derived") == t); /* struct and class are one name space */
 	ds_dso_close(d);
+	check_cxx_names("g++");
+	if (unit_have("clang++"))
+		check_cxx_names("clang++"); /* Clang defines Outer::Inner out of its class */
+}
+
+TEST(homonyms)
+{
+	const ds_type *n[3] = {NULL, NULL, NULL}, *t[3] = {NULL, NULL, NULL}, *a[3] = {NULL, NULL, NULL};
+	const ds_type *l;
+	ds_dso *d, *d2;
+
+	CHECK(unit_sh("mkdir -p a b"));
+	CHECK(unit_write_text("hom1.c", hom1_c) && unit_write_text("hom2.c", hom2_c) &&
+	      unit_write_text("a/node.h", node_a_h) && unit_write_text("b/node.h", node_b_h) &&
+	      unit_write_text("twice.h", twice_h));
+	CHECK(unit_sh("gcc -O0 -g -o hom.out hom1.c hom2.c"));
+	d = unit_open_dso("hom.out", NULL);
+	d2 = unit_open_dso("hom.out", NULL);
+	CHECK(d && d2);
+	if (!d || !d2) {
+		ds_dso_close(d);
+		ds_dso_close(d2);
+		return;
+	}
+	/* the same file name in two directories: the directory tells */
+	CHECK_EQ_U64(ds_dso_find_types(d, "node", n, 3), 2);
+	if (n[0] && n[1] && n[0]->where && n[1]->where) {
+		CHECK_STR(n[0]->size == 4 ? n[0]->where : n[1]->where, "a/node.h:1");
+		CHECK_STR(n[0]->size == 4 ? n[1]->where : n[0]->where, "b/node.h:1");
+	} else {
+		CHECK(!"both nodes have a where");
+	}
+	/* one header, two macros: the same file and line, told apart by rank */
+	CHECK_EQ_U64(ds_dso_find_types(d, "struct twice", t, 3), 2);
+	if (t[0] && t[1] && t[0]->where && t[1]->where) {
+		CHECK_STR(t[0]->where, "twice.h:1 #1");
+		CHECK_STR(t[1]->where, "twice.h:1 #2");
+		CHECK(t[0]->size == 4 && t[1]->size == 8);
+		CHECK(ds_dso_find_type(d, "struct twice (twice.h:1 #2)") == t[1]);
+	} else {
+		CHECK(!"both twices have a where");
+	}
+	/* typedefs of two anonymous structs: the structs carry the where */
+	CHECK_EQ_U64(ds_dso_find_types(d, "anon_t", a, 3), 2);
+	if (a[0] && a[1]) {
+		char *i0 = ident(a[0]), *i1 = ident(a[1]);
+		CHECK_STR(i0, "anon_t (hom1.c:4)");
+		CHECK_STR(i1, "anon_t (hom2.c:4)");
+		CHECK(ds_dso_find_type(d, "anon_t (hom2.c:4)") == a[1]);
+		free(i0);
+		free(i1);
+	}
+	/* struct list differs only in what head points to: one name, no where */
+	l = ds_dso_find_type(d, "struct list");
+	CHECK(l && !l->where);
+	/* two handles on one binary: the same definitions */
+	CHECK(n[0] && ds_type_same(n[0], ds_dso_find_type(d2, n[0]->size == 4 ? "node (a/node.h:1)" : "node (b/node.h:1)")));
+	CHECK(n[0] && !ds_type_same(n[0], ds_dso_find_type(d2, n[0]->size == 4 ? "node (b/node.h:1)" : "node (a/node.h:1)")));
+	ds_dso_close(d);
+	ds_dso_close(d2);
 }
 
 static bool section_range(const char *bin, const char *name, size_t *off, size_t *size)
@@ -498,7 +733,9 @@ int main(void)
 		return 1;
 	RUN(programs);
 	RUN(dedup);
+	RUN(name_tail);
 	RUN(cxx);
+	RUN(homonyms);
 	RUN(malformed);
 	RUN(no_types);
 	unit_sh("rm -rf '%s'", unit_tmp);
