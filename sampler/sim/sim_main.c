@@ -421,8 +421,9 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 	IRSB *out = deepCopyIRSBExceptStmts(in);
 	IRTypeEnv *tyenv = in->tyenv;
 	Addr pc = 0;
-	/* the instruction's last load, which a store to the same place
-	 * turns into a read-modify-write (one access, as Cachegrind has it) */
+	/* the instruction's last load, which a store or a compare-and-swap
+	 * to the same place turns into a read-modify-write (one access, as
+	 * Cachegrind has it) */
 	IRDirty *load = NULL;
 	IRExpr *load_addr = NULL;
 	Int load_size = 0;
@@ -468,6 +469,12 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 		case Ist_CAS: {
 			IRCAS *cas = st->Ist.CAS.details;
 			Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+			/* a locked add, xadd or xchg is a load and a CAS of what
+			 * it loaded: one read-modify-write */
+			if (load && load_size == size && eqIRAtom(load_addr, cas->addr)) {
+				load->cee = mkIRCallee(2, "sim_modify", VG_(fnptr_to_fnentry)((void *)sim_modify));
+				break;
+			}
 			CALL(out, sim_modify, cas->addr, pc, size, NULL);
 			break;
 		}
@@ -492,8 +499,8 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 		default:
 			break;
 		}
-		/* a load pairs only with a store right after it in the same
-		 * instruction */
+		/* a load pairs only with a store or a compare-and-swap right
+		 * after it in the same instruction */
 		if (st->tag == Ist_IMark || st->tag == Ist_Exit || st->tag == Ist_Store || st->tag == Ist_StoreG ||
 		    st->tag == Ist_LoadG || st->tag == Ist_CAS || st->tag == Ist_LLSC ||
 		    st->tag == Ist_Dirty || last)

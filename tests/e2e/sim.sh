@@ -121,6 +121,13 @@ hitm=$((hitm_a + hitm_b))
 padhitm=$(( $(fn pad bump_a HITM) + $(fn pad bump_b HITM) ))
 check "padded: HITM under 1% of the shared line's ($padhitm vs $hitm)" test $((padhitm * 100)) -lt "$hitm"
 
+# ---- an atomic read-modify-write is one load and one store ----
+# (Valgrind makes a lock add a load and a compare-and-swap)
+"$DSPROF" record -q --sim -c 1 -e sim:loads,sim:stores -o rmw -- "$PROGS/sharing" global 4096 >rmw.out 2>&1
+"$DSPROF" report -i rmw --view pcs -f csv 2>/dev/null | grep '^add_tally.*lock add' >rmw.csv
+check_eq "lock add: one load and one store each time (2 threads x 4096, loads/stores)" \
+	"$(tr -d '\r' <rmw.csv | awk -F, '{ print $(NF-2) "/" $NF }')" "8192/8192"
+
 # ---- the dataspace programs: exact addresses put the hot field on top ----
 # (not chase: its list is built by a store to every node in random order, as
 # many misses as the walk makes, and the model counts that tie exactly)
