@@ -121,6 +121,21 @@ hitm=$((hitm_a + hitm_b))
 padhitm=$(( $(fn pad bump_a HITM) + $(fn pad bump_b HITM) ))
 check "padded: HITM under 1% of the shared line's ($padhitm vs $hitm)" test $((padhitm * 100)) -lt "$hitm"
 
+# ---- the same program, the same counts: threads take turns ----
+# (four threads hand a token round: futex waits, wakes, prints, joins)
+for r in 1 2; do
+	"$DSPROF" record --sim -e sim:HITM -e sim:stores -e sim:L1D_MISS -o "turns$r" -- "$PROGS/sim_turns" \
+		>"turns$r.out" 2>"turns$r.err"
+	# every sample but its process and thread ids (the kernel's)
+	"$DSPROF" report -i "turns$r" --view samples -f csv 2>/dev/null | cut -d, -f1,2,5- >"turns$r.samples"
+done
+check_eq "two runs of four threads: the program's output" "$(tail -1 turns1.out)" "token 800 sum 79600"
+check_eq "two runs of four threads: the same exact counts" "$(grep simulated turns1.err)" "$(grep simulated turns2.err)"
+check_ge "two runs of four threads: samples" "$(wc -l <turns1.samples)" 100
+check "two runs of four threads: the same samples, one by one" cmp -s turns1.samples turns2.samples
+check "two runs of four threads: the order held (no thread waited for)" \
+	test ! -s "$(ls turns1/sim/valgrind.*.log 2>/dev/null | head -1)"
+
 # ---- an atomic read-modify-write is one load and one store ----
 # (Valgrind makes a lock add a load and a compare-and-swap)
 "$DSPROF" record -q --sim -c 1 -e sim:loads,sim:stores -o rmw -- "$PROGS/sharing" global 4096 >rmw.out 2>&1
