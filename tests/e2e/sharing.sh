@@ -89,6 +89,17 @@ if command -v valgrind >/dev/null 2>&1; then
 	check_eq "sim atomic_padded: the counter's line true, the step's read-mostly" \
 		"$(classes s_atomic_padded.tab "$(addr sim_atomic_padded.out)" 128)" "read-mostly true-sharing"
 
+	# the counter both threads increment atomically, with the global
+	# they read on its line, sampled as recorded by default: each
+	# thread's coherence misses fall on the accesses that suffer them,
+	# the counter's and the global's, not on its last access to the line
+	"$DSPROF" record -q --sim -o sim_global_dflt -- "$PROGS/sharing" global 1048576 >sim_global_dflt.out 2>&1
+	report sim_global_dflt s_global_dflt
+	l=$(printf '0x%x' "$(addr sim_global_dflt.out)")
+	check_eq "sim global, default events: each thread writes hits" \
+		"$(awk -F'|' -v l="$l" '$1 == "thread" && $2 == l && $8 ~ /^hits 0-7/ { n++ } END { print n + 0 }' s_global_dflt.tab)" 2
+	check_eq "sim global, default events: true sharing" "$(field s_global_dflt.tab "$l" 3)" true-sharing
+
 	# read-only table: benign, padded or not (main's initial stores ignored)
 	check_eq "sim readonly: every line of the table read-mostly" \
 		"$(classes s_readonly.tab "$(addr sim_readonly.out)" 512)" read-mostly
