@@ -126,6 +126,8 @@ static UInt l1_bits;
 static ULong accesses;
 static ULong total[SIM_NEVENTS];
 static ULong next_sample[SIM_NEVENTS]; /* total at which the next sample is due */
+static ULong next_gap[SIM_NEVENTS];    /* events from the last sample to that one */
+static ULong draws[SIM_NEVENTS];       /* the generator of the gaps */
 
 /* The directory: a hash table of line entries, allocated in chunks and
  * never moved or freed (L1 ways point at them). */
@@ -284,7 +286,7 @@ static Bool in_client_code(Addr a)
 	return seg && seg->hasX && (seg->kind == SkFileC || seg->kind == SkAnonC);
 }
 
-static void sample(UInt ev, ULong periods, enum src s, const access_ctx *x)
+static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 {
 	Addr ips[SIM_MAX_STACK];
 	UInt n = 0;
@@ -305,18 +307,42 @@ static void sample(UInt ev, ULong periods, enum src s, const access_ctx *x)
 		}
 	}
 	sim_emit_sample(cfg.slot[ev], pid, x->lwp, x->time, x->pc, x->addr,
-			periods * cfg.period[ev], weight(s), data_src(s, x->write),
+			period, weight(s), data_src(s, x->write),
 			cfg.callchain ? ips : NULL, n);
 }
 
-/* n more events of kind ev; every period-th one is sampled. */
+/* The events between two samples of ev: uniform in [P - P/8, P + P/8]
+ * for a period P, whose mean is P, as a PMU that randomizes its period's
+ * low bits: a fixed period samples the same access of a loop that makes
+ * a multiple of it.  The generator (xorshift64) starts from a fixed seed:
+ * runs repeat.  P under 8: every P-th. */
+static ULong draw_gap(UInt ev)
+{
+	ULong p = cfg.period[ev], d = p / 8, r = draws[ev];
+
+	if (!d)
+		return p;
+	r ^= r << 13;
+	r ^= r >> 7;
+	r ^= r << 17;
+	draws[ev] = r;
+	return p - d + r % (2 * d + 1);
+}
+
+/* n more events of kind ev; the one that ends a gap is sampled, with the
+ * gap as its period (the gaps it ends, when one access makes several), so
+ * that the periods add up to the count. */
 static inline void count(UInt ev, ULong n, enum src s, const access_ctx *x)
 {
 	total[ev] += n;
 	if (UNLIKELY(total[ev] >= next_sample[ev])) {
-		ULong periods = (total[ev] - next_sample[ev]) / cfg.period[ev] + 1;
-		next_sample[ev] += periods * cfg.period[ev];
-		sample(ev, periods, s, x);
+		ULong period = 0;
+		do {
+			period += next_gap[ev];
+			next_gap[ev] = draw_gap(ev);
+			next_sample[ev] += next_gap[ev];
+		} while (total[ev] >= next_sample[ev]);
+		sample(ev, period, s, x);
 	}
 }
 
@@ -751,7 +777,13 @@ void sim_model_init(const sim_config *c, Int process)
 	if (l2_is_llc)
 		cache_init(&llc, &cfg.l2);
 	for (UInt ev = 0; ev < SIM_NEVENTS; ev++)
-		next_sample[ev] = cfg.period[ev] ? cfg.period[ev] : ~0ull;
+		if (cfg.period[ev]) {
+			draws[ev] = 0x9E3779B97F4A7C15ull * (ev + 1);
+			next_gap[ev] = draw_gap(ev);
+			next_sample[ev] = next_gap[ev];
+		} else {
+			next_sample[ev] = ~0ull;
+		}
 }
 
 /* The private caches' ways start remembering their lines' directory
