@@ -38,6 +38,18 @@ classes() {
 	for l in $(lines_of "$2" "$3"); do field "$1" "$l" 3; done | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 addr() { sed -n 's/^addr //p' "$1"; }
+# line_of EXP: the line of the hot object its program printed
+line_of() { printf '0x%x' "$(addr "$1.out")"; }
+# no_tids: text without its thread ids (the kernel's differ from run to run)
+no_tids() { sed 's/T[0-9]* //g'; }
+# simrec NAME MODE [RECORD OPTIONS...]: MODE of the program under the
+# simulator, a million iterations a thread: sim_NAME, and s_NAME.tab
+simrec() {
+	n=$1 m=$2
+	shift 2
+	"$DSPROF" record -q --sim "$@" -o "sim_$n" -- "$PROGS/sharing" "$m" 1048576 >"sim_$n.out" 2>&1
+	report "sim_$n" "s_$n"
+}
 
 # ---- the simulator: every access, exact ----
 N=20480 # a multiple of the program's 1024-iteration chunks
@@ -93,12 +105,41 @@ if command -v valgrind >/dev/null 2>&1; then
 	# they read on its line, sampled as recorded by default: each
 	# thread's coherence misses fall on the accesses that suffer them,
 	# the counter's and the global's, not on its last access to the line
-	"$DSPROF" record -q --sim -o sim_global_dflt -- "$PROGS/sharing" global 1048576 >sim_global_dflt.out 2>&1
-	report sim_global_dflt s_global_dflt
-	l=$(printf '0x%x' "$(addr sim_global_dflt.out)")
+	simrec global_dflt global
+	l=$(line_of sim_global_dflt)
 	check_eq "sim global, default events: each thread writes hits" \
 		"$(awk -F'|' -v l="$l" '$1 == "thread" && $2 == l && $8 ~ /^hits 0-7/ { n++ } END { print n + 0 }' s_global_dflt.tab)" 2
 	check_eq "sim global, default events: true sharing" "$(field s_global_dflt.tab "$l" 3)" true-sharing
+	check_eq "sim global: the evidence, the global falsely shared beside" "$(field s_global_dflt.tab "$l" 4 | no_tids)" \
+		"writes hits 0-7; writes hits 0-7: the same bytes; batch 8-15 only read beside them: false sharing"
+	check_eq "sim global: the fix for each" "$(field s_global_dflt.tab "$l" 5)" \
+		'threads write bytes other threads use: padding cannot help; give each thread its own copy and combine them at the end, or update less often; `batch`, only read, shares the line with those writes (false sharing): give each its own 64-byte line (_Alignas(64) on the variables, or 64-byte aligned allocations): `hits`, `batch`'
+	# the same verdict on every run
+	simrec global_again global
+	check_eq "sim global, default events: the same view on a second run" \
+		"$(cut -d'|' -f1,3-6,8,9 s_global_again.tab | no_tids)" "$(cut -d'|' -f1,3-6,8,9 s_global_dflt.tab | no_tids)"
+	# as the issue recorded it: sim:HITM every 31, sim:stores every 100003
+	simrec global_hs global -e sim:HITM,sim:stores
+	check_eq "sim global, sim:HITM and sim:stores: true sharing" "$(field s_global_hs.tab "$(line_of sim_global_hs)" 3)" \
+		true-sharing
+	check_contains "sim global, sim:HITM and sim:stores: the global falsely shared" s_global_hs.tab \
+		"the same bytes; batch 8-15 only read beside them: false sharing"
+	simrec global_padded global_padded
+	check_eq "sim global_padded: the counter's line true sharing, nothing beside" \
+		"$(field s_global_padded.tab "$(line_of sim_global_padded)" 4 | no_tids)" "writes hits 0-7; writes hits 0-7: the same bytes"
+
+	# one thread's stores (a million: ten samples of sim:stores) beside
+	# another's loads (a HITM each time: thirty thousand samples): the
+	# rule weighs what each event counts, not how often it was sampled
+	simrec publish publish -e sim:HITM,sim:stores
+	l=$(line_of sim_publish)
+	check_eq "sim publish, sampled: false sharing" "$(field s_publish.tab "$l" 3)" false-sharing
+	check_eq "sim publish: the evidence" "$(field s_publish.tab "$l" 4 | no_tids)" \
+		"writes progress 0-7; reads config 8-15: disjoint bytes"
+	check_eq "sim publish: the fix" "$(field s_publish.tab "$l" 5)" \
+		'insert 56 bytes after `progress` (or _Alignas(64) on `config`)'
+	simrec publish_padded publish_padded -e sim:HITM,sim:stores
+	check_eq "sim publish_padded: no line shared" "$(classes s_publish_padded.tab "$(addr sim_publish_padded.out)" 128)" ""
 
 	# read-only table: benign, padded or not (main's initial stores ignored)
 	check_eq "sim readonly: every line of the table read-mostly" \
