@@ -17,11 +17,11 @@ FUZZ_SECONDS ?= 30
 
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
-        libpapi-dev libncurses-dev liblzma-dev zlib1g-dev valgrind linux-perf \
+        libpapi-dev libncurses-dev liblzma-dev zlib1g-dev libzstd-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
         dwarves tmux
 
-PKG_MODULES := libelf capstone papi liblzma zlib
+PKG_MODULES := libelf capstone papi liblzma zlib libzstd
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
 PKG_LIBS    := $(shell pkg-config --libs $(PKG_MODULES) 2>/dev/null)
 
@@ -103,7 +103,7 @@ FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json $(BUILD)/fuzz/f
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
 $(BUILD)/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c $(wildcard base/*.c experiment/*.c)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^
+	clang $(FUZZ_CFLAGS) -o $@ $^ $(shell pkg-config --libs libzstd 2>/dev/null)
 $(BUILD)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(wildcard base/*.c)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -o $@ $^
@@ -146,7 +146,7 @@ check: deps
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run
 	@$(MAKE) --no-print-directory fuzz
 
-fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS)
+fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS) $(TOOL_BINS)
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 demo: deps

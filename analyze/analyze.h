@@ -54,6 +54,12 @@ enum ds_col_kind {
 	DS_COL_DELTA, DS_COL_DELTA_NS, DS_COL_CHANGE
 };
 
+/* How a diff makes one cell of rows it treats as one (a field on two
+ * cache lines): the first (hottest) row's, the sum, the union of
+ * space-separated ids ("12 14 +3"), or the number of ids in that union
+ * (the column after this one). */
+enum ds_col_combine { DS_COMBINE_FIRST, DS_COMBINE_SUM, DS_COMBINE_UNION, DS_COMBINE_UNION_COUNT };
+
 typedef struct ds_col {
 	const char *name;     /* "module", "file", "line", "address", ... */
 	enum ds_col_kind kind;
@@ -117,6 +123,8 @@ typedef struct ds_table {
 			       * the column kind they have (comma-separated): rows named
 			       * by an address (a cache line) or a thread id match nothing
 			       * in another run */
+	const uint8_t *diff_combine; /* per column, enum ds_col_combine: how ds_diff makes
+				      * the cell of rows it matches as one; NULL: the first */
 } ds_table;
 
 typedef struct ds_view_opts {

@@ -181,6 +181,8 @@ struct ds_session {
 	ds_hash *proc_index;
 	proc kernel;                  /* pid -1: the kernel's maps */
 	bool same_machine;            /* recorded on this host and kernel: its kallsyms and vdso fit */
+	bool unfinished;              /* marked by a recording that did not end (experiment/) */
+	bool other_boot;              /* ... on another boot than this one, or one it does not name */
 
 	DS_VEC(site) sites;
 	ds_hash *site_index;
@@ -238,7 +240,15 @@ struct ds_session {
 	char *filter_text;
 	DS_VEC(uint64_t) keep;           /* with a filter: bit i set when it keeps record i */
 	uint64_t unfiltered_samples;     /* with a filter: the samples before it */
+
+	/* charging samples to their triggers (charge.c): per site, the site
+	 * its [imprecise, precise] samples are charged to; UINT32_MAX not yet */
+	DS_VEC(uint32_t) site_charge;
 };
+
+/* Lists of thread or CPU ids in a cell name at most this many ("12 14
+ * +3"): hotlines makes them, diff unites them. */
+#define DS_IDS_LISTED 8
 
 /* ---- building tables (table.c) ---- */
 typedef struct tb {
@@ -324,8 +334,10 @@ void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
  * addresses). */
 const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
 /* The line size of cache level `level` ("L1D", "L2", "L3"; NULL: L1D) of
- * the session's machine. */
-int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_err *err);
+ * the session's machine.  With `fallback`, a machine that describes no
+ * caches at all gets DS_DEFAULT_LINE bytes and a note that says so. */
+#define DS_DEFAULT_LINE 64
+int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err);
 void ds_session_mobjs_free(ds_session *s);
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
@@ -339,7 +351,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
  * followed by its sub-rows of the same line_col, kind by kind in the order
  * of `subs`, at most caps[k] of each, and then cut at `limit` top rows. */
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
-void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line);
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line);
 void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
 		       uint32_t *lo, uint32_t *hi);
 void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,
@@ -364,6 +376,32 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);
 
+/* ---- charging samples to their triggers (charge.c) ----
+ * The views of code (lines, pcs, source) show a sample at its trigger
+ * when backtracking found one, else where it was taken.  A charge is the
+ * site metrics moved there, built after ds_dataspace_build (and after a
+ * filter changed); building it may add sites (triggers never sampled
+ * themselves), so iterate sites after it, up to nsites. */
+typedef struct ds_charge {
+	size_t nsites;
+	DS_VEC(uint64_t) samples;     /* [site * nev + ev]: charged to the site */
+	DS_VEC(uint64_t) count;
+	DS_VEC(uint32_t) lead;        /* per site: the site most of its charged samples whose
+				       * trigger is known were taken at (itself, or one after
+				       * it), else most of all; UINT32_MAX none: it labels the
+				       * row's data object */
+	DS_VEC(uint32_t) skid;        /* per site: the other site most of them were taken at */
+	DS_VEC(uint32_t) nskid;       /* per site: how many other sites charged it */
+} ds_charge;
+void ds_charge_build(ds_session *s, ds_charge *c);
+bool ds_charge_has(const ds_session *s, const ds_charge *c, size_t site);
+uint64_t ds_charge_total(const ds_session *s, const ds_charge *c, size_t site);
+/* Add the site's charged metrics to a row. */
+void ds_charge_add(const ds_session *s, const ds_charge *c, size_t site, ds_row *r);
+void ds_charge_free(ds_charge *c);
+
+/* The site of (object, file offset), made when new. */
+uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
 /* The object (dso index) and vaddr of a runtime data address. */
@@ -379,6 +417,11 @@ uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid);
  * event metrics, from zero: after the filter changed. */
 int ds_session_recount(ds_session *s, ds_err *err);
 void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The objects' problems with their debug information, which dwarfmap/
+ * meets lazily (types and variables are read on the first query, long
+ * after the object was opened): each becomes a session note and, when t is
+ * given, a note of that view, once. */
+void ds_session_debug_notes(ds_session *s, ds_table *t);
 bool ds_sample_wanted(const ds_session *s, uint32_t tid);
 bool ds_ip_is_kernel(uint16_t misc);
 

@@ -138,7 +138,8 @@ static void group_relations(ds_table *t)
 		for (size_t i = 0; i < t->nrows; i++)
 			if (strcmp(t->rows[i].cells[CC_RELATION].s, rel_names[g]) == 0)
 				out[n++] = t->rows[i];
-	memcpy(t->rows, out, n * sizeof *out);
+	if (n) /* no rows: t->rows is NULL */
+		memcpy(t->rows, out, n * sizeof *out);
 	free(out);
 }
 
@@ -295,12 +296,12 @@ static const char *function_file(ds_session *s, const fkey *f)
 static size_t source_rows(tb *b, const char *path, ds_err *note)
 {
 	size_t len = 0, nlines = 0;
-	char *text = ds_read_file(path, &len);
+	char *text = ds_read_file_err(path, &len, note);
 	ds_buf line = {0};
 	const char *p, *end;
 
 	if (!text) {
-		ds_err_set(note, DS_EINPUT, "cannot read '%s': only its sampled lines are shown", path);
+		ds_err_prefix(note, "only the sampled lines are shown: ");
 		return 0;
 	}
 	if (len > SOURCE_MAX_BYTES) {
@@ -342,6 +343,7 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 	ds_err note = {0};
 	size_t nlines = 0;
 	fkey f = {0, 0, 0};
+	ds_charge c;
 	tb b;
 
 	if (!o || (!o->function && !o->file))
@@ -379,12 +381,14 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 	nlines = source_rows(&b, path, &note);
 	for (size_t r = 0; r < b.v.n; r++)
 		ds_vec_push(&best, 0);
-	for (size_t i = 0; i < s->sites.n; i++) {
+	ds_charge_build(s, &c);
+	for (size_t i = 0; i < c.nsites; i++) {
 		const site *st = &s->sites.v[i];
 		uint32_t no;
 		bool added;
 		size_t r;
-		if (!site_total(s, i) || (by_function && st->dso != f.dso))
+		uint64_t n;
+		if (!ds_charge_has(s, &c, i) || (by_function && st->dso != f.dso))
 			continue;
 		ds_site_resolve(s, i, true);
 		if (!st->file || strcmp(st->file, path) != 0)
@@ -395,18 +399,17 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 			tb_cell_u64(&b.v.v[r], SR_LINE, no);
 			ds_vec_push(&best, 0);
 		}
-		for (size_t e = 0; e < s->nev; e++) {
-			b.v.v[r].samples[e] += s->site_samples.v[i * s->nev + e];
-			b.v.v[r].count[e] += s->site_count.v[i * s->nev + e];
-		}
-		if (s->site_samples.v[i * s->nev] >= best.v[r]) {
+		ds_charge_add(s, &c, i, &b.v.v[r]);
+		n = ds_charge_total(s, &c, i);
+		if (n >= best.v[r]) {
 			const char *verdict;
 			const ds_trigger *trig;
-			best.v[r] = s->site_samples.v[i * s->nev];
+			best.v[r] = n;
 			tb_cell_str(&b.v.v[r], SR_FUNCTION, site_fname(s, i));
-			tb_cell_str(&b.v.v[r], SR_DATAOBJECT, ds_site_dataobject(s, i, &verdict, &trig));
+			tb_cell_str(&b.v.v[r], SR_DATAOBJECT, ds_site_dataobject(s, c.lead.v[i], &verdict, &trig));
 		}
 	}
+	ds_charge_free(&c);
 	ds_vec_free(&best);
 	for (size_t r = 0; r < b.v.n; r++)
 		tb_cell_str(&b.v.v[r], SR_FILE, path);

@@ -746,7 +746,8 @@ static bool sample_ea(const ds_sample *sm, const ds_trigger *t, uint64_t ip_vadd
 }
 
 /* Load or store: the sample's data source says when the event gives one
- * (the simulator, PEBS, IBS); else the trigger instruction's operand. */
+ * (the simulator, PEBS, IBS, and so for kernel code too); else the trigger
+ * instruction's operand (t NULL: there is none). */
 static uint16_t access_kind(const ds_sample *sm, const ds_trigger *t)
 {
 	uint64_t op = sm->type & PERF_SAMPLE_DATA_SRC ? (sm->data_src >> PERF_MEM_OP_SHIFT) : 0;
@@ -754,7 +755,7 @@ static uint16_t access_kind(const ds_sample *sm, const ds_trigger *t)
 
 	if (op & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE))
 		return (op & PERF_MEM_OP_LOAD ? SR_LOAD : 0) | (op & PERF_MEM_OP_STORE ? SR_STORE : 0);
-	if (t->verdict != DS_BT_OK || t->mem.address_only)
+	if (!t || t->verdict != DS_BT_OK || t->mem.address_only)
 		return 0;
 	if (t->mem.read)
 		f |= SR_LOAD;
@@ -836,6 +837,7 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 			rc.flags |= SR_EA | EA_FROM_ADDR << SR_EA_SHIFT;
 		}
 		rc.dobj = dobj_add(s, DOBJ_KERNEL, "<kernel>", NULL, NULL, NULL);
+		rc.flags |= access_kind(sm, NULL);
 		goto keep;
 	}
 	if (!s->sites.v[rc.site].ds)

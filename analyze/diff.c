@@ -105,7 +105,7 @@ static void key_value(ds_buf *b, const char *v)
 		named |= *p != '<';
 		p += len;
 	}
-	qsort(items.v, items.n, sizeof *items.v, cmp_str);
+	ds_sort(items.v, items.n, sizeof *items.v, cmp_str);
 	for (size_t i = 0, n = 0; i < items.n; i++) {
 		if (!named || items.v[i][0] != '<')
 			ds_buf_printf(b, "%s%s", n++ ? ", " : "", items.v[i]);
@@ -162,6 +162,7 @@ typedef struct entry {
 	char *key;
 	const char *module;    /* the view's module column; NULL when none */
 	size_t row;            /* its first (hottest) row in the side's table */
+	DS_VEC(size_t) rows;   /* all its rows */
 	DS_VEC(char *) names;  /* the distinct names of its rows */
 	uint64_t *samples, *count; /* per event of the side's table */
 	int64_t pair;          /* the other side's entry, -1 */
@@ -214,6 +215,7 @@ static void side_load(side *sd, const ds_table *t)
 			free(key);
 		}
 		e = &sd->v.v[k];
+		ds_vec_push(&e->rows, i);
 		for (size_t j = 0; j < e->names.n && !known; j++)
 			known = strcmp(e->names.v[j], name) == 0;
 		if (known)
@@ -236,6 +238,7 @@ static void side_free(side *sd)
 		for (size_t j = 0; j < e->names.n; j++)
 			free(e->names.v[j]);
 		ds_vec_free(&e->names);
+		ds_vec_free(&e->rows);
 		free(e->samples);
 		free(e->count);
 	}
@@ -400,7 +403,8 @@ static void set_cols(builder *b, const char *label)
 	char *block = ds_xmalloc(head + nlen + llen), *names = block + head;
 	ds_table *t = b->d->table;
 
-	memcpy(names, b->colnames.p, nlen);
+	if (nlen)
+		memcpy(names, b->colnames.p, nlen);
 	memcpy(names + nlen, label, llen);
 	t->cols = (ds_col *)(void *)block;
 	t->ncols = b->cols.n;
@@ -529,6 +533,91 @@ static char *other_names(const entry *e, const char *key)
 	return other ? ds_buf_steal(&b) : NULL;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The union of the ids ("12 14 +3": two listed, three more) in column c
+ * of an entry's rows: its text, and in *n how many ids it holds (at least
+ * the most any row counted in column count_col, for the ids "+N" hid). */
+static char *id_union(const ds_table *t, const entry *e, size_t c, size_t count_col, uint64_t *n)
+{
+	DS_VEC(uint64_t) ids = {0};
+	uint64_t most = 0, distinct = 0;
+	bool hidden = false;
+	ds_buf b = {0};
+
+	for (size_t j = 0; j < e->rows.n; j++) {
+		const ds_row *r = &t->rows[e->rows.v[j]];
+		const char *p = r->cells[c].set && r->cells[c].s ? r->cells[c].s : "";
+		if (count_col < t->ncols && r->cells[count_col].set && r->cells[count_col].u > most)
+			most = r->cells[count_col].u;
+		while (*p) {
+			char *end;
+			if (*p == '+')
+				hidden = true;
+			uint64_t v = strtoull(*p == '+' ? p + 1 : p, &end, 10);
+			if (end == p || (*p == '+' && end == p + 1))
+				break;
+			if (*p != '+')
+				ds_vec_push(&ids, v);
+			p = end;
+			while (*p == ' ')
+				p++;
+		}
+	}
+	if (ids.n)
+		qsort(ids.v, ids.n, sizeof *ids.v, cmp_u64);
+	for (size_t k = 0; k < ids.n; k++) {
+		if (k && ids.v[k] == ids.v[k - 1])
+			continue;
+		if (distinct < DS_IDS_LISTED)
+			ds_buf_printf(&b, "%s%" PRIu64, distinct ? " " : "", ids.v[k]);
+		distinct++;
+	}
+	*n = hidden && most > distinct ? most : distinct;
+	if (*n > DS_IDS_LISTED)
+		ds_buf_printf(&b, " +%" PRIu64, *n - DS_IDS_LISTED);
+	ds_vec_free(&ids);
+	return ds_buf_steal(&b);
+}
+
+/* Cells of an entry's rows made one, as the view says (diff_combine). */
+static void combine_cells(const ds_table *t, const entry *e, ds_cell *cells)
+{
+	for (size_t c = 0; t->diff_combine && e->rows.n > 1 && c < t->ncols; c++) {
+		uint64_t sum = 0, n;
+		bool set = false;
+		switch (t->diff_combine[c]) {
+		case DS_COMBINE_SUM:
+			for (size_t j = 0; j < e->rows.n; j++) {
+				const ds_cell *x = &t->rows[e->rows.v[j]].cells[c];
+				sum += x->set ? x->u : 0;
+				set |= x->set;
+			}
+			cells[c].u = sum;
+			cells[c].set = set;
+			break;
+		case DS_COMBINE_UNION:
+			free(cells[c].s);
+			cells[c].s = id_union(t, e, c, c > 0 ? c - 1 : t->ncols, &n);
+			cells[c].set = cells[c].s[0] != 0;
+			break;
+		case DS_COMBINE_UNION_COUNT:
+			if (c + 1 < t->ncols) {
+				free(id_union(t, e, c + 1, c, &n));
+				cells[c].u = n;
+				cells[c].set = true;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 static void add_row(builder *b, const entry *e[2])
 {
 	ds_table *t = b->d->table;
@@ -553,6 +642,7 @@ static void add_row(builder *b, const entry *e[2])
 		r.cells[c] = fr->cells[c];
 		r.cells[c].s = fr->cells[c].s ? ds_xstrdup(fr->cells[c].s) : NULL;
 	}
+	combine_cells(ft, from, r.cells);
 	r.cells[b->status_col].s = ds_xstrdup(!any[AFTER] ? "gone" : !any[BEFORE] ? "new" : "both");
 	r.cells[b->status_col].set = true;
 	for (int s = 0; s < 2; s++) {
@@ -963,8 +1053,7 @@ int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_
 	verdict(&b, &v);
 	d->verdict = v.v;
 	d->nverdict = v.n;
-	if (d->table->nrows)
-		qsort_r(d->table->rows, d->table->nrows, sizeof *d->table->rows, cmp_diff_rows, &sp);
+	ds_sort_r(d->table->rows, d->table->nrows, sizeof *d->table->rows, cmp_diff_rows, &sp);
 	tb_cut(d->table, o ? o->limit : 0);
 	builder_free(&b);
 	*out = d;
@@ -1064,6 +1153,46 @@ static void line_label(ds_buf *b, const sline *l)
 		ds_buf_puts(b, "no known data");
 }
 
+/* What the data on a line costs in a side's dataobjects table: the sum of
+ * the rows named by names ("struct a, struct b"; the <...> buckets name
+ * nothing), for event.  false when the table lacks the event or any row. */
+static bool data_cost(const ds_table *t, const char *names, const char *event, uint64_t *cost)
+{
+	size_t ev = t ? t->nevents : 0;
+	bool found = false;
+
+	*cost = 0;
+	for (size_t e = 0; t && e < t->nevents; e++)
+		if (strcmp(t->events[e].name, event) == 0)
+			ev = e;
+	if (!t || ev == t->nevents)
+		return false;
+	for (const char *p = names; p && *p;) {
+		size_t len = strcspn(p, ",");
+		for (size_t i = 0; *p != '<' && i < t->nrows; i++)
+			if (strlen(t->rows[i].name) == len && strncmp(t->rows[i].name, p, len) == 0) {
+				*cost += t->rows[i].count[ev];
+				found = true;
+				break;
+			}
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return found;
+}
+
+/* "; its data: EVENT X -> Y (...)" from the data objects views, when they
+ * name the line's data. */
+static void data_cost_text(ds_buf *b, ds_table *const objs_t[2], const char *names, const char *event,
+			   bool ns)
+{
+	uint64_t x, y;
+	if (objs_t && data_cost(objs_t[BEFORE], names, event, &x) | data_cost(objs_t[AFTER], names, event, &y)) {
+		ds_buf_puts(b, "; as data (dataobjects): ");
+		change_text(b, event, x, y, ns);
+	}
+}
+
 /* False, true or both: the sharing that costs (read-mostly does not). */
 static bool shared(const sline *l)
 {
@@ -1073,7 +1202,7 @@ static bool shared(const sline *l)
 /* The lines of one side that are shared, and how the other side has
  * them: status "stopped" or "still" from BEFORE, "started" from AFTER. */
 static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, const ds_diff_event *de,
-			       bool ns, uint64_t total)
+			       bool ns, uint64_t total, ds_table *const objs_t[2])
 {
 	const sline_vec *mine = &ln[from], *other = &ln[!from];
 	size_t shown = 0;
@@ -1083,7 +1212,7 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 		size_t best = mine->n, most = other->n;
 		uint64_t there = 0, x, y;
 		bool still = false;
-		ds_buf label = {0}, b = {0};
+		ds_buf label = {0}, b = {0}, names = {0};
 		ds_diff_finding *f;
 
 		for (size_t i = 0; i < mine->n; i++)
@@ -1122,11 +1251,17 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 		else
 			ds_buf_printf(&b, "(%s -> %s, %" PRIu64 " -> %" PRIu64 " threads); ", mine->v[best].cls,
 				      other->v[most].cls, mine->v[best].threads, other->v[most].threads);
+		/* a line that stopped being shared costs nothing as a shared
+		 * line; what its data still costs is the data objects' to say */
 		change_text(&b, de->name, x, y, ns);
+		for (size_t k = 0; k < mine->v[best].objs.n; k++)
+			ds_buf_printf(&names, "%s%s", k ? ", " : "", mine->v[best].objs.v[k]);
+		data_cost_text(&b, objs_t, ds_buf_str(&names), de->name, ns);
 		f = add_finding(v, "line", de->name, label.p, "%s", b.p);
 		f->status = from == AFTER ? "started" : still ? "still" : "stopped";
 		set_counts(f, true, x, true, y);
 		ds_buf_free(&label);
+		ds_buf_free(&names);
 		ds_buf_free(&b);
 		shown++;
 	}
@@ -1134,7 +1269,8 @@ static void verdict_side_lines(finding_vec *v, const sline_vec *ln, int from, co
 }
 
 /* The lines of the sharing tables t (each side's) for event de. */
-static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2], const ds_diff_event *de)
+static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2], const ds_diff_event *de,
+			  ds_table *const objs_t[2])
 {
 	sline_vec ln[2] = {{0}, {0}};
 	const ds_table_event *eb = &d->table->events[de->before], *ea = &d->table->events[de->after];
@@ -1142,8 +1278,8 @@ static void verdict_lines(finding_vec *v, const ds_diff *d, ds_table *const t[2]
 
 	lines_load(&ln[BEFORE], t[BEFORE], de->name);
 	lines_load(&ln[AFTER], t[AFTER], de->name);
-	verdict_side_lines(v, ln, BEFORE, de, eb->time_ns, total);
-	verdict_side_lines(v, ln, AFTER, de, eb->time_ns, total);
+	verdict_side_lines(v, ln, BEFORE, de, eb->time_ns, total, objs_t);
+	verdict_side_lines(v, ln, AFTER, de, eb->time_ns, total, objs_t);
 	lines_free(&ln[BEFORE]);
 	lines_free(&ln[AFTER]);
 }
@@ -1156,6 +1292,34 @@ static void findings_free(ds_diff_finding *v, size_t n)
 		free(v[i].text);
 	}
 	free(v);
+}
+
+/* A sharing diff's row findings that say a line went or came: that is
+ * its sharing, not its cost, which the data objects tell. */
+static void sharing_rows_as_data(ds_diff *d, ds_table *const objs_t[2])
+{
+	for (size_t i = 0; i < d->nverdict; i++) {
+		ds_diff_finding *f = &d->verdict[i];
+		uint64_t x, y;
+		bool ns = false;
+		ds_buf b = {0};
+		if (strcmp(f->kind, "row") != 0 || !f->row || !f->event || !f->status ||
+		    (strcmp(f->status, "gone") != 0 && strcmp(f->status, "new") != 0))
+			continue;
+		for (size_t e = 0; e < d->table->nevents; e++)
+			if (strcmp(d->table->events[e].name + strcspn(d->table->events[e].name, ":") + 1,
+				   f->event) == 0)
+				ns = d->table->events[e].time_ns;
+		ds_buf_printf(&b, "%s: %s a shared line", f->row,
+			      strcmp(f->status, "gone") == 0 ? "no longer on" : "now on");
+		if (data_cost(objs_t[BEFORE], f->row, f->event, &x) | data_cost(objs_t[AFTER], f->row, f->event, &y)) {
+			ds_buf_puts(&b, "; as data (dataobjects): ");
+			change_text(&b, f->event, x, y, ns);
+			set_counts(f, true, x, true, y);
+		}
+		free(f->text);
+		f->text = ds_buf_steal(&b);
+	}
 }
 
 /* Put v's findings at d->verdict[at]. */
@@ -1189,7 +1353,7 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_t
 {
 	static const char *const facts[] = {"total", "period", "only", NULL};
 	static const char *const names[] = {"clone", "module", NULL};
-	ds_table *t[2] = {NULL, NULL}, *sh[2] = {NULL, NULL};
+	ds_table *t[2] = {NULL, NULL}, *sh[2] = {NULL, NULL}, *objs_t[2] = {NULL, NULL};
 	bool own = strcmp(view, "sharing") != 0;
 	ds_diff *f = NULL;
 	finding_vec lines = {0}, fns = {0};
@@ -1207,17 +1371,29 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_t
 		ds_table_free(sh[BEFORE]);
 		sh[BEFORE] = sh[AFTER] = NULL;
 	}
+	/* what the data on the lines costs, shared or not */
+	if (sh[BEFORE] && (ds_view_build(s[BEFORE], "dataobjects", NULL, &objs_t[BEFORE], &ignore) ||
+			   ds_view_build(s[AFTER], "dataobjects", NULL, &objs_t[AFTER], &ignore))) {
+		ds_table_free(objs_t[BEFORE]);
+		objs_t[BEFORE] = objs_t[AFTER] = NULL;
+	}
 	/* for each coherence event, or else the first event of both */
 	for (size_t k = 0; sh[BEFORE] && k < d->nevents; k++)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0 && is_coherence(d->events[k].name)) {
-			verdict_lines(&lines, d, sh, &d->events[k]);
+			verdict_lines(&lines, d, sh, &d->events[k], objs_t[BEFORE] ? objs_t : NULL);
 			told++;
 		}
 	for (size_t k = 0; sh[BEFORE] && k < d->nevents && !told; k++)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0) {
-			verdict_lines(&lines, d, sh, &d->events[k]);
+			verdict_lines(&lines, d, sh, &d->events[k], objs_t[BEFORE] ? objs_t : NULL);
 			told++;
 		}
+	/* the sharing view's rows are shared lines: one that left the view
+	 * stopped being shared, and still costs what its data costs */
+	if (!own && objs_t[BEFORE])
+		sharing_rows_as_data(d, objs_t);
+	ds_table_free(objs_t[BEFORE]);
+	ds_table_free(objs_t[AFTER]);
 	if (own) {
 		ds_table_free(sh[BEFORE]);
 		ds_table_free(sh[AFTER]);

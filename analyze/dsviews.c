@@ -60,7 +60,8 @@ static void group_fields(ds_table *t)
 	for (size_t i = 0; i < t->nrows; i++)
 		if (!used[i])
 			out[n++] = t->rows[i];
-	memcpy(t->rows, out, t->nrows * sizeof *out);
+	if (n) /* no rows: t->rows is NULL */
+		memcpy(t->rows, out, n * sizeof *out);
 	free(out);
 	free(used);
 }
@@ -195,8 +196,7 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 			stat_add(&v, 4, s->dsos.v[i].module, s->dso_mem.v[i]);
 			v.v[v.n - 1].pct = 100.0 * (double)s->dso_resolved.v[i] / (double)s->dso_mem.v[i];
 		}
-	if (v.n)
-		qsort(v.v, v.n, sizeof *v.v, cmp_stat);
+	ds_sort(v.v, v.n, sizeof *v.v, cmp_stat);
 
 	tb_init(&b, s, "typestats", "outcome", cols, TS_NCOLS, false);
 	b.t->has_metrics = false;
@@ -288,8 +288,7 @@ static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 		for (size_t e = 0; e < s->nev; e++)
 			v.v[k].samples += s->dobj_samples.v[i * s->nev + e];
 	}
-	if (v.n)
-		qsort(v.v, v.n, sizeof *v.v, cmp_hot);
+	ds_sort(v.v, v.n, sizeof *v.v, cmp_hot);
 	/* types named on the way to another answer, or whose samples the
 	 * filter left out, come last: they have none */
 	while (v.n && !v.v[v.n - 1].samples)

@@ -122,7 +122,7 @@ const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err)
 	return o;
 }
 
-int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_err *err)
+int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err)
 {
 	const ds_cache_level *c;
 
@@ -131,6 +131,13 @@ int ds_session_line_size(ds_session *s, const char *level, unsigned *line, ds_er
 	if (strcmp(level, "L1D") != 0 && strcmp(level, "L2") != 0 && strcmp(level, "L3") != 0)
 		return ds_err_set(err, DS_EINPUT, "unknown cache level '%s' (L1D, L2 or L3)", level);
 	machine_ready(s);
+	if (fallback && !s->machine.ncaches) {
+		*line = DS_DEFAULT_LINE;
+		ds_session_note_add(s, "the experiment describes no caches: cache lines are taken as %u bytes "
+				       "(give --line-size N, or a machine model with --machine FILE)",
+				    DS_DEFAULT_LINE);
+		return 0;
+	}
 	c = ds_machine_level(&s->machine, level);
 	if (!c || !c->line)
 		return ds_err_set(err, DS_EINPUT,

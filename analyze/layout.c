@@ -18,8 +18,7 @@
  *
  * Where pahole keeps counts in 8- and 16-bit fields (holes, padding) and
  * they wrap, this prints the true numbers.  What dsprof's types do not
- * carry (member alignment attributes, accessibility, methods, enumerators)
- * is left out.
+ * carry (accessibility, methods, enumerators) is left out.
  */
 #include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
@@ -779,6 +778,8 @@ static void print_member(printer *p, const pmember *pm, bool union_member, conf 
 		put(p, ":");
 		put_u64(p, m->bit_size, 0);
 	}
+	if (m->align)
+		out(p, " __attribute__((__aligned__(%u)))", m->align);
 	put(p, ";");
 	if (expanded) {
 		/* the member's own line is the closing one, after its type's */
@@ -788,6 +789,8 @@ static void print_member(printer *p, const pmember *pm, bool union_member, conf 
 		p->marks.v[p->marks.n - 1].path = sub_path(p, c, m->name, 0);
 	}
 	if (expanded && (is_struct(t) || is_union(t))) {
+		/* pahole's column: from the name and the type's attributes, not
+		 * the member's own (which it prints nonetheless) */
 		int slen = m->name ? (int)strlen(m->name) : -1;
 		if (is_struct(t)) {
 			pclass pc;
@@ -796,6 +799,8 @@ static void print_member(printer *p, const pmember *pm, bool union_member, conf 
 				slen += (int)sizeof("__attribute__((__packed__))");
 			pclass_free(&pc);
 		}
+		if (t->align)
+			slen += snprintf(NULL, 0, " __attribute__((__aligned__(%u)))", t->align);
 		offset_comment(p, c->type_spacing + c->name_spacing - slen - 3, offset, pm);
 		return;
 	}
@@ -830,6 +835,7 @@ static void hole_line(printer *p, const conf *c, int64_t n, bool bits, uint64_t 
 
 typedef struct sums {
 	uint64_t bytes, bits, holes, bit_holes, paddings, sum_paddings;
+	uint64_t forced, forced_holes, sum_forced_holes; /* members with their own alignment */
 } sums;
 
 /* pahole's __class__fprintf for structs and classes. */
@@ -889,6 +895,15 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 		const pmember *pm = &pc.pm[i];
 		const ds_member *m = pm->m;
 
+		if (m->align) {
+			/* the hole before it is what its alignment forced */
+			int64_t forced_hole = last ? last->hole : pc.pre_hole;
+			if (forced_hole != 0) {
+				s.forced_holes++;
+				s.sum_forced_holes += (uint64_t)forced_hole;
+			}
+			s.forced++;
+		}
 		if (last && !m->base_class && last_size != 0) {
 			if (last->bit_hole != 0 && pm->bitfield_size) {
 				uint64_t filler = (uint64_t)last->bit_hole;
@@ -1041,6 +1056,14 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 		if (pc.bit_padding > 0) {
 			out_tabs(p, c.indent);
 			out(p, "/* bit_padding: %lld bits */\n", (long long)pc.bit_padding);
+		}
+		if (s.forced > 0) {
+			out_tabs(p, c.indent);
+			out(p, "/* forced alignments: %llu", (unsigned long long)s.forced);
+			if (s.forced_holes > 0)
+				out(p, ", forced holes: %llu, sum forced holes: %llu",
+				    (unsigned long long)s.forced_holes, (unsigned long long)s.sum_forced_holes);
+			put(p, " */\n");
 		}
 		if (lastline) {
 			out_tabs(p, c.indent);

@@ -122,7 +122,7 @@ int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_ta
 #define HL_MAX_OBJECTS 8
 #define HL_MAX_CODE 5
 /* Threads and CPUs listed by number in a row's cell (all are counted). */
-#define HL_MAX_LISTED 8
+#define HL_MAX_LISTED DS_IDS_LISTED
 /* With --limit, the top lines are sorted out this many rows at a time
  * (or the limit's, when larger): the line rows never shown are never all
  * made at once. */
@@ -380,8 +380,7 @@ static void who_cells(const ds_session *s, hl_build *h, uint32_t e, bool cpu, ds
 	if (!cpu)
 		for (size_t k = 0; k < v->n; k++)
 			v->v[k] = s->threads.v[v->v[k]].tid;
-	if (v->n > 1)
-		qsort(v->v, v->n, sizeof *v->v, cmp_u32);
+	ds_sort(v->v, v->n, sizeof *v->v, cmp_u32);
 	for (size_t k = 0; k < v->n && k < HL_MAX_LISTED; k++)
 		ds_buf_printf(&b, "%s%u", k ? " " : "", v->v[k]);
 	if (v->n > HL_MAX_LISTED)
@@ -551,14 +550,26 @@ void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size
 int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err)
 {
 	*line = o ? o->line : 0;
-	return !*line && ds_session_line_size(s, o ? o->level : NULL, line, err) ? -1 : 0;
+	return !*line && ds_session_line_size(s, o ? o->level : NULL, true, line, err) ? -1 : 0;
 }
 
-void ds_line_props(ds_table *t, const ds_view_opts *o, unsigned line)
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line)
 {
+	const char *level = o && o->level ? o->level : "L1D";
+	const char *src = s->meta.cache_source;
+
 	if (!o || !o->line)
-		tb_prop(t, "level", DS_PROP_TEXT, "%s", o && o->level ? o->level : "L1D");
+		tb_prop(t, "level", DS_PROP_TEXT, "%s", level);
 	tb_prop(t, "line_size", DS_PROP_NUMBER, "%u", line);
+	/* where the geometry came from, the recording's or not */
+	if (o && o->line)
+		tb_prop(t, "line_from", DS_PROP_TEXT, "--line-size");
+	else if (!ds_machine_level(&s->machine, level))
+		tb_prop(t, "line_from", DS_PROP_TEXT, "default (the experiment describes no caches)");
+	else if (strcmp(s->machine.source, "experiment") != 0)
+		tb_prop(t, "line_from", DS_PROP_TEXT, "%s (not the recording's)", s->machine.source);
+	else
+		tb_prop(t, "line_from", DS_PROP_TEXT, "the recording (%s)", src ? src : "meta.json");
 }
 
 /* The sorted table as a tree: each top row (in the sorted order), then
@@ -628,6 +639,12 @@ void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *t
 	free(out);
 }
 
+static const uint8_t hl_combine[HL_NCOLS] = {
+	[HL_LOADS] = DS_COMBINE_SUM,          [HL_STORES] = DS_COMBINE_SUM,
+	[HL_NTHREADS] = DS_COMBINE_UNION_COUNT, [HL_THREADS] = DS_COMBINE_UNION,
+	[HL_NCPUS] = DS_COMBINE_UNION_COUNT,  [HL_CPUS] = DS_COMBINE_UNION,
+};
+
 int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[HL_NCOLS] = {
@@ -658,7 +675,10 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		h.site_code[i] = -1;
 	/* two runs share no addresses: a diff compares the objects and the code */
 	h.b.t->diff_rows = "object,code";
-	ds_line_props(h.b.t, o, line);
+	/* a field or a line of code on several lines is one row of a diff:
+	 * its accesses add up, its threads and CPUs are the union */
+	h.b.t->diff_combine = hl_combine;
+	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, hl_add, &h, err); /* cannot fail: the dataspace is built */
 	tb_prop(h.b.t, "samples_with_address", DS_PROP_NUMBER, "%llu", (unsigned long long)h.with_ea);
 	tb_prop(h.b.t, "samples_without_address", DS_PROP_NUMBER, "%llu",
@@ -667,7 +687,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	for (size_t i = 0, k = 0; i < h.who.cap; i++)
 		if (h.who.slot[i].val != DS_U64MAP_NONE)
 			h.who_sorted[k++] = h.who.slot[i].key;
-	qsort(h.who_sorted, h.who.n, sizeof *h.who_sorted, cmp_u64);
+	ds_sort(h.who_sorted, h.who.n, sizeof *h.who_sorted, cmp_u64);
 	hl_rows(s, &h, sort, o ? o->limit : 0);
 	*out = tb_take(&h.b);
 	(*out)->total_rows = hl_total(&h);

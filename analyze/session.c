@@ -34,6 +34,21 @@ void ds_session_note_add(ds_session *s, const char *fmt, ...)
 	ds_vec_push(&s->notes, ds_buf_steal(&b));
 }
 
+void ds_session_debug_notes(ds_session *s, ds_table *t)
+{
+	for (size_t i = 0; i < s->dsos.n; i++) {
+		const char *note = s->dsos.v[i].dso ? ds_dso_note(s->dsos.v[i].dso) : NULL;
+		bool shown = false;
+		if (!note)
+			continue;
+		ds_session_note_add(s, "%s", note);
+		for (size_t k = 0; t && k < t->nprops && !shown; k++)
+			shown = strcmp(t->props[k].key, "note") == 0 && strcmp(t->props[k].value, note) == 0;
+		if (t && !shown)
+			tb_prop(t, "note", DS_PROP_TEXT, "%s", note);
+	}
+}
+
 size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
 const char *ds_session_note(const ds_session *s, size_t i) { return s->notes.v[i]; }
 const ds_meta *ds_session_meta(const ds_session *s) { return &s->meta; }
@@ -130,7 +145,7 @@ static void proc_index_maps(proc *p)
 	uint64_t mx = 0;
 	if (!p->maps.n)
 		return;
-	qsort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
+	ds_sort(p->maps.v, p->maps.n, sizeof *p->maps.v, cmp_map);
 	ds_vec_reserve(&p->end_max, p->maps.n);
 	for (size_t i = 0; i < p->maps.n; i++) {
 		if (p->maps.v[i].end > mx)
@@ -192,6 +207,11 @@ static uint32_t site_intern(ds_session *s, uint32_t dso, uint64_t off)
 		}
 	}
 	return (uint32_t)i;
+}
+
+uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off)
+{
+	return site_intern(s, dso, off);
 }
 
 uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel)
@@ -272,7 +292,7 @@ static char *experiment_dir(const ds_session *s)
 static void load_dso(ds_session *s, dso_ent *d)
 {
 	ds_err err = {0};
-	ds_dso_opts o = {0};
+	ds_dso_opts o = {.progress = s->opts.progress};
 	struct stat st;
 	char *path;
 	size_t n;
@@ -289,6 +309,13 @@ static void load_dso(ds_session *s, dso_ent *d)
 			       : s->same_machine ? "/proc/kallsyms" : NULL;
 		if (ks && !(d->dso = ds_dso_open_kallsyms(ks, &err)))
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
+		else if (!ks && s->unfinished)
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the recording did not end, so it "
+					       "never kept the kernel's symbols, and this is not the boot it ran in "
+					       "(give them with --kallsyms)");
+		else if (!ks && !s->meta.kernel)
+			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment does not say "
+					       "which kernel it was recorded on (give its kallsyms with --kallsyms)");
 		else if (!ks)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment was "
 					       "recorded on another kernel (give its kallsyms with --kallsyms)");
@@ -303,10 +330,12 @@ static void load_dso(ds_session *s, dso_ent *d)
 		size_t len;
 		path = ds_xasprintf("%s/vdso.so", dir);
 		free(dir);
-		if (access(path, R_OK) == 0)
+		if (access(path, F_OK) == 0)
 			d->dso = ds_dso_open(path, &o, &err);
 		else if (s->same_machine && ds_self_vdso(&img, &len))
 			d->dso = ds_dso_open_mem(img, len, "[vdso]", &err);
+		if (!d->dso && err.msg[0])
+			ds_session_note_add(s, "%s; its samples are shown as [unknown]", err.msg);
 		free(path);
 		return;
 	}
@@ -537,6 +566,18 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 	s->chain_count.v[ci * s->nev + (size_t)ev] += sm->period ? sm->period : 1;
 }
 
+/* What the reader could not read, once it has read every record. */
+static void damage_notes(ds_session *s)
+{
+	size_t n;
+	char **notes = ds_perfdata_damage_notes(s->pd, s->meta.end_ns, &n);
+	for (size_t i = 0; i < n; i++) {
+		ds_session_note_add(s, "%s", notes[i]);
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 /* Read samples from where the last call stopped, for about `seconds`
  * (0: to the end): 1 when some remain, 0 at the end, -1 on error. */
 static int read_samples(ds_session *s, double seconds, ds_err *err)
@@ -590,6 +631,7 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 	if (rc < 0)
 		return -1;
 	s->loaded = true;
+	damage_notes(s);
 	if (s->lost || s->lost_samples)
 		ds_session_note_add(s, "%llu records (samples or side-band) and %llu further samples were lost "
 				       "while recording "
@@ -614,6 +656,33 @@ double ds_session_loaded(const ds_session *s)
 uint64_t ds_session_samples(const ds_session *s)
 {
 	return s->nsamples;
+}
+
+/* Threads asked for (opts.tids) that the experiment never saw are an
+ * input error, not an empty report: name them and the threads there are. */
+static int check_tids(ds_session *s, ds_err *err)
+{
+	for (size_t i = 0; i < s->opts.ntids; i++) {
+		ds_buf b = {0};
+		size_t k;
+		for (k = 0; k < s->threads.n && s->threads.v[k].tid != s->opts.tids[i]; k++)
+			;
+		if (k < s->threads.n)
+			continue;
+		for (k = 0; k < s->threads.n && k < 16; k++) {
+			const char *comm = ds_thread_comm(s, k);
+			ds_buf_printf(&b, "%s%u", k ? ", " : "", s->threads.v[k].tid);
+			if (comm)
+				ds_buf_printf(&b, " (%s)", comm);
+		}
+		if (s->threads.n > 16)
+			ds_buf_printf(&b, " and %zu more ('--view threads' lists them)", s->threads.n - 16);
+		ds_err_set(err, DS_EINPUT, "no thread %u was recorded in '%s'; its threads: %s", s->opts.tids[i],
+			   s->path, s->threads.n ? ds_buf_str(&b) : "none");
+		ds_buf_free(&b);
+		return -1;
+	}
+	return 0;
 }
 
 uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid)
@@ -688,12 +757,50 @@ static int read_side_band(ds_session *s, ds_err *err)
 }
 
 /* This machine's kallsyms and vdso only fit an experiment recorded on this
- * very host and kernel. */
+ * very host and kernel (and, for an unfinished one, which names it, boot). */
 static void decide_same_machine(ds_session *s)
 {
 	struct utsname u;
-	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host &&
+	s->same_machine = uname(&u) == 0 && s->meta.kernel && s->meta.host && !s->other_boot &&
 			  strcmp(u.release, s->meta.kernel) == 0 && strcmp(u.nodename, s->meta.host) == 0;
+}
+
+/* An experiment marked by a recording that has not ended, or never will
+ * (its recorder was killed, or failed on a full disk): say so and why, and
+ * take from the mark the machine a missing meta.json would have named. */
+static void unfinished(ds_session *s, bool has_meta)
+{
+	char *dir = experiment_dir(s), *prev;
+	ds_expdir_mark_info mk;
+	ds_buf b = {0};
+
+	if (!ds_expdir_mark(dir, &mk)) {
+		free(dir);
+		return;
+	}
+	s->unfinished = true;
+	s->other_boot = !mk.this_boot;
+	if (!s->meta.host && mk.host[0])
+		s->meta.host = ds_xstrdup(mk.host);
+	if (!s->meta.kernel && mk.kernel[0])
+		s->meta.kernel = ds_xstrdup(mk.kernel);
+	ds_buf_puts(&b, has_meta ? "the experiment was not finished: " : "meta.json is missing: ");
+	if (mk.live)
+		ds_buf_printf(&b, "its recording (dsprof, pid %lld) is still running; the samples written so "
+				  "far are shown", (long long)mk.pid);
+	else {
+		ds_buf_puts(&b, "its recording did not end (dsprof");
+		if (mk.pid > 0)
+			ds_buf_printf(&b, ", pid %lld,", (long long)mk.pid);
+		ds_buf_printf(&b, " was killed or failed, as on a full disk) before writing %s; the samples "
+				  "written up to then are shown", has_meta ? "the kernel's symbols" : "it");
+	}
+	if ((prev = ds_expdir_previous(dir)))
+		ds_buf_printf(&b, "; the last complete experiment is '%s'", prev);
+	ds_session_note_add(s, "%s", ds_buf_str(&b));
+	ds_buf_free(&b);
+	free(prev);
+	free(dir);
 }
 
 int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out, ds_err *err)
@@ -719,17 +826,17 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	if (metapath) {
 		if (ds_meta_read(&s->meta, metapath, err))
 			goto fail;
+		for (size_t i = 0; i < s->meta.nproblems; i++)
+			ds_session_note_add(s, "%s", s->meta.problems[i]);
 	} else {
 		ds_meta_from_perfdata(&s->meta, s->pd, "perf_event");
 	}
 	s->nev = ds_perfdata_nevents(s->pd);
 	s->ev_samples = ds_xcalloc(s->nev, sizeof *s->ev_samples);
 	s->ev_count = ds_xcalloc(s->nev, sizeof *s->ev_count);
-	if (ds_perfdata_info(s->pd)->data_size_recovered)
-		ds_session_note_add(s, "the recording did not finish cleanly; read every whole record "
-				       "up to its end");
+	unfinished(s, metapath != NULL);
 	decide_same_machine(s);
-	if (read_side_band(s, err) || (!s->opts.deferred && read_samples(s, 0, err)))
+	if (read_side_band(s, err) || (!s->opts.deferred && (read_samples(s, 0, err) || check_tids(s, err))))
 		goto fail;
 	free(pdpath);
 	free(metapath);
@@ -770,6 +877,7 @@ void ds_session_close(ds_session *s)
 	ds_hash_free(s->thread_index);
 	ds_hash_free(s->chain_index);
 	ds_vec_free(&s->sites);
+	ds_vec_free(&s->site_charge);
 	ds_vec_free(&s->site_samples);
 	ds_vec_free(&s->site_count);
 	ds_vec_free(&s->threads);

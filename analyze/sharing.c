@@ -530,7 +530,7 @@ static size_t make_spans(const line_view *l, span **out)
 			continue;
 		sp[n++] = (span){a->written ? a->k.thread : READERS, a->off, a->off + (a->k.hi - a->k.lo), 0};
 	}
-	qsort(sp, n, sizeof *sp, cmp_span);
+	ds_sort(sp, n, sizeof *sp, cmp_span);
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
 		for (j = 0; j < m; j++)
@@ -543,7 +543,7 @@ static size_t make_spans(const line_view *l, span **out)
 			sp[m++] = sp[i];
 		}
 	}
-	qsort(sp, m, sizeof *sp, cmp_span);
+	ds_sort(sp, m, sizeof *sp, cmp_span);
 	*out = sp;
 	return m;
 }
@@ -1019,7 +1019,7 @@ static void other_sizes(ds_session *s, sh_build *h, char what[][32])
 		unsigned line = SH_PREFETCH;
 		ds_err e = {0};
 		size_t z;
-		if (!prefetch && ds_session_line_size(s, levels[i], &line, &e))
+		if (!prefetch && ds_session_line_size(s, levels[i], false, &line, &e))
 			continue;
 		if (line == h->line_size)
 			continue;
@@ -1083,7 +1083,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	/* two runs share no addresses or thread ids: a diff knows a line by its data */
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
-	ds_line_props(h.b.t, o, line);
+	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);
 	for (size_t i = 0; i < h.accs.n; i++) {
@@ -1099,7 +1099,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	ix = ds_xcalloc(h.accs.n ? h.accs.n : 1, sizeof *ix);
 	for (size_t i = 0; i < h.accs.n; i++)
 		ix[i] = i;
-	qsort_r(ix, h.accs.n, sizeof *ix, cmp_acc, &h);
+	ds_sort_r(ix, h.accs.n, sizeof *ix, cmp_acc, &h);
 	for (size_t b = 0, e; b < h.accs.n; b = e) {
 		line_view l = {.h = &h, .ix = ix + b};
 		for (e = b; e < h.accs.n && h.accs.v[ix[e]].k.line == h.accs.v[ix[b]].k.line; e++) {

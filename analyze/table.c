@@ -232,8 +232,7 @@ int tb_sort_rows(const ds_table *t, const char *sort, ds_row *rows, size_t n, ds
 
 	if (parse_sort(t, sort, &sp, err))
 		return -1;
-	if (n)
-		qsort_r(rows, n, sizeof *rows, cmp_rows, &sp);
+	ds_sort_r(rows, n, sizeof *rows, cmp_rows, &sp);
 	return 0;
 }
 
@@ -259,8 +258,7 @@ int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
 		ds_table_free(t);
 		return -1;
 	}
-	if (t->nrows)
-		qsort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
+	ds_sort_r(t->rows, t->nrows, sizeof *t->rows, cmp_rows, &sp);
 	if (o && o->limit && o->limit < t->nrows) {
 		for (size_t i = o->limit; i < t->nrows; i++)
 			tb_row_free(&t->rows[i], t->ncols);

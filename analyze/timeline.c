@@ -103,10 +103,9 @@ static int timeline_index(ds_session *s, ds_err *err)
 		for (size_t k = 1; k < v->n && sorted; k++)
 			sorted = s->srecs.v[v->v[k - 1]].time <= s->srecs.v[v->v[k]].time;
 		if (!sorted)
-			qsort_r(v->v, v->n, sizeof *v->v, cmp_by_time, s);
+			ds_sort_r(v->v, v->n, sizeof *v->v, cmp_by_time, s);
 	}
-	if (tl->th.n)
-		qsort_r(tl->th.v, tl->th.n, sizeof *tl->th.v, cmp_threads, s);
+	ds_sort_r(tl->th.v, tl->th.n, sizeof *tl->th.v, cmp_threads, s);
 	s->timeline = tl;
 	return 0;
 }

@@ -154,14 +154,15 @@ static void annotate(const ds_session *s, ds_row *r, size_t si, size_t obj_col, 
 
 /* ---- lines ---- */
 
-/* Function and line of every sampled instruction; the first query of an
- * object loads its whole line table, which takes a while for big ones. */
-static void resolve_lines(ds_session *s)
+/* Function and line of every instruction charged samples; the first
+ * query of an object loads its whole line table, which takes a while for
+ * big ones. */
+static void resolve_lines(ds_session *s, const ds_charge *c)
 {
 	ds_progress pr;
 	ds_progress_begin(&pr, "reading line tables");
-	for (size_t i = 0; i < s->sites.n; i++) {
-		if (!site_has_samples(s, i))
+	for (size_t i = 0; i < c->nsites; i++) {
+		if (!ds_charge_has(s, c, i))
 			continue;
 		if (s->opts.progress)
 			ds_progress_update(&pr, i, s->sites.n);
@@ -180,16 +181,19 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 	tb b;
 	ds_buf key = {0}, name = {0};
 	ds_vec_u64 best = {0}; /* per row: samples of the site that named its data object */
+	ds_charge c;
 
 	if (ds_dataspace_build(s, err))
 		return -1;
 	tb_init(&b, s, "lines", "line", cols, LN_NCOLS, false);
-	resolve_lines(s);
-	for (size_t i = 0; i < s->sites.n; i++) {
+	ds_charge_build(s, &c);
+	resolve_lines(s, &c);
+	for (size_t i = 0; i < c.nsites; i++) {
 		const site *st = &s->sites.v[i];
 		bool added;
 		size_t r;
-		if (!site_has_samples(s, i))
+		uint64_t n;
+		if (!ds_charge_has(s, &c, i))
 			continue;
 		ds_buf_reset(&key);
 		ds_buf_reset(&name);
@@ -213,13 +217,16 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 			}
 			ds_vec_push(&best, 0);
 		}
-		/* a line's data object: that of its most sampled instruction */
-		if (s->site_samples.v[i * s->nev] >= best.v[r]) {
-			best.v[r] = s->site_samples.v[i * s->nev];
-			annotate(s, &b.v.v[r], i, LN_DATAOBJECT, (size_t)-1, (size_t)-1);
+		/* a line's data object: that of its most charged instruction's
+		 * samples, as they were taken */
+		n = ds_charge_total(s, &c, i);
+		if (n >= best.v[r]) {
+			best.v[r] = n;
+			annotate(s, &b.v.v[r], c.lead.v[i], LN_DATAOBJECT, (size_t)-1, (size_t)-1);
 		}
-		add_metrics(s, &b.v.v[r], i);
+		ds_charge_add(s, &c, i, &b.v.v[r]);
 	}
+	ds_charge_free(&c);
 	ds_vec_free(&best);
 	ds_buf_free(&key);
 	ds_buf_free(&name);
@@ -229,8 +236,8 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 /* ---- pcs ---- */
 
 enum {
-	PC_ADDRESS, PC_MODULE, PC_FUNCTION, PC_OFFSET, PC_FILE, PC_LINE, PC_DISASM, PC_TRIGGER,
-	PC_DATAOBJECT, PC_VERDICT, PC_NCOLS
+	PC_ADDRESS, PC_MODULE, PC_FUNCTION, PC_OFFSET, PC_FILE, PC_LINE, PC_DISASM, PC_SAMPLED,
+	PC_TRIGGER, PC_DATAOBJECT, PC_VERDICT, PC_NCOLS
 };
 
 static void disasm_site(ds_session *s, const site *st, char *text, size_t n)
@@ -250,33 +257,41 @@ static void disasm_site(ds_session *s, const site *st, char *text, size_t n)
 	ds_decode_text(s->dec, code, avail, st->vaddr, text, n);
 }
 
+/* "FUNC+0xOFF", or "FUNC 0xADDR" outside every symbol. */
+static void site_label(ds_session *s, size_t i, ds_buf *name)
+{
+	const site *st = &s->sites.v[i];
+	ds_buf_reset(name);
+	if (st->sym)
+		ds_buf_printf(name, "%s+0x%" PRIx64, st->sym->name, st->vaddr - st->sym->start);
+	else
+		ds_buf_printf(name, "%s 0x%" PRIx64, site_fname(s, i), st->has_vaddr ? st->vaddr : st->off);
+}
+
 static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[PC_NCOLS] = {
 		{"address", DS_COL_HEX, true}, {"module", DS_COL_STR, true},
 		{"function", DS_COL_STR, false}, {"offset", DS_COL_HEX, false},
 		{"file", DS_COL_STR, false}, {"line", DS_COL_U64, true}, {"disasm", DS_COL_STR, true},
-		{"trigger", DS_COL_STR, true}, {"dataobject", DS_COL_STR, true},
-		{"verdict", DS_COL_STR, true}};
+		{"sampled", DS_COL_STR, true}, {"trigger", DS_COL_STR, true},
+		{"dataobject", DS_COL_STR, true}, {"verdict", DS_COL_STR, true}};
 	tb b;
 	ds_buf name = {0};
 	char text[160];
+	ds_charge c;
 
 	if (ds_dataspace_build(s, err))
 		return -1;
 	tb_init(&b, s, "pcs", "instruction", cols, PC_NCOLS, false);
-	resolve_lines(s);
-	for (size_t i = 0; i < s->sites.n; i++) {
+	ds_charge_build(s, &c);
+	resolve_lines(s, &c);
+	for (size_t i = 0; i < c.nsites; i++) {
 		const site *st = &s->sites.v[i];
 		size_t r;
-		if (!site_has_samples(s, i))
+		if (!ds_charge_has(s, &c, i))
 			continue;
-		ds_buf_reset(&name);
-		if (st->sym)
-			ds_buf_printf(&name, "%s+0x%" PRIx64, st->sym->name, st->vaddr - st->sym->start);
-		else
-			ds_buf_printf(&name, "%s 0x%" PRIx64, site_fname(s, i),
-				      st->has_vaddr ? st->vaddr : st->off);
+		site_label(s, i, &name);
 		r = tb_row(&b, &i, sizeof i, name.p, NULL);
 		tb_cell_u64(&b.v.v[r], PC_ADDRESS, st->has_vaddr ? st->vaddr : st->off);
 		tb_cell_str(&b.v.v[r], PC_MODULE, s->dsos.v[st->dso].module);
@@ -290,9 +305,18 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 		disasm_site(s, st, text, sizeof text);
 		if (text[0])
 			tb_cell_str(&b.v.v[r], PC_DISASM, text);
-		annotate(s, &b.v.v[r], i, PC_DATAOBJECT, PC_TRIGGER, PC_VERDICT);
-		add_metrics(s, &b.v.v[r], i);
+		/* the samples charged here were mostly taken at lead, itself or
+		 * an instruction after it; the others where, in `sampled` */
+		annotate(s, &b.v.v[r], c.lead.v[i], PC_DATAOBJECT, PC_TRIGGER, PC_VERDICT);
+		if (c.skid.v[i] != UINT32_MAX) {
+			site_label(s, c.skid.v[i], &name);
+			if (c.nskid.v[i] > 1)
+				ds_buf_printf(&name, " (+%u more)", c.nskid.v[i] - 1);
+			tb_cell_str(&b.v.v[r], PC_SAMPLED, name.p);
+		}
+		ds_charge_add(s, &c, i, &b.v.v[r]);
 	}
+	ds_charge_free(&c);
 	ds_buf_free(&name);
 	return tb_finish(&b, o, out, err);
 }
@@ -409,12 +433,12 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	}
 	if (m->clock && strcmp(m->clock, "logical") == 0) {
 		/* the simulator's clock counts accesses, not time */
-		if (m->end_wall > m->start_wall)
+		if (m->start_wall > 0 && m->end_wall > m->start_wall)
 			tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", m->end_wall - m->start_wall);
-		if (m->end_ns > m->start_ns)
+		if (m->end_ns > m->start_ns) /* a logical clock may start at 0 */
 			tb_prop(t, "logical_time", DS_PROP_NUMBER, "%llu",
 				(unsigned long long)(m->end_ns - m->start_ns));
-	} else if (m->end_ns > m->start_ns) {
+	} else if (m->start_ns && m->end_ns > m->start_ns) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(m->end_ns - m->start_ns) / 1e9);
 	} else if (s->last_time > s->first_time) {
 		tb_prop(t, "duration_s", DS_PROP_NUMBER, "%.3f", (double)(s->last_time - s->first_time) / 1e9);
@@ -429,6 +453,8 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	addr_check(s, t);
 	if (m->exit_status >= 0)
 		tb_prop(t, "exit_status", DS_PROP_NUMBER, "%lld", (long long)m->exit_status);
+	if (m->exit_signal)
+		tb_prop(t, "killed_by", DS_PROP_TEXT, "%s", m->exit_signal);
 	for (size_t i = 0; i < s->notes.n; i++)
 		tb_prop(t, "note", DS_PROP_TEXT, "%s", s->notes.v[i]);
 	ds_buf_free(&b);
@@ -506,11 +532,18 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 	};
-	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+	int rc = 1;
+
+	ds_session_debug_notes(s, NULL); /* the summary lists the session's notes */
+	for (size_t i = 0; i < sizeof views / sizeof views[0] && rc > 0; i++)
 		if (strcmp(views[i].name, view) == 0)
-			return views[i].fn(s, o, out, err);
-	if (strncmp(view, "memobj:", 7) == 0)
-		return ds_view_memobj(s, view + 7, o, out, err);
+			rc = views[i].fn(s, o, out, err);
+	if (rc > 0 && strncmp(view, "memobj:", 7) == 0)
+		rc = ds_view_memobj(s, view + 7, o, out, err);
+	if (rc == 0) /* what building the view met in objects' debug information */
+		ds_session_debug_notes(s, *out);
+	if (rc <= 0)
+		return rc;
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
 			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "

@@ -31,6 +31,7 @@ typedef struct fn {
 	uint64_t start, end;
 	bool bad;                /* did not decode cleanly */
 	bool indirect;           /* indirect jumps whose targets are unknown */
+	bool entry_jumped;       /* a jump of the function's own goes to its first instruction */
 	DS_VEC(ds_insn) insns;   /* in address order */
 	ds_hash *targets;        /* addresses control may jump to */
 } fn;
@@ -182,7 +183,6 @@ static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_
 	f->start = start;
 	f->end = end;
 	f->targets = ds_hash_new();
-	add_target(f, start); /* entered by calls */
 	if (!code || end - start > avail || end - start > MAX_FUNCTION) {
 		f->bad = true;
 		return f;
@@ -200,6 +200,8 @@ static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_
 		const ds_insn *in = &f->insns.v[k];
 		if (in->flow == DS_FLOW_JUMP || in->flow == DS_FLOW_COND || in->flow == DS_FLOW_CALL)
 			add_target(f, in->target); /* calls: recursive or local helpers */
+		if ((in->flow == DS_FLOW_JUMP || in->flow == DS_FLOW_COND) && in->target == start)
+			f->entry_jumped = true;
 		else if (in->flow == DS_FLOW_INDIRECT_JUMP)
 			resolve_indirect(f, k);
 	}
@@ -248,9 +250,15 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 
 	for (uint32_t steps = 0; steps < MAX_WALK; steps++) {
 		const ds_insn *prev;
+		/* the function's entry: what ran before it is the caller's call
+		 * (or tail jump), unless a jump of the function's own comes back */
+		if (k == 0) {
+			out->verdict = f->entry_jumped ? DS_BT_BRANCH_TARGET : DS_BT_CALL;
+			return;
+		}
 		/* control may have reached this instruction from elsewhere: what
 		 * ran before it is unknown */
-		if (is_target(f, f->insns.v[k].addr) || k == 0) {
+		if (is_target(f, f->insns.v[k].addr)) {
 			out->verdict = DS_BT_BRANCH_TARGET;
 			return;
 		}

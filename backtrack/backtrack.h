@@ -29,7 +29,8 @@
 enum ds_bt_verdict {
 	DS_BT_OK,               /* the trigger and its memory operand are known */
 	DS_BT_BRANCH_TARGET,    /* the walk reached an instruction a branch may jump to */
-	DS_BT_CALL,             /* the instruction before is a call: the sample follows a return */
+	DS_BT_CALL,             /* a call ran just before: the sample follows a return, or is at
+				 * (or walked back to) its function's entry */
 	DS_BT_JUMP,             /* the instruction before never falls through (jmp, ret) */
 	DS_BT_INDIRECT,         /* the function jumps through tables dsprof cannot read */
 	DS_BT_NOT_FOUND,        /* no memory access within the walk limit */

@@ -83,6 +83,14 @@ char *ds_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 typedef DS_VEC(uint32_t) ds_vec_u32;
 typedef DS_VEC(uint64_t) ds_vec_u64;
 
+/* qsort and qsort_r for arrays that may be empty: an empty DS_VEC's v is
+ * NULL, and qsort(NULL, 0, ...) is undefined behaviour (glibc declares the
+ * pointer nonnull).  Every sort in dsprof goes through these, as every
+ * copy of a possibly empty array checks its count first. */
+void ds_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void ds_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *arg);
+
 /* ---- byte buffer / string builder -------------------------------------- */
 typedef struct ds_buf {
 	char *p;    /* always NUL-terminated when len > 0 or after any append */
@@ -153,15 +161,30 @@ bool ds_str_has_prefix(const char *s, const char *prefix);
 /* Parse an unsigned integer (decimal or 0x hex) with an optional k/M/G
  * suffix when allow_suffix; returns false on garbage or overflow. */
 bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix);
-/* Read a whole small file (procfs, sysfs) into a malloc'd string; NULL on error. */
-char *ds_read_file(const char *path, size_t *len);
-/* First line of a small file without the newline, or NULL. */
-char *ds_read_line(const char *path);
 /* This process's vDSO image (the kernel's, the same for every process on
  * this boot): its address and size; false when there is none. */
 bool ds_self_vdso(const void **image, size_t *size);
 /* Trim ASCII whitespace in place; returns s. */
 char *ds_trim(char *s);
+
+/* ---- files --------------------------------------------------------------
+ * Every file dsprof reads is opened here.  A path may name a FIFO, a device
+ * or a socket (a perf.data mapping, a symlinked meta.json or kallsyms), whose
+ * open or read would wait forever: such a file is refused, without blocking,
+ * with one line naming it.  errno stays meaningful on failure (ENOENT ...). */
+
+/* A read-only, close-on-exec descriptor of the regular file at path, or -1
+ * with err: "cannot open 'PATH': REASON" or "cannot read 'PATH': it is a
+ * FIFO, not a regular file". */
+int ds_open_regular(const char *path, ds_err *err);
+/* The same as a stdio stream. */
+FILE *ds_fopen_regular(const char *path, ds_err *err);
+/* A whole file into a malloc'd, NUL-terminated string; NULL with err. */
+char *ds_read_file_err(const char *path, size_t *len, ds_err *err);
+/* The same without a message, for procfs and sysfs. */
+char *ds_read_file(const char *path, size_t *len);
+/* First line of a small file without the newline, or NULL. */
+char *ds_read_line(const char *path);
 
 /* ---- JSON --------------------------------------------------------------- */
 typedef struct ds_jw {

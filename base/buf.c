@@ -1,4 +1,4 @@
-/* Growable byte buffer, hash table with byte keys. */
+/* Growable byte buffer, hash table with byte keys, 64-bit map, sorting. */
 #include "base/base.h"
 
 #include <stdlib.h>
@@ -284,4 +284,17 @@ void ds_u64map_free(ds_u64map *m)
 {
 	free(m->slot);
 	memset(m, 0, sizeof *m);
+}
+
+void ds_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(v, n, size, cmp);
+}
+
+void ds_sort_r(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+	       void *arg)
+{
+	if (n > 1)
+		qsort_r(v, n, size, cmp, arg);
 }

@@ -1,13 +1,11 @@
-/* Text helpers: terminal sanitizing, number parsing, small file reads. */
+/* Text helpers: terminal sanitizing, number parsing, trimming. */
 #include "base/base.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid.
  * Overlong forms, surrogates and code points above U+10FFFF are invalid. */
@@ -104,41 +102,6 @@ bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix)
 		return false;
 	*out = (uint64_t)v * mul;
 	return true;
-}
-
-char *ds_read_file(const char *path, size_t *lenp)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ds_buf b = {0};
-	char tmp[4096];
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	for (;;) {
-		n = read(fd, tmp, sizeof tmp);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		ds_buf_append(&b, tmp, (size_t)n);
-	}
-	close(fd);
-	if (n < 0) {
-		ds_buf_free(&b);
-		return NULL;
-	}
-	if (lenp)
-		*lenp = b.len;
-	return ds_buf_steal(&b);
-}
-
-char *ds_read_line(const char *path)
-{
-	char *s = ds_read_file(path, NULL);
-	if (s)
-		s[strcspn(s, "\n")] = 0;
-	return s;
 }
 
 char *ds_trim(char *s)

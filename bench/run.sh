@@ -15,8 +15,9 @@
 #    `perf report --stdio --sort sym` on the same perf.data.  Target: >= 5x.
 # 3. Report cost against the number of samples: the same program recorded
 #    for 1x and 8x as long (same unique instructions, 8x the samples).
-# Then bench/layout.sh, bench/sim.sh and bench/tui.sh (dsprof tui on ten
-# million samples: first screen, keys, memory), each with its own targets.
+# Then bench/layout.sh, bench/layout_objects.sh (relocatable objects' types
+# against pahole's, counted), bench/sim.sh and bench/tui.sh (dsprof tui on
+# ten million samples: first screen, keys, memory), each with its own targets.
 set -eu
 BUILD=$(cd "${1:?usage: bench/run.sh BUILD_DIR}" && pwd)
 DSPROF="$BUILD/dsprof"
@@ -94,5 +95,6 @@ awk '{ n[NR] = $2; u[NR] = $3; t[NR] = $4;
 	END { printf "8x the samples cost %.1fx the time (%.1fx the unique instructions)\n", t[2] / t[1], u[2] / u[1] }' "$W/scale"
 echo; "$BUILD/bench/mobj_eval"
 echo; sh "$(dirname "$0")/layout.sh" "$BUILD"
+sh "$(dirname "$0")/layout_objects.sh" "$BUILD"
 sh "$(dirname "$0")/sim.sh" "$BUILD"
 echo; sh "$(dirname "$0")/tui.sh" "$BUILD"

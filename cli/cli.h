@@ -17,10 +17,17 @@ int cmd_mobj(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
+/* When no experiment was named and there is no dsprof.data here: say
+ * how to make or name one, and return 1; else 0. */
+int cli_default_experiment(const char *cmd);
 /* Print "dsprof: MSG" for an error and return its exit status. */
 int cli_fail(const ds_err *err);
 /* Print "dsprof: MSG" and a usage hint; returns 1. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one line for getopt's complaint c ('?' unknown option, ':' missing
+ * value; optstrings start with ':' and main sets opterr to 0), with hint
+ * (or NULL) after it; returns 1.  argv is the vector getopt parsed. */
+int cli_bad_option(const char *cmd, char **argv, int c, const char *hint);
 
 /* Tables from analyze/ as text, CSV or JSON (docs/report-formats.md). */
 struct ds_table;
@@ -29,9 +36,15 @@ void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const ch
 		bool ascii);
 /* --format ARG: 0, or a usage error of CMD (its exit status). */
 int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt);
-/* A session's notes on stderr, "dsprof: note: [LABEL: ]NOTE". */
+/* What making an experiment directory did to what was there, on stderr. */
+struct ds_expdir_prev;
+void cli_say_moved(const struct ds_expdir_prev *prev);
+/* Undo it after a recording that never started, saying what was put back. */
+void cli_discard(const char *dir, const struct ds_expdir_prev *prev);
+/* A session's notes on stderr, "dsprof: note: [LABEL: ]NOTE", but for those
+ * the table `shown` printed among its own notes (NULL: none). */
 struct ds_session;
-void cli_print_notes(const struct ds_session *s, const char *label);
+void cli_print_notes(const struct ds_session *s, const char *label, const struct ds_table *shown);
 /* A diff of two experiments: its table, with the verdict over it (text)
  * or beside it (JSON); CSV holds the table only. */
 struct ds_diff;

@@ -47,7 +47,7 @@ int cmd_diff(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:s:n:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:s:n:f:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': view = optarg; break;
 		case 's': dopts.sort = optarg; break;
@@ -67,7 +67,7 @@ int cmd_diff(int argc, char **argv)
 			fputs(diff_usage, stdout);
 			return 0;
 		default:
-			return cli_usage_error("diff", "bad option");
+			return cli_bad_option("diff", argv, c, NULL);
 		}
 	}
 	if (argc - optind < 2)
@@ -87,8 +87,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii);
-	cli_print_notes(s[0], path[0]);
-	cli_print_notes(s[1], path[1]);
+	cli_print_notes(s[0], path[0], NULL);
+	cli_print_notes(s[1], path[1], NULL);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the diff to standard output");
 		status = cli_fail(&err);

@@ -21,12 +21,12 @@ static const char import_usage[] =
 
 static int copy_file(const char *from, const char *to, ds_err *err)
 {
-	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	int in = ds_open_regular(from, err), out;
 	char buf[1 << 16];
 	ssize_t n;
 
 	if (in < 0)
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", from, strerror(errno));
+		return -1;
 	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		close(in);
@@ -140,6 +140,20 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 	free(ips);
 }
 
+/* What the copy lacks: the same notes every report of it will show. */
+static void print_damage(const ds_perfdata *pd)
+{
+	size_t n;
+	char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+	for (size_t i = 0; i < n; i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, notes[i]);
+		fputc('\n', stderr);
+		free(notes[i]);
+	}
+	free(notes);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -154,14 +168,14 @@ int cmd_import(int argc, char **argv)
 	ds_err err = {0};
 	char *dst = NULL, *metapath = NULL;
 	int c, status = 0;
-	bool moved_old;
+	ds_expdir_prev prev;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'h': fputs(import_usage, stdout); return 0;
-		default: return cli_usage_error("import", "bad option");
+		default: return cli_bad_option("import", argv, c, NULL);
 		}
 	}
 	if (optind != argc - 1)
@@ -179,16 +193,22 @@ int cmd_import(int argc, char **argv)
 	}
 	dst = ds_xasprintf("%s/perf.data", outdir);
 	metapath = ds_xasprintf("%s/meta.json", outdir);
-	if (ds_expdir_create(outdir, &moved_old, &err)) {
+	if (ds_expdir_create(outdir, &prev, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
+	cli_say_moved(&prev);
 	if (copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
 		status = cli_fail(&err);
-		ds_expdir_discard(outdir, moved_old);
+		cli_discard(outdir, &prev);
 		goto out;
 	}
 	keep_machine_bits(pd, outdir, kips);
+	if (ds_expdir_complete(outdir, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	print_damage(pd);
 	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
 		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
 	cli_puts_safe(stderr, src);

@@ -295,7 +295,7 @@ static int print_named(source *src, const char *name, ds_buf *out, ds_err *err)
 
 static int run(source *src, char **types, int ntypes, const char *debug_root, ds_err *err)
 {
-	ds_dso_opts o = {.debug_root = debug_root};
+	ds_dso_opts o = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
 	ds_buf out = {0};
 	int rc = 0;
 
@@ -344,7 +344,7 @@ int cmd_layout(int argc, char **argv)
 
 	ds_meta_init(&src.meta);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:l:ah", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:l:ah", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': input = optarg; break;
 		case 'l':
@@ -358,7 +358,7 @@ int cmd_layout(int argc, char **argv)
 			fputs(layout_usage, stdout);
 			return 0;
 		default:
-			return cli_usage_error("layout", "bad option");
+			return cli_bad_option("layout", argv, c, NULL);
 		}
 	}
 	if (!input && optind >= argc)

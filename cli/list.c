@@ -64,19 +64,20 @@ int cmd_list(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ah", lopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":ah", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': c.all = true; break;
 		case 'h': fputs(list_usage, stdout); return 0;
-		default: return cli_usage_error("list", "bad option");
+		default: return cli_bad_option("list", argv, opt, NULL);
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
 	if (!ds_pmu_available(why, sizeof why)) {
-		fputs("This machine exposes no hardware PMU: ", stdout);
+		/* why says what is missing: "no hardware PMU: ..." */
+		fputs("This machine: ", stdout);
 		cli_puts_safe(stdout, why);
-		fputs("\nHardware events cannot be sampled here; use cpu-clock (timer samples with\n"
+		fputs(".\nHardware events cannot be sampled here; use cpu-clock (timer samples with\n"
 		      "backtracking to the data access), page-faults (exact data addresses), or\n"
 		      "record --sim for the simulated events below (exact cache misses).\n\n", stdout);
 	}

@@ -4,9 +4,11 @@
 
 #include "analyze/analyze.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
 	const char *name;
@@ -61,8 +63,36 @@ void cli_puts_safe(FILE *f, const char *s)
 	ds_buf_free(&b);
 }
 
+int cli_default_experiment(const char *cmd)
+{
+	if (access("dsprof.data", F_OK) == 0)
+		return 0;
+	fprintf(stderr, "dsprof: no experiment here (no dsprof.data): record one with 'dsprof record -- "
+		"COMMAND', or name one with 'dsprof %s -i DIR'\n", cmd);
+	return 1;
+}
+
+int cli_bad_option(const char *cmd, char **argv, int c, const char *hint)
+{
+	char shortopt[3] = {'-', (char)optopt, 0};
+	const char *arg = optind > 0 ? argv[optind - 1] : NULL;
+	/* a long option names itself; a short one may sit in a group ("-qV") */
+	const char *name = arg && strncmp(arg, "--", 2) == 0 ? arg : optopt ? shortopt : arg ? arg : "?";
+	char *cut = ds_xstrdup(name), *eq = strchr(cut, '=');
+
+	if (eq)
+		*eq = 0;
+	if (c == ':')
+		cli_usage_error(cmd, "option '%s' needs a value%s%s", cut, hint ? "; " : "", hint ? hint : "");
+	else
+		cli_usage_error(cmd, "unknown option '%s'%s%s", cut, hint ? "; " : "", hint ? hint : "");
+	free(cut);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
+	opterr = 0; /* each command says what getopt found wrong, in one line */
 	if (argc < 2) {
 		usage(stderr);
 		return 1;
@@ -98,9 +128,14 @@ int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt)
 	return 0;
 }
 
-void cli_print_notes(const ds_session *s, const char *label)
+void cli_print_notes(const ds_session *s, const char *label, const ds_table *shown)
 {
 	for (size_t i = 0; i < ds_session_nnotes(s); i++) {
+		bool dup = false;
+		for (size_t k = 0; shown && k < shown->nprops && !dup; k++)
+			dup = !strcmp(shown->props[k].key, "note") && !strcmp(shown->props[k].value, ds_session_note(s, i));
+		if (dup)
+			continue;
 		fputs("dsprof: note: ", stderr);
 		if (label) {
 			cli_puts_safe(stderr, label);

@@ -46,6 +46,11 @@ static int pick_machine(const char *model, const char *input, ds_machine *m, ds_
 				  "'%s' has no meta.json, so its machine is unknown: use --machine FILE", input);
 	ds_meta_init(&meta);
 	rc = ds_meta_read(&meta, meta_path, err);
+	for (size_t i = 0; rc == 0 && i < meta.nproblems; i++) {
+		fputs("dsprof: note: ", stderr);
+		cli_puts_safe(stderr, meta.problems[i]);
+		fputc('\n', stderr);
+	}
 	if (rc == 0)
 		ds_machine_from_meta(m, &meta);
 	ds_meta_fini(&meta);
@@ -201,13 +206,17 @@ int cmd_mobj(int argc, char **argv)
 	}
 	sub = argv[1];
 	optind = 1;
-	while ((c = getopt_long(argc - 1, argv + 1, "m:i:fh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc - 1, argv + 1, ":m:i:fh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm': model = optarg; break;
 		case 'i': input = optarg; break;
 		case 'f': force = true; break;
 		case 'h': fputs(mobj_usage, stdout); return 0;
-		default: return cli_usage_error("mobj", "bad option");
+		default:
+			return cli_bad_option("mobj", argv + 1, c,
+					      strcmp(sub, "define") != 0 ? NULL
+					      : "an expression that starts with '-' goes after '--': "
+						"dsprof mobj define NAME -- '-EXPR'");
 		}
 	}
 	nargs = argc - 1 - optind;

@@ -26,6 +26,8 @@ static const char record_usage[] =
 	"      --call-graph=MODE      fp (frame pointers, the default) or none\n"
 	"      --no-inherit           do not follow threads and child processes\n"
 	"  -p, --pid PID              attach to a running process until Ctrl-C or --duration\n"
+	"      --detach               let the command run on if dsprof is killed (by default it\n"
+	"                             is killed with dsprof)\n"
 	"  -d, --duration SECONDS     stop recording after SECONDS\n"
 	"  -o, --output DIR           experiment directory (default dsprof.data)\n"
 	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
@@ -62,6 +64,13 @@ static int check_command(const char *cmd, ds_err *err)
 			path++;
 	}
 	return ds_err_set(err, DS_EINPUT, "cannot run '%s': command not found in PATH", cmd);
+}
+
+/* "SIGSEGV" for 11: what killed the target, in the words users know. */
+static char *signal_name(int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	return abbrev ? ds_xasprintf("SIG%s", abbrev) : ds_xasprintf("signal %d", sig);
 }
 
 static char **dup_argv(char **v, int n)
@@ -148,11 +157,31 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 	if (res->target_exited) {
 		int st = res->wait_status;
 		m.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		if (WIFSIGNALED(st))
+			m.exit_signal = signal_name(WTERMSIG(st));
 	}
 	rc = ds_meta_write(&m, path, err);
 	ds_meta_fini(&m);
 	free(path);
 	return rc;
+}
+
+void cli_say_moved(const ds_expdir_prev *prev)
+{
+	if (!prev->said[0])
+		return;
+	fputs("dsprof: ", stderr);
+	cli_puts_safe(stderr, prev->said);
+	fputc('\n', stderr);
+}
+
+void cli_discard(const char *dir, const ds_expdir_prev *prev)
+{
+	if (!ds_expdir_discard(dir, prev))
+		return;
+	fputs("dsprof: put the previous experiment back in '", stderr);
+	cli_puts_safe(stderr, dir);
+	fputs("'\n", stderr);
 }
 
 void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
@@ -280,6 +309,7 @@ int cmd_record(int argc, char **argv)
 		{"call-graph", required_argument, NULL, 'G'},
 		{"no-inherit", no_argument, NULL, 'I'},
 		{"pid", required_argument, NULL, 'p'},
+		{"detach", no_argument, NULL, 'T'},
 		{"duration", required_argument, NULL, 'd'},
 		{"output", required_argument, NULL, 'o'},
 		{"mmap-pages", required_argument, NULL, 'm'},
@@ -301,7 +331,7 @@ int cmd_record(int argc, char **argv)
 	int c, status = 0, ntarget;
 	uint64_t u;
 	char **self = NULL;
-	bool moved_old;
+	ds_expdir_prev prev;
 	bool sim = false;
 	const char *model = NULL, *cache = NULL;
 	ds_machine machine = {0}, left_out = {0};
@@ -310,7 +340,7 @@ int cmd_record(int argc, char **argv)
 	o.inherit = true;
 	o.callgraph = DS_CG_FP;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:c:F:gp:d:o:m:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:gp:d:o:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg || strstr(optarg, ",,") || *optarg == ',' || optarg[strlen(optarg) - 1] == ',')
@@ -340,6 +370,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'I':
 			o.inherit = false;
+			break;
+		case 'T':
+			o.detach = true;
 			break;
 		case 'p':
 			if (!ds_parse_u64(optarg, &u, false) || u == 0 || u > 0x7fffffff)
@@ -377,12 +410,15 @@ int cmd_record(int argc, char **argv)
 			fputs(record_usage, stdout);
 			return 0;
 		default:
-			return cli_usage_error("record", "bad option");
+			return cli_bad_option("record", argv, c, NULL);
 		}
 	}
 	ntarget = argc - optind;
 	if (o.pid && ntarget > 0)
 		return cli_usage_error("record", "give either -p PID or a command, not both");
+	if (o.pid && o.detach)
+		return cli_usage_error("record", "--detach is for a command dsprof runs: a process attached "
+						 "to with -p never dies with dsprof");
 	if (!o.pid && ntarget <= 0)
 		return cli_usage_error("record", "no command to run");
 	if (o.period && o.freq)
@@ -402,6 +438,12 @@ int cmd_record(int argc, char **argv)
 	}
 	for (size_t i = 0; i < names.n; i++) {
 		ds_evspec e;
+		if (!sim && ds_sim_is_event(names.v[i])) {
+			ds_err_set(&err, DS_EINPUT, "'%s' is a simulated event: it needs --sim (dsprof record "
+				   "--sim -e %s -- COMMAND)", names.v[i], names.v[i]);
+			status = cli_fail(&err);
+			goto out;
+		}
 		if (sim && !ds_sim_is_event(names.v[i])) {
 			ds_err_set(&err, DS_EINPUT, "--sim records simulated events (sim:NAME, see 'dsprof "
 				   "list'), not '%s'", names.v[i]);
@@ -419,13 +461,12 @@ int cmd_record(int argc, char **argv)
 		}
 		ds_vec_push(&evs, e);
 	}
-	if (!o.pid) {
-		o.argv = argv + optind;
-		if (check_command(o.argv[0], &err)) {
-			status = cli_fail(&err);
-			goto out;
-		}
+	if (o.pid ? ds_sampler_check_pid(o.pid, &err) : check_command(argv[optind], &err)) {
+		status = cli_fail(&err);
+		goto out;
 	}
+	if (!o.pid)
+		o.argv = argv + optind;
 	o.events = evs.v;
 	o.nevents = evs.n;
 	o.outdir = outdir;
@@ -435,22 +476,27 @@ int cmd_record(int argc, char **argv)
 	memcpy(self + 1, argv, (size_t)argc * sizeof *self);
 	o.argc_self = argc + 1;
 	o.argv_self = self;
-	if (ds_expdir_create(outdir, &moved_old, &err)) {
+	if (ds_expdir_create(outdir, &prev, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
+	cli_say_moved(&prev); /* even with -q: it is the user's data */
 	if (sim ? ds_sim_record(&o, machine.caches, machine.ncaches, &res, &sres, &err)
 		: ds_sampler_record(&o, &res, &err)) {
 		status = cli_fail(&err);
 		/* nothing was recorded: leave the directory as it was */
 		if (!res.target_started)
-			ds_expdir_discard(outdir, moved_old);
+			cli_discard(outdir, &prev);
 		ds_record_result_fini(&res);
 		goto out;
 	}
+	/* the experiment is complete when meta.json and the kernel symbols are
+	 * in place; until then it stays marked unfinished */
 	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err))
 		status = cli_fail(&err);
 	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
+	if (!status && ds_expdir_complete(outdir, &err))
+		status = cli_fail(&err);
 	summary(outdir, &res, quiet);
 	if (sim)
 		sim_summary(&o, &sres, &left_out, quiet);

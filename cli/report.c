@@ -86,6 +86,7 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL;
+	bool input_given = false;
 	const char *mobjs[64]; /* --mobj, in order */
 	size_t nmobjs = 0;
 	ds_session_opts so = {0};
@@ -101,9 +102,9 @@ int cmd_report(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:v:s:n:t:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:v:s:n:t:f:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': input = optarg; break;
+		case 'i': input = optarg; input_given = true; break;
 		case 'v': view = optarg; break;
 		case 's': vo.sort = optarg; break;
 		case 'n':
@@ -166,7 +167,7 @@ int cmd_report(int argc, char **argv)
 			return 0;
 		default:
 			ds_vec_free(&tids);
-			return cli_usage_error("report", "bad option");
+			return cli_bad_option("report", argv, c, NULL);
 		}
 	}
 	if (optind < argc) {
@@ -208,6 +209,10 @@ int cmd_report(int argc, char **argv)
 				       vo.function ? "function" : vo.file ? "file" : vo.slices ? "slices" : "window",
 				       vo.function ? "callers or source" : vo.file ? "source" : "timeline");
 	}
+	if (!input_given && cli_default_experiment("report")) {
+		ds_vec_free(&tids);
+		return 1;
+	}
 	so.tids = tids.v;
 	so.ntids = tids.n;
 	so.progress = isatty(STDERR_FILENO);
@@ -225,9 +230,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	cli_render(stdout, t, fmt, input, ascii);
-	/* notes go to stderr so that CSV and JSON on stdout stay clean */
+	/* notes go to stderr so that CSV and JSON on stdout stay clean; the
+	 * text's head has the view's own */
 	if (strcmp(view, "summary") != 0)
-		cli_print_notes(s, NULL);
+		cli_print_notes(s, NULL, fmt == CLI_TEXT ? t : NULL);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the report to standard output");
 		status = cli_fail(&err);

@@ -52,7 +52,7 @@ int cmd_tui(int argc, char **argv)
 	o.width = 80;
 	o.height = 24;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -76,7 +76,7 @@ int cmd_tui(int argc, char **argv)
 			fputs(tui_usage, stdout);
 			return 0;
 		default:
-			return cli_usage_error("tui", "bad option");
+			return cli_bad_option("tui", argv, c, NULL);
 		}
 	}
 	if (optind + 2 == argc) {
@@ -89,6 +89,8 @@ int cmd_tui(int argc, char **argv)
 		return cli_usage_error("tui", "unexpected argument '%s' (give -i DIR, or BEFORE AFTER to compare two)",
 				       argv[optind + (optind + 2 < argc ? 2 : 0)]);
 	}
+	if (!input_given && !o.input2 && cli_default_experiment("tui"))
+		return 1;
 	if (o.dump && !o.keys)
 		return cli_usage_error("tui", "--dump goes with --keys (scripted mode)");
 	if (o.keys && !o.dump)

@@ -335,28 +335,15 @@ static void index_section(const ds_dso *d, cfi_sec *s)
 		if (cie_ok && parse_fde(s, &e, &c, &f) && in_image(d, f.start))
 			ds_vec_push(&s->fdes, ((fde_ref){f.start, f.end, off}));
 	}
-	if (s->fdes.n > 1)
-		qsort(s->fdes.v, s->fdes.n, sizeof *s->fdes.v, fde_cmp);
+	ds_sort(s->fdes.v, s->fdes.n, sizeof *s->fdes.v, fde_cmp);
 }
 
-/* A section's bytes, inflated when compressed. */
-static const uint8_t *section_bytes(const ds_elf *e, const char *name, GElf_Shdr *sh,
-				    size_t *size)
-{
-	return ds_elf_section_inflated(ds_elf_section(e, name, sh, NULL), name[1] == 'z', size);
-}
-
-static void add_section(ds_dso *d, const ds_elf *e, const char *name, bool eh)
+static void add_section(ds_dso *d, ds_elf *e, const char *name, bool eh)
 {
 	cfi_sec *s = &d->cfi->sec[d->cfi->n];
 	GElf_Shdr sh;
 
-	if (!ds_elf_is_open(e))
-		return;
-	s->data = section_bytes(e, name, &sh, &s->size);
-	if (!s->data && !eh)
-		s->data = section_bytes(e, ".zdebug_frame", &sh, &s->size);
-	if (!s->data)
+	if (!ds_elf_is_open(e) || !(s->data = ds_dso_debug_section(d, e, name, &sh, &s->size)))
 		return;
 	s->addr = sh.sh_addr;
 	s->eh = eh;

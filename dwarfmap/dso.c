@@ -100,6 +100,7 @@ ds_dso *ds_dso_open(const char *path, const ds_dso_opts *opts, ds_err *err)
 		ds_dso_close(d);
 		return NULL;
 	}
+	d->progress = opts && opts->progress;
 	read_layout(d);
 	check_build_id(d, opts);
 	ds_dso_find_debug_file(d, opts ? opts->debug_root : NULL);

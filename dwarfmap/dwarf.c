@@ -6,7 +6,10 @@
  * That keeps its work (and its exposure to corrupt input: the 20210528
  * release double-frees on a damaged .debug_rnglists, which it would
  * otherwise load with .debug_info) to the minimum, and lets libelf
- * decompress SHF_COMPRESSED and .zdebug sections.
+ * decompress SHF_COMPRESSED and .zdebug sections.  It also means libdwarf
+ * relocates nothing (its own ELF reader would, for relocatable objects):
+ * the sections it gets are already relocated (reloc.c), as dwarfmap's own
+ * readers of the same bytes need them to be.
  *
  * libdwarf gets no error handler, so it never aborts; callers check every
  * error return and free its Dwarf_Error.
@@ -89,32 +92,20 @@ static const Dwarf_Obj_Access_Methods obj_methods = {
 	.load_section = obj_load_section,
 };
 
-static void add_section(ds_dso *d, ds_dwarf *o, const ds_elf *e, const char *name)
+static void add_section(ds_dso *d, ds_dwarf *o, ds_elf *e, const char *name)
 {
 	GElf_Shdr sh;
-	char *zname = ds_xasprintf(".z%s", name + 1);
-	bool gnu_z = false;
-	Elf_Scn *scn = ds_elf_section(e, name, &sh, NULL);
 
-	if (!scn) {
-		scn = ds_elf_section(e, zname, &sh, NULL);
-		gnu_z = scn != NULL;
-	}
-	free(zname);
-	if (!scn)
-		return;
 	o->sec[o->n].name = name;
-	if ((o->sec[o->n].data = ds_elf_section_inflated(scn, gnu_z, &o->sec[o->n].size)))
+	if ((o->sec[o->n].data = ds_dso_debug_section(d, e, name, &sh, &o->sec[o->n].size)))
 		o->n++;
-	else
-		ds_dso_set_note(d, "DWARF in '%s': cannot read %s", e->path, name);
 }
 
 ds_dwarf *ds_dwarf_open(ds_dso *d, const char *const *sections, size_t n)
 {
 	ds_dwarf *o;
 	Dwarf_Error e = NULL;
-	const ds_elf *elf = d->dwarf;
+	ds_elf *elf = d->dwarf;
 	int rc;
 
 	if (!elf)
@@ -145,6 +136,11 @@ ds_dwarf *ds_dwarf_open(ds_dso *d, const char *const *sections, size_t n)
 Dwarf_Debug ds_dwarf_debug(const ds_dwarf *dw)
 {
 	return dw->dbg;
+}
+
+bool ds_dwarf_msb(const ds_dwarf *dw)
+{
+	return dw->msb;
 }
 
 const void *ds_dwarf_section(const ds_dwarf *dw, const char *name, size_t *size)

@@ -42,6 +42,9 @@ typedef struct ds_dso_opts {
 	const char *debug_root;  /* NULL: /usr/lib/debug */
 	const uint8_t *build_id; /* expected build-id (from MMAP2), NULL when unknown */
 	size_t build_id_size;
+	bool progress;           /* progress lines on stderr (a terminal) while reading a large
+				  * object's types and variables; never from a thread beside a
+				  * full-screen interface, whose screen they would overwrite */
 } ds_dso_opts;
 
 /* Open an ELF file.  NULL with err when the file cannot be read or is not
@@ -162,6 +165,7 @@ typedef struct ds_member {
 	uint32_t bit_offset;    /* bit fields: bits from the start of byte `offset` */
 	uint32_t bit_size;      /* bit fields: width in bits; 0 when not a bit field */
 	bool base_class;        /* a C++ base class subobject */
+	uint32_t align;         /* the member's own DW_AT_alignment (_Alignas, aligned()), else 0 */
 } ds_member;
 
 struct ds_type {

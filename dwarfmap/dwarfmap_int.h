@@ -10,6 +10,13 @@
 
 #include "dwarfmap/dwarfmap.h"
 
+/* A section of a relocatable object with its relocations applied (reloc.c). */
+typedef struct ds_relsec {
+	size_t index;  /* the section's */
+	uint8_t *data; /* owned; NULL when it could not be relocated */
+	bool failed;
+} ds_relsec;
+
 /* One ELF image open through libelf.  The image stays mapped (or, for
  * in-memory images, owned) as long as the ds_elf is open, so pointers into
  * its sections stay valid. */
@@ -20,6 +27,7 @@ typedef struct ds_elf {
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	size_t shstrndx; /* 0 when the section names cannot be read */
+	DS_VEC(ds_relsec) relocated; /* ET_REL: the debug sections read so far */
 } ds_elf;
 
 int ds_elf_open_file(ds_elf *e, const char *path, ds_err *err);
@@ -69,6 +77,7 @@ typedef struct ds_line_row {
 struct ds_dso {
 	char *path;
 	bool kallsyms;
+	bool progress;   /* ds_dso_opts.progress */
 	ds_elf main;
 	ds_elf debug;    /* separate debug file, when one matched */
 	ds_elf mini;     /* decompressed .gnu_debugdata, when used */
@@ -190,6 +199,16 @@ static inline int64_t ds_rd_sleb(ds_rd *r)
 	return (int64_t)ds_rd_leb(r, true);
 }
 
+/* ---- debug sections as readers see them (reloc.c) ----
+ * Section `name` of e, else its GNU-compressed .zdebug form, inflated, and
+ * in a relocatable object (ET_REL: .o, .ko) with its relocations applied
+ * (a copy kept by e, made by the first call, shared by every handle).
+ * NULL when e has no such section, and with a note on d when it cannot be
+ * read or relocated (unreadable, corrupt, or relocations dsprof does not
+ * apply: reloc.c lists them); *sh is its header when found. */
+const void *ds_dso_debug_section(ds_dso *d, ds_elf *e, const char *name, GElf_Shdr *sh,
+				 size_t *size);
+
 /* ---- perf's symbol tree (symtree.c) ---- */
 typedef struct ds_psym {
 	uint64_t start, end, vaddr;
@@ -230,6 +249,8 @@ ds_dwarf *ds_dwarf_open(ds_dso *d, const char *const *sections, size_t n);
 Dwarf_Debug ds_dwarf_debug(const ds_dwarf *dw);
 /* The (uncompressed) bytes of one of the opened sections, or NULL. */
 const void *ds_dwarf_section(const ds_dwarf *dw, const char *name, size_t *size);
+/* Whether its file is big-endian. */
+bool ds_dwarf_msb(const ds_dwarf *dw);
 void ds_dwarf_close(ds_dwarf *dw);
 /* Whether the line table at offset off of .debug_line (or the one of unit
  * cu) holds together well enough for libdwarf to read it: file entries

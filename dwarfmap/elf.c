@@ -52,17 +52,10 @@ static int finish_open(ds_elf *e, const char *label, ds_err *err)
 
 int ds_elf_open_file(ds_elf *e, const char *path, ds_err *err)
 {
-	struct stat st;
-
 	memset(e, 0, sizeof *e);
-	e->fd = open(path, O_RDONLY | O_CLOEXEC);
+	e->fd = ds_open_regular(path, err);
 	if (e->fd < 0)
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(e->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(e->fd);
-		e->fd = -1;
-		return ds_err_set(err, DS_EINPUT, "cannot read '%s': not a regular file", path);
-	}
+		return -1;
 	e->path = ds_xstrdup(path);
 	elf_version(EV_CURRENT);
 	e->elf = elf_begin(e->fd, ELF_C_READ_MMAP, NULL);
@@ -88,6 +81,9 @@ void ds_elf_close(ds_elf *e)
 		close(e->fd);
 	free(e->mem);
 	free(e->path);
+	for (size_t i = 0; i < e->relocated.n; i++)
+		free(e->relocated.v[i].data);
+	ds_vec_free(&e->relocated);
 	memset(e, 0, sizeof *e);
 	e->fd = -1;
 }

@@ -78,16 +78,14 @@ static void cut_module_suffixes(ds_dso *d)
 
 ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = ds_fopen_regular(path, err);
 	kparse k = {0};
 	char *line = NULL;
 	size_t cap = 0;
 	ds_dso *d;
 
-	if (!f) {
-		ds_err_set(err, DS_EINPUT, "cannot open '%s': %s", path, strerror(errno));
+	if (!f)
 		return NULL;
-	}
 	d = ds_xcalloc(1, sizeof *d);
 	d->path = ds_xstrdup(path);
 	d->kallsyms = true;
@@ -145,14 +143,14 @@ static int64_t floor_index(const uint64_t *v, size_t n, uint64_t x)
 int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, const char *out,
 		       ds_err *err)
 {
-	char *text = ds_read_file(path, NULL), *line, *next;
+	char *text = ds_read_file_err(path, NULL, err), *line, *next;
 	ds_vec_u64 all = {0}, want = {0};
 	ds_buf o = {0};
 	FILE *f;
 	int rc = -1;
 
 	if (!text)
-		return ds_err_set(err, DS_EENV, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
 	for (line = text; *line; line = next) {
 		uint64_t addr;
 		char type, *name, *nl = strchr(line, '\n');
@@ -164,8 +162,7 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (nl)
 			*nl = '\n';
 	}
-	if (all.n)
-		qsort(all.v, all.n, sizeof *all.v, cmp_u64);
+	ds_sort(all.v, all.n, sizeof *all.v, cmp_u64);
 	for (size_t i = 0; i < naddrs; i++) {
 		int64_t k = floor_index(all.v, all.n, addrs[i]);
 		if (k >= 0)
@@ -175,8 +172,7 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (k < (int64_t)all.n)
 			ds_vec_push(&want, all.v[k]);
 	}
-	if (want.n)
-		qsort(want.v, want.n, sizeof *want.v, cmp_u64);
+	ds_sort(want.v, want.n, sizeof *want.v, cmp_u64);
 	for (line = text; *line; line = next) {
 		uint64_t addr;
 		char type, *name, *nl = strchr(line, '\n');

@@ -99,7 +99,7 @@ bool ds_line_header_sane(const ds_dwarf *dw, uint64_t off)
 	ds_dwarf_section(dw, ".debug_str", &str);
 	if (!sec || off >= size)
 		return false;
-	r = ds_rd_at(sec, size, off, false);
+	r = ds_rd_at(sec, size, off, ds_dwarf_msb(dw));
 	len = ds_rd_uint(&r, 4);
 	if (len == 0xffffffff) {
 		offset_size = 8;

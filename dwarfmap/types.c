@@ -87,6 +87,7 @@ typedef struct rmem {
 	uint64_t byte_size;   /* DW_AT_byte_size of the storage unit, 0 when absent */
 	uint32_t bit_size;
 	uint32_t type;        /* resolved node, NO_NODE for void */
+	uint32_t align;       /* DW_AT_alignment, 0 when absent */
 	uint8_t flags;
 } rmem;
 
@@ -816,6 +817,7 @@ static void read_member(loader *l, Dwarf_Die die, uint64_t off, bool base, bool 
 	m.type_ref = a.type_ref;
 	m.offset = a.has_location ? a.location : 0;
 	m.byte_size = a.has_byte_size ? a.byte_size : 0;
+	m.align = a.align > UINT32_MAX ? 0 : (uint32_t)a.align;
 	m.flags = (uint8_t)((base ? MF_BASE : 0) | (a.type_sig ? MF_SIG : 0));
 	if (a.has_bit_size && a.bit_size > 0 && a.bit_size < UINT32_MAX) {
 		m.bit_size = (uint32_t)a.bit_size;
@@ -1108,8 +1110,7 @@ static uint32_t resolve_ref(loader *l, uint64_t ref, bool sig)
 
 static void resolve_refs(loader *l)
 {
-	if (l->sigs.n)
-		qsort(l->sigs.v, l->sigs.n, sizeof *l->sigs.v, sig_cmp);
+	ds_sort(l->sigs.v, l->sigs.n, sizeof *l->sigs.v, sig_cmp);
 	for (size_t i = 0; i < l->nodes.n; i++) {
 		tnode *n = &l->nodes.v[i];
 		n->target = resolve_ref(l, n->target_ref, n->flags & NF_SIG);
@@ -1207,7 +1208,7 @@ static void shallow_hashes(loader *l)
 		if (!is_aggregate(n->kind))
 			continue;
 		h = mix(mix(kind_space(n->kind), n->size), (n->flags & NF_DECL) ? 1 : 2);
-		h = mix_str(h, n->name);
+		h = mix(mix_str(h, n->name), n->align);
 		if (n->kind != DS_TYPE_ENUM)
 			for (uint32_t k = 0; k < n->count; k++) {
 				const rmem *m = &l->rmems.v[n->first + k];
@@ -1215,6 +1216,7 @@ static void shallow_hashes(loader *l)
 				h = mix(h, m->offset);
 				h = mix(h, m->bitpos);
 				h = mix(h, ((uint64_t)m->bit_size << 8) | (m->flags & (MF_BASE | MF_BITS)));
+				h = mix(h, m->align);
 			}
 		n->shallow = h;
 	}
@@ -1245,8 +1247,7 @@ static void resolve_declarations(loader *l)
 		if (is_aggregate(n->kind) && n->name && !(n->flags & NF_DECL))
 			ds_vec_push(&defs, ((name_ent){mix_str(kind_space(n->kind), n->name), (uint32_t)i}));
 	}
-	if (defs.n)
-		qsort(defs.v, defs.n, sizeof *defs.v, name_ent_cmp);
+	ds_sort(defs.v, defs.n, sizeof *defs.v, name_ent_cmp);
 	for (size_t i = 0; i < l->nodes.n; i++) {
 		tnode *n = &l->nodes.v[i];
 		name_ent key;
@@ -1454,6 +1455,7 @@ static void fill_types(builder *b)
 				m->offset = r->offset;
 			}
 			m->base_class = r->flags & MF_BASE;
+			m->align = r->align;
 		}
 	}
 }
@@ -1525,8 +1527,7 @@ static void fill_lists(builder *b, const bool *is_decl)
 		if (t->name && t->kind != DS_TYPE_POINTER && t->kind != DS_TYPE_OTHER && !is_decl[c])
 			keys[tt->nnames++] = (name_key){name_prefix(t->name), t};
 	}
-	if (tt->nnames)
-		qsort(keys, tt->nnames, sizeof *keys, name_key_cmp);
+	ds_sort(keys, tt->nnames, sizeof *keys, name_key_cmp);
 	for (size_t i = 0; i < tt->nnames; i++)
 		tt->names[i] = keys[i].t;
 	free(keys);
@@ -1594,7 +1595,8 @@ static void load_types(ds_dso *d)
 			l.str_offsets.p = ds_dwarf_section(dw, ".debug_str_offsets", &l.str_offsets.n);
 			l.abbrev_at = ds_hash_new();
 			l.total = l.info.n;
-			ds_progress_begin(&l.prog, "reading types");
+			if (d->progress)
+				ds_progress_begin(&l.prog, "reading types");
 			read_units(&l, true);
 			if (l.types.p)
 				read_units(&l, false);

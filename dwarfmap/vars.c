@@ -1260,10 +1260,11 @@ static void walk_cus(loader *l, uint64_t info_size)
 	Dwarf_Off abbrev, off;
 	Dwarf_Sig8 sig;
 	Dwarf_Error e = NULL;
-	ds_progress prog;
+	ds_progress prog = {0}; /* shows nothing unless begun */
 	int rc;
 
-	ds_progress_begin(&prog, "reading variables");
+	if (l->d->progress)
+		ds_progress_begin(&prog, "reading variables");
 	for (;;) {
 		Dwarf_Die cu = NULL;
 
@@ -1420,13 +1421,6 @@ static const char *name_str(const ds_vars *vs, uint32_t name)
 
 /* ---- loading: the lookup structures ---- */
 
-/* qsort, which must not see the NULL of an empty vector. */
-static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(v, n, size, cmp);
-}
-
 static int cmp_global(const void *pa, const void *pb)
 {
 	const ds_var *a = pa, *b = pb;
@@ -1461,7 +1455,7 @@ static void build_globals(loader *l)
 		v->v.function = name_str(vs, v->fname);
 		ds_vec_push(&vs->globals, v->v);
 	}
-	sort(vs->globals.v, vs->globals.n, sizeof *vs->globals.v, cmp_global);
+	ds_sort(vs->globals.v, vs->globals.n, sizeof *vs->globals.v, cmp_global);
 	/* One definition seen twice (C++ inline variables in every CU, say):
 	 * the sort put the largest first. */
 	for (size_t i = 0; i < vs->globals.n; i++)
@@ -1545,7 +1539,7 @@ static void build_segments(ds_vars *vs)
 			ds_vec_push(&pts, g[i].loc.addr);
 			ds_vec_push(&pts, global_end(&g[i]));
 		}
-	sort(pts.v, pts.n, sizeof *pts.v, cmp_u64);
+	ds_sort(pts.v, pts.n, sizeof *pts.v, cmp_u64);
 	for (size_t i = 0; i < pts.n; i++) {
 		uint64_t p = pts.v[i];
 		uint32_t v;
@@ -1616,7 +1610,7 @@ static void build_intervals(ds_vars *vs)
 {
 	DS_VEC(uint32_t) stack = {0};
 
-	sort(vs->ivals.v, vs->ivals.n, sizeof *vs->ivals.v, cmp_ival);
+	ds_sort(vs->ivals.v, vs->ivals.n, sizeof *vs->ivals.v, cmp_ival);
 	for (size_t i = 0; i < vs->ivals.n; i++) {
 		vival *iv = &vs->ivals.v[i];
 

@@ -20,6 +20,18 @@
 
 #include "base/base.h"
 
+/* ---- the machine's caches (meta.json, perf.data's HEADER_CACHE) ---- */
+
+typedef struct ds_cache_level {
+	int level;         /* 1, 2, 3 */
+	char type[16];     /* "Data", "Instruction", "Unified" */
+	uint64_t size;     /* bytes */
+	unsigned line;     /* coherency line size, bytes */
+	unsigned ways;
+	unsigned sets;
+	char shared_cpus[64]; /* cpulist as sysfs gives it */
+} ds_cache_level;
+
 /* ---- events ---- */
 
 typedef struct ds_event {
@@ -141,7 +153,7 @@ typedef struct ds_record {
 	int evidx;            /* event the record belongs to; -1 when unknown */
 	uint64_t time;        /* from the sample or sample_id trailer; 0 when absent */
 	uint32_t cpu;         /* from the trailer when present */
-	uint64_t offset;      /* byte offset in the file */
+	uint64_t offset;      /* byte offset in the file (in the decompressed data when compressed) */
 	const void *raw;
 	uint32_t size;
 	union {
@@ -169,10 +181,37 @@ typedef struct ds_perfdata_header_info {
 	uint64_t first_sample_time, last_sample_time;
 	bool pipe_mode;
 	bool data_size_recovered; /* header said 0 bytes of data: read up to the last whole record */
+	bool compressed;        /* zstd records (perf record -z), decompressed at open */
+	ds_cache_level caches[8]; /* HEADER_CACHE: the levels CPU 0 uses */
+	int ncaches;
 } ds_perfdata_header_info;
 
-/* Open and validate the header, attrs and features.  `path` names the file in
- * messages.  Records are validated as they are read. */
+/* What a damaged perf.data lost.  The reader reads every whole record and
+ * skips what it cannot read: a cut (the file ends before its data does), a
+ * stretch of corrupt records (reading resumes at the next run of sound
+ * record headers), a record whose fields do not match its event's attr, a
+ * feature section outside the file.  Bytes and features are known at
+ * open; the per-record counts once every record was read once (`complete`). */
+typedef struct ds_perfdata_damage {
+	uint64_t bytes_cut;        /* data past the end of the file, and a partial last record */
+	uint64_t bytes_trailing;   /* bytes after the last record that start no record */
+	uint64_t bytes_corrupt;    /* data skipped between readable records */
+	unsigned corrupt_stretches;
+	uint64_t bytes_undecoded;  /* zstd records that did not decompress */
+	uint64_t *samples;         /* per event: samples read, dropped ones included */
+	uint64_t *bad_samples;     /* per event: samples whose fields do not end at the record's end */
+	uint64_t orphan_samples;   /* samples whose id names no event of the header */
+	uint64_t bad_records;      /* other records too short for their type */
+	uint64_t features_lost[4]; /* feature bits whose sections lie outside the file */
+	uint64_t first_time, last_time; /* earliest and latest record times read */
+	uint64_t gap_time;         /* time between the records either side of corrupt stretches */
+	bool complete;
+} ds_perfdata_damage;
+
+/* Open the header, attrs and features, and find the whole records (zstd
+ * records are decompressed here, into memory).  Only a file whose header or
+ * attrs cannot be read is refused; damage elsewhere is counted.  `path`
+ * names the file in messages. */
 int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err);
 /* The same over a memory image (fuzzing, tests); the image must outlive the reader. */
 int ds_perfdata_open_mem(const void *data, size_t size, const char *label,
@@ -186,26 +225,26 @@ uint64_t ds_perfdata_data_size(const ds_perfdata *pd);
 const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size);
 
 /* Iteration: *cursor starts at 0.  Returns 1 with *rec filled, 0 at the
- * end, -1 on a malformed record (err names the byte offset).  Record
- * contents point into the file image and stay valid until close. */
+ * end, -1 with err on failure.  Damage is no failure: unreadable stretches
+ * and records that do not match their type are skipped and counted
+ * (ds_perfdata_damage_of).  Record contents point into the file image (or
+ * the decompressed data) and stay valid until close. */
 int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err);
 /* The same, stepping over samples without decoding them: for a pass over
  * the side-band records (mappings, threads) of a large file. */
 int ds_perfdata_next_nonsample(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err);
 /* Progress helper: bytes of data consumed so far for a cursor. */
 uint64_t ds_perfdata_cursor_pos(const ds_perfdata *pd, uint64_t cursor);
+/* What the file lost (see ds_perfdata_damage). */
+const ds_perfdata_damage *ds_perfdata_damage_of(const ds_perfdata *pd);
+/* The damage as notes, one per kind (bytes lost with the time they held,
+ * samples dropped per event, malformed records, unreadable features); NULL
+ * when the file is whole.  recorded_end: when the recording ended, in the
+ * samples' clock, if something other than the file knows it (meta.json),
+ * else 0.  Malloc'd strings in a malloc'd array. */
+char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, size_t *n);
 
 /* ---- meta.json ---- */
-
-typedef struct ds_cache_level {
-	int level;         /* 1, 2, 3 */
-	char type[16];     /* "Data", "Instruction", "Unified" */
-	uint64_t size;     /* bytes */
-	unsigned line;     /* coherency line size, bytes */
-	unsigned ways;
-	unsigned sets;
-	char shared_cpus[64]; /* cpulist as sysfs gives it */
-} ds_cache_level;
 
 typedef struct ds_meta_event {
 	char *name;
@@ -241,7 +280,13 @@ typedef struct ds_meta {
 	uint64_t start_ns, end_ns;    /* in the samples' clock */
 	uint64_t samples, lost, lost_samples, throttled;
 	int64_t exit_status;          /* target's exit status (or 128+signal); -1 unknown */
+	char *exit_signal;            /* the signal that killed it ("SIGSEGV"), or NULL */
 	char *source_file;            /* import: the perf.data it came from */
+	/* ds_meta_read: the values meta.json holds that cannot be, one line
+	 * each naming the field and its value ("meta.json: page_size 3 is not
+	 * a power of two ...; taken as unknown"); those fields are left unknown */
+	char **problems;
+	size_t nproblems;
 } ds_meta;
 
 void ds_meta_init(ds_meta *m);
@@ -250,18 +295,51 @@ void ds_meta_init(ds_meta *m);
 void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backend);
 void ds_meta_fini(ds_meta *m);
 int ds_meta_write(const ds_meta *m, const char *path, ds_err *err);
+/* Fails (DS_EINPUT) only when the file cannot be read, is not JSON or not
+ * a dsprof meta.json of a version this dsprof knows; a bad value is one of
+ * m->problems and the rest is read. */
 int ds_meta_read(ds_meta *m, const char *path, ds_err *err);
 
 /* ---- the experiment directory ---- */
 
-/* Make DIR for a new experiment; an existing one is renamed DIR.old (an
- * older DIR.old is removed first) and *moved_old says so.  Refuses to touch
- * a DIR that is not an experiment (a non-empty directory without perf.data
- * or meta.json). */
-int ds_expdir_create(const char *dir, bool *moved_old, ds_err *err);
+/* An experiment dsprof made holds only what dsprof writes in it (perf.data,
+ * meta.json, kallsyms, vdso.so, sim/) and says it is dsprof's: complete, by
+ * its meta.json; unfinished (being written, or never to be: the writer was
+ * killed, the disk was full), by the mark "recording.json" that
+ * ds_expdir_create writes first and ds_expdir_complete removes last.
+ * Anything else (a file of the user's inside, a bare perf.data) is never
+ * moved or removed. */
+
+typedef struct ds_expdir_prev {
+	bool moved;      /* DIR was renamed DIR.old */
+	bool kept_dir;   /* DIR was an empty directory, used as it was */
+	char said[1024]; /* what happened to what was there, one sentence; "" when nothing */
+} ds_expdir_prev;
+
+/* Make DIR for a new experiment and mark it unfinished.  What was there:
+ * an experiment is renamed DIR.old (replacing an older one there), but an
+ * unfinished DIR is removed instead when DIR.old is complete, so that the
+ * last complete experiment is never lost; prev->said says which.  Refuses
+ * (DS_EINPUT, saying why and what to do) when DIR or the DIR.old it would
+ * replace is not an experiment dsprof made, or is being written now. */
+int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err);
+/* The experiment in DIR is complete (its meta.json is written): unmark it. */
+int ds_expdir_complete(const char *dir, ds_err *err);
 /* Undo ds_expdir_create after a recording that never started: remove DIR
- * and what it holds, and put DIR.old back when it was moved. */
-void ds_expdir_discard(const char *dir, bool moved_old);
+ * and what it holds; true when DIR.old was put back as DIR. */
+bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev);
+
+/* Who marked an unfinished experiment, where. */
+typedef struct ds_expdir_mark_info {
+	int64_t pid;        /* of the dsprof that wrote it; -1 unknown */
+	char host[256], kernel[256], boot_id[64];
+	bool this_boot;     /* written since this machine last booted */
+	bool live;          /* ... by a dsprof that still runs: it is being written now */
+} ds_expdir_mark_info;
+/* Whether DIR is marked unfinished, and by whom. */
+bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m);
+/* DIR.old when it is a complete experiment, else NULL (malloc'd). */
+char *ds_expdir_previous(const char *dir);
 /* Save this boot's vDSO image as DIR/vdso.so: samples in the vDSO (a code
  * page the kernel maps, with no file behind it) resolve from it. */
 int ds_expdir_save_vdso(const char *dir, ds_err *err);

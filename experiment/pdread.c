@@ -2,39 +2,29 @@
  * perf.data reader.
  *
  * The file is mapped read-only and every structure is bounds-checked before
- * it is used: a truncated, corrupt or foreign file gives one error that names
- * the byte offset, never a crash.  Both the file layout (PERFILE2 with attrs
- * and feature sections) and the pipe layout (`perf record -o -`, attrs as
- * HEADER_ATTR records) are accepted.
+ * it is used.  Both the file layout (PERFILE2 with attrs and feature
+ * sections) and the pipe layout (`perf record -o -`, attrs as HEADER_ATTR
+ * records) are accepted.  Only a file whose header or attrs cannot be read
+ * is refused: a damaged one is read as far as it is whole (pdscan.c finds
+ * the whole records and counts what is lost), a feature section outside the
+ * file is left unread, and a sample whose fields do not end where its
+ * record does is dropped and counted against its event.
  */
-#include "experiment/experiment.h"
-#include "experiment/perf_file.h"
+#include "experiment/pdread_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* Newer than our kernel headers: a u64 per branch entry follows the stack. */
 #define BRANCH_COUNTERS_BIT (1ull << 19)
-
-struct ds_perfdata {
-	char *label;
-	const unsigned char *img;
-	size_t size;
-	bool mapped;
-	uint64_t data_off, data_size;
-	DS_VEC(ds_event) events;
-	ds_hash *id_index; /* sample id -> event index */
-	DS_VEC(int) id_event;
-	int id_pos;        /* u64 index of the id in a sample, -1 when none */
-	int is_pos;        /* u64 index from the end in other records, -1 when none */
-	bool sample_id_all;
-	ds_perfdata_header_info info;
-};
+/* Newer than our kernel headers: the sample's AUX area snapshot (u64 size, data). */
+#define SAMPLE_AUX_BIT (1ull << 20)
+/* Every sample_type bit whose field this reader knows the size of. */
+#define SAMPLE_KNOWN_BITS ((1ull << 25) - 1)
 
 static int corrupt(const ds_perfdata *pd, ds_err *err, uint64_t off, const char *what)
 {
@@ -56,20 +46,6 @@ static bool in_file(const ds_perfdata *pd, uint64_t off, uint64_t len)
 	return off <= pd->size && len <= pd->size - off;
 }
 
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* ---- attrs and ids ---- */
 
 static void add_event(ds_perfdata *pd, const unsigned char *attr_bytes, size_t sz,
@@ -85,16 +61,18 @@ static void add_event(ds_perfdata *pd, const unsigned char *attr_bytes, size_t s
 	ds_vec_push(&pd->events, ev);
 }
 
-/* Read a perf_event_attr at off whose own size field says how long it is. */
-static int attr_len(const ds_perfdata *pd, uint64_t off, uint64_t limit, size_t *sz, ds_err *err)
+/* A perf_event_attr at p (file offset off, for messages) whose own size
+ * field says how long it is, within limit bytes. */
+static int attr_len(const ds_perfdata *pd, const unsigned char *p, uint64_t limit, uint64_t off,
+		    size_t *sz, ds_err *err)
 {
 	uint32_t s;
-	if (limit < PERF_ATTR_SIZE_VER0 || !in_file(pd, off, PERF_ATTR_SIZE_VER0))
+	if (limit < PERF_ATTR_SIZE_VER0)
 		return corrupt(pd, err, off, "event attribute is too short");
-	s = rd32(pd->img + off + offsetof(struct perf_event_attr, size));
+	s = rd32(p + offsetof(struct perf_event_attr, size));
 	if (s == 0)
 		s = PERF_ATTR_SIZE_VER0;
-	if (s < PERF_ATTR_SIZE_VER0 || s > 4096 || s > limit || !in_file(pd, off, s))
+	if (s < PERF_ATTR_SIZE_VER0 || s > 4096 || s > limit)
 		return corrupt(pd, err, off, "event attribute has an impossible size");
 	*sz = s;
 	return 0;
@@ -106,6 +84,8 @@ static int index_ids(ds_perfdata *pd, ds_err *err)
 		return ds_err_set(err, DS_EINPUT, "cannot read '%s': the file describes no events",
 				  pd->label);
 	pd->id_index = ds_hash_new();
+	pd->dmg.samples = ds_xcalloc(pd->events.n, sizeof *pd->dmg.samples);
+	pd->dmg.bad_samples = ds_xcalloc(pd->events.n, sizeof *pd->dmg.bad_samples);
 	pd->sample_id_all = pd->events.v[0].attr.sample_id_all;
 	for (size_t i = 0; i < pd->events.n; i++) {
 		const ds_event *e = &pd->events.v[i];
@@ -179,6 +159,66 @@ static char *feat_string(const unsigned char *p, uint64_t len, uint64_t *used)
 	return ds_xstrndup((const char *)p + 4, strnlen((const char *)p + 4, n));
 }
 
+/* A size as sysfs writes it ("32K", "1024K", "16M"). */
+static uint64_t cache_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 10);
+	switch (*end) {
+	case 'K': return v << 10;
+	case 'M': return v << 20;
+	case 'G': return v << 30;
+	default: return v;
+	}
+}
+
+/* HEADER_CACHE: u32 version (1, or 2 with a u32 instance id after the
+ * level), u32 count, then per cache u32 level, [id,] line size, sets, ways
+ * and the strings type, size and the cpulist that shares it.  Kept: the
+ * levels CPU 0 uses (a cpulist naming CPU 0 starts with 0), as meta.json
+ * keeps them. */
+static void feat_cache(ds_perfdata_header_info *in, const unsigned char *p, uint64_t len)
+{
+	uint32_t version, n;
+	uint64_t off = 8, used;
+
+	if (len < 8)
+		return;
+	version = rd32(p);
+	n = rd32(p + 4);
+	if (version != 1 && version != 2)
+		return;
+	in->ncaches = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t v[5], nv = version == 2 ? 5 : 4;
+		char *str[3] = {0};
+		int k;
+		if (len - off < nv * 4ull)
+			return;
+		for (uint32_t j = 0; j < nv; j++)
+			v[j] = rd32(p + off + 4 * j);
+		off += nv * 4ull;
+		for (k = 0; k < 3 && (str[k] = feat_string(p + off, len - off, &used)); k++)
+			off += used;
+		if (k == 3 && (str[2][0] == '0' && (!str[2][1] || str[2][1] == ',' || str[2][1] == '-')) &&
+		    in->ncaches < (int)(sizeof in->caches / sizeof *in->caches)) {
+			ds_cache_level *c = &in->caches[in->ncaches++];
+			memset(c, 0, sizeof *c);
+			c->level = (int)v[0];
+			c->line = v[nv - 3];
+			c->sets = v[nv - 2];
+			c->ways = v[nv - 1];
+			snprintf(c->type, sizeof c->type, "%s", str[0]);
+			c->size = cache_size(str[1]);
+			snprintf(c->shared_cpus, sizeof c->shared_cpus, "%s", str[2]);
+		}
+		for (int j = 0; j < 3; j++)
+			free(str[j]);
+		if (k < 3)
+			return;
+	}
+}
+
 static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint64_t len)
 {
 	ds_perfdata_header_info *in = &pd->info;
@@ -234,6 +274,9 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 			in->cmdline = ds_buf_steal(&b);
 		}
 		return;
+	case PF_FEAT_CACHE:
+		feat_cache(in, p, len);
+		return;
 	case PF_FEAT_EVENT_DESC:
 		/* names for the attrs, matched by their first id (or by order) */
 		if (len >= 8) {
@@ -284,11 +327,34 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 	}
 }
 
+/* The feature sections: each one inside the file is read, each one
+ * outside it (a cut file, a corrupt size or offset) is named as lost. */
+static void read_features(ds_perfdata *pd, const struct pf_header *h)
+{
+	uint64_t off = h->data.offset + h->data.size;
+	bool lost = off < h->data.offset; /* a size that wraps around */
+
+	for (int bit = 0; bit < PF_FEAT_BITS; bit++) {
+		struct pf_section sec;
+		if (!(h->features[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		if (lost || !in_file(pd, off, sizeof sec)) {
+			pd->dmg.features_lost[bit / 64] |= 1ull << (bit % 64);
+			continue;
+		}
+		memcpy(&sec, pd->img + off, sizeof sec);
+		off += sizeof sec;
+		if (!in_file(pd, sec.offset, sec.size))
+			pd->dmg.features_lost[bit / 64] |= 1ull << (bit % 64);
+		else
+			parse_feature(pd, bit, pd->img + sec.offset, sec.size);
+	}
+}
+
 static int parse_file_header(ds_perfdata *pd, ds_err *err)
 {
 	struct pf_header h;
-	uint64_t nattrs, off;
-	int nfeat = 0;
+	uint64_t nattrs, off, avail;
 
 	if (pd->size < sizeof h)
 		return truncated(pd, err, pd->size, sizeof h);
@@ -306,9 +372,9 @@ static int parse_file_header(ds_perfdata *pd, ds_err *err)
 	for (uint64_t i = 0; i < nattrs; i++) {
 		size_t sz;
 		struct pf_section ids;
-		if (attr_len(pd, off, h.attrs.offset + h.attrs.size - off, &sz, err))
+		if (attr_len(pd, pd->img + off, h.attrs.offset + h.attrs.size - off, off, &sz, err))
 			return -1;
-		if (!in_file(pd, off + sz, sizeof ids) || off + sz + sizeof ids > h.attrs.offset + h.attrs.size)
+		if (off + sz + sizeof ids > h.attrs.offset + h.attrs.size)
 			return corrupt(pd, err, off, "attribute runs past the attribute section");
 		memcpy(&ids, pd->img + off + sz, sizeof ids);
 		if (ids.size % 8 || !in_file(pd, ids.offset, ids.size))
@@ -316,89 +382,88 @@ static int parse_file_header(ds_perfdata *pd, ds_err *err)
 		add_event(pd, pd->img + off, sz, pd->img + ids.offset, ids.size / 8);
 		off += sz + sizeof ids;
 	}
-	if (h.data.offset < sizeof h || h.data.offset > pd->size)
-		return truncated(pd, err, pd->size, h.data.offset);
-	pd->data_off = h.data.offset;
-	if (h.data.size == 0 && pd->size > h.data.offset) {
+	if (h.data.offset < sizeof h)
+		return corrupt(pd, err, 40, "the data section starts inside the header");
+	/* what lies past the end of the file is lost, the rest is read */
+	pd->data_off = h.data.offset < pd->size ? h.data.offset : pd->size;
+	pd->data = pd->img + pd->data_off;
+	avail = pd->size - pd->data_off;
+	if (h.data.size == 0 && avail) {
 		/* a recording that never finished: read what is there */
-		pd->data_size = pd->size - h.data.offset;
+		pd->data_size = avail;
 		pd->info.data_size_recovered = true;
 		return 0;
 	}
-	if (!in_file(pd, h.data.offset, h.data.size))
-		return truncated(pd, err, pd->size, h.data.offset + h.data.size);
-	pd->data_size = h.data.size;
-
-	for (int bit = 0; bit < PF_FEAT_BITS; bit++)
-		if (h.features[bit / 64] & (1ull << (bit % 64)))
-			nfeat++;
-	off = h.data.offset + h.data.size;
-	if (nfeat && !in_file(pd, off, (uint64_t)nfeat * sizeof(struct pf_section)))
-		return truncated(pd, err, pd->size, off + (uint64_t)nfeat * sizeof(struct pf_section));
-	for (int bit = 0; bit < PF_FEAT_BITS; bit++) {
-		struct pf_section s;
-		if (!(h.features[bit / 64] & (1ull << (bit % 64))))
-			continue;
-		memcpy(&s, pd->img + off, sizeof s);
-		off += sizeof s;
-		if (!in_file(pd, s.offset, s.size))
-			return truncated(pd, err, pd->size, s.offset + s.size);
-		if (bit == PF_FEAT_COMPRESSED)
-			return ds_err_set(err, DS_EINPUT,
-					  "cannot read '%s': compressed perf.data (perf record -z) is not "
-					  "supported; decompress it with 'perf inject -i %s -o plain.data'",
-					  pd->label, pd->label);
-		parse_feature(pd, bit, pd->img + s.offset, s.size);
+	if (h.data.size > avail || h.data.offset > pd->size) {
+		pd->data_size = avail;
+		pd->dmg.bytes_cut = h.data.offset > pd->size ? h.data.size : h.data.size - avail;
+	} else {
+		pd->data_size = h.data.size;
 	}
+	read_features(pd, &h);
 	return 0;
 }
 
-/* Pipe mode: attrs, names and features arrive as records before the samples. */
-static int parse_pipe_header(ds_perfdata *pd, ds_err *err)
+/* A pipe's EVENT_UPDATE record naming an event (by one of its ids). */
+static void event_update_name(ds_perfdata *pd, const unsigned char *r, uint16_t size)
 {
-	uint64_t off = sizeof(struct pf_pipe_header);
+	uint64_t id = rd64(r + 16);
+	for (size_t e = 0; e < pd->events.n; e++) {
+		ds_event *ev = &pd->events.v[e];
+		for (size_t k = 0; k < ev->nids; k++)
+			if (ev->ids[k] == id && !ev->name)
+				ev->name = ds_xstrndup((const char *)r + 24, strnlen((const char *)r + 24, size - 24u));
+	}
+}
+
+/* Pipe mode: attrs, names and features arrive as records before the
+ * kernel's; a HEADER_ATTR that cannot be read is left out (its samples
+ * then name no event and are counted as such). */
+static void parse_pipe_header(ds_perfdata *pd)
+{
+	uint64_t off = 0;
+
 	pd->info.pipe_mode = true;
-	pd->data_off = off;
-	pd->data_size = pd->size - off;
-	while (off + 8 <= pd->size) {
-		uint32_t type = rd32(pd->img + off);
+	pd->data_off = sizeof(struct pf_pipe_header);
+	pd->data = pd->img + pd->data_off;
+	pd->data_size = pd->size - pd->data_off;
+	pd_scan(pd);
+	while (off < pd->data_size) {
+		const pd_gap *g = pd_gap_at(pd, off);
+		const unsigned char *r = pd->data + off;
+		uint64_t ext;
+		uint32_t type;
 		uint16_t size;
-		memcpy(&size, pd->img + off + 6, 2);
-		if (size < 8 || !in_file(pd, off, size))
-			break; /* reported precisely when the records are read */
+		size_t sz;
+		ds_err ignored = {0};
+
+		if (g) {
+			off = g->end;
+			continue;
+		}
+		ext = pd_extent(pd->data, pd->data_size, off);
+		if (!ext)
+			break;
+		type = rd32(r);
+		memcpy(&size, r + 6, 2);
 		if (type == PF_RECORD_HEADER_ATTR) {
-			size_t sz;
-			if (attr_len(pd, off + 8, size - 8u, &sz, err))
-				return -1;
-			add_event(pd, pd->img + off + 8, sz, pd->img + off + 8 + sz, (size - 8 - sz) / 8);
+			if (attr_len(pd, r + 8, size - 8u, off, &sz, &ignored) == 0)
+				add_event(pd, r + 8, sz, r + 8 + sz, (size - 8 - sz) / 8);
 		} else if (type == PF_RECORD_EVENT_UPDATE && size >= 24 &&
-			   rd64(pd->img + off + 8) == PF_EVENT_UPDATE_NAME) {
-			uint64_t id = rd64(pd->img + off + 16);
-			for (size_t e = 0; e < pd->events.n; e++) {
-				ds_event *ev = &pd->events.v[e];
-				for (size_t k = 0; k < ev->nids; k++)
-					if (ev->ids[k] == id && !ev->name)
-						ev->name = ds_xstrndup((const char *)pd->img + off + 24,
-								       strnlen((const char *)pd->img + off + 24, size - 24u));
-			}
+			   rd64(r + 8) == PF_EVENT_UPDATE_NAME) {
+			event_update_name(pd, r, size);
 		} else if (type == PF_RECORD_HEADER_FEATURE && size >= 16) {
-			parse_feature(pd, (int)rd64(pd->img + off + 8), pd->img + off + 16, size - 16u);
-		} else if (type == PF_RECORD_COMPRESSED) {
-			return ds_err_set(err, DS_EINPUT,
-					  "cannot read '%s': compressed perf.data (perf record -z) is not "
-					  "supported; decompress it with 'perf inject'", pd->label);
-		} else if (type < 64 && type != 0) {
+			parse_feature(pd, (int)rd64(r + 8), r + 16, size - 16u);
+		} else if (type < PF_RECORD_HEADER_ATTR) {
 			break; /* kernel records: the attrs are all known by now */
 		}
-		off += size;
+		off += ext;
 	}
-	return 0;
 }
 
 static int open_image(ds_perfdata *pd, ds_err *err)
 {
 	uint64_t magic;
-	int rc;
 
 	pd->info.clockid = -1;
 	if (pd->size < 16)
@@ -413,12 +478,13 @@ static int open_image(ds_perfdata *pd, ds_err *err)
 	if (magic != PF_MAGIC)
 		return ds_err_set(err, DS_EINPUT,
 				  "cannot read '%s': not a perf.data file (no PERFILE2 magic)", pd->label);
-	if (rd64(pd->img + 8) == sizeof(struct pf_pipe_header))
-		rc = parse_pipe_header(pd, err);
-	else
-		rc = parse_file_header(pd, err);
-	if (rc)
-		return rc;
+	if (rd64(pd->img + 8) == sizeof(struct pf_pipe_header)) {
+		parse_pipe_header(pd);
+	} else {
+		if (parse_file_header(pd, err))
+			return -1;
+		pd_scan(pd);
+	}
 	for (size_t i = 0; i < pd->events.n; i++)
 		if (!pd->events.v[i].name)
 			pd->events.v[i].name = ds_attr_name(&pd->events.v[i].attr);
@@ -442,17 +508,16 @@ int ds_perfdata_open_mem(const void *data, size_t size, const char *label, ds_pe
 
 int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ds_open_regular(path, err);
 	struct stat st;
 	void *img;
 	ds_perfdata *pd;
 
 	if (fd < 0)
-		return ds_err_set(err, errno == EACCES ? DS_EENV : DS_EINPUT, "cannot open '%s': %s",
-				  path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return -1;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
-		return ds_err_set(err, DS_EINPUT, "cannot open '%s': not a regular file", path);
+		return ds_err_set(err, DS_EENV, "cannot open '%s': %s", path, strerror(errno));
 	}
 	if (st.st_size == 0) {
 		close(fd);
@@ -487,6 +552,11 @@ void ds_perfdata_close(ds_perfdata *pd)
 	ds_vec_free(&pd->id_event);
 	if (pd->mapped)
 		munmap((void *)pd->img, pd->size);
+	if (pd->own)
+		munmap(pd->own, pd->own_size);
+	ds_vec_free(&pd->gaps);
+	free(pd->dmg.samples);
+	free(pd->dmg.bad_samples);
 	free(pd->info.hostname);
 	free(pd->info.osrelease);
 	free(pd->info.version);
@@ -542,8 +612,12 @@ static const unsigned char *take(rdr *r, uint64_t n)
 	return p;
 }
 
-static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned char *body,
-			size_t len, ds_err *err)
+/* A sample's fields, in the kernel's order (perf_output_sample).  Returns
+ * -1 when they do not fit the record: evidx is -1 when the sample names no
+ * event, else the sample does not match its event's attr (its fields do
+ * not end where the record does; with sample_type bits this reader does
+ * not know, only running past the end is seen). */
+static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned char *body, size_t len)
 {
 	rdr r = {body, body + len, false};
 	ds_sample *s = &rec->u.sample;
@@ -551,20 +625,24 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 	uint64_t t, id = 0;
 	int ev;
 
+	rec->evidx = -1;
 	if (pd->id_pos >= 0) {
 		if ((size_t)(pd->id_pos + 1) * 8 > len)
-			return corrupt(pd, err, rec->offset, "sample too short for its event id");
+			return -1;
 		id = rd64(body + pd->id_pos * 8);
 	}
 	ev = event_of_id(pd, id);
 	if (ev < 0)
-		return corrupt(pd, err, rec->offset, "sample of an event the header does not describe");
+		return -1;
 	rec->evidx = ev;
 	a = &pd->events.v[ev].attr;
 	t = a->sample_type;
 	memset(s, 0, sizeof *s);
 	s->type = t;
 	s->id = id;
+	/* a fixed period is the attr's, unless the sample says otherwise */
+	if (!a->freq)
+		s->period = a->sample_period;
 	if (t & PERF_SAMPLE_IDENTIFIER) take64(&r);
 	if (t & PERF_SAMPLE_IP) s->ip = take64(&r);
 	if (t & PERF_SAMPLE_TID) {
@@ -648,7 +726,12 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 				s->stack_size = 0;
 		}
 	}
-	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) s->weight = take64(&r);
+	if (t & PERF_SAMPLE_WEIGHT) {
+		s->weight = take64(&r);
+	} else if (t & PERF_SAMPLE_WEIGHT_STRUCT) {
+		/* u32 latency, u16 instruction latency, u16 retire latency */
+		s->weight = (uint32_t)take64(&r);
+	}
 	if (t & PERF_SAMPLE_DATA_SRC) s->data_src = take64(&r);
 	if (t & PERF_SAMPLE_TRANSACTION) take64(&r);
 	if (t & PERF_SAMPLE_REGS_INTR) {
@@ -659,8 +742,15 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 	if (t & PERF_SAMPLE_CGROUP) take64(&r);
 	if (t & PERF_SAMPLE_DATA_PAGE_SIZE) s->data_page_size = take64(&r);
 	if (t & PERF_SAMPLE_CODE_PAGE_SIZE) s->code_page_size = take64(&r);
-	if (r.bad)
-		return corrupt(pd, err, rec->offset, "sample is shorter than its fields");
+	if (t & SAMPLE_AUX_BIT) {
+		uint64_t n = take64(&r);
+		if (n > len)
+			r.bad = true;
+		else
+			take(&r, n);
+	}
+	if (r.bad || (!(t & ~SAMPLE_KNOWN_BITS) && r.p != r.end))
+		return -1;
 	rec->time = s->time;
 	rec->cpu = s->cpu;
 	return 0;
@@ -708,34 +798,18 @@ static const char *record_string(const unsigned char *p, const unsigned char *en
 	return (const char *)p;
 }
 
-int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
+/* Decode the record at data offset off: 1 when it matches its type, 0
+ * when it does not (dropped). */
+static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 {
-	uint64_t off = *cursor;
-	const unsigned char *h, *body;
-	uint32_t type;
+	const unsigned char *h = pd->data + off, *body;
+	uint32_t type = rd32(h);
 	uint16_t size;
 	size_t blen;
 
-	if (off >= pd->data_size)
-		return 0;
-	if (pd->data_size - off < 8) {
-		if (pd->info.data_size_recovered)
-			return 0;
-		return truncated(pd, err, pd->data_off + pd->data_size, pd->data_off + off + 8);
-	}
-	h = pd->img + pd->data_off + off;
-	type = rd32(h);
 	memcpy(&size, h + 6, 2);
 	memset(rec, 0, sizeof *rec);
-	rec->offset = pd->data_off + off;
-	if (size < 8)
-		return corrupt(pd, err, rec->offset, "record size is smaller than its header");
-	if (size > pd->data_size - off) {
-		if (pd->info.data_size_recovered)
-			return 0;
-		return truncated(pd, err, pd->data_off + pd->data_size, rec->offset + size);
-	}
-	*cursor = off + size;
+	rec->offset = pd->own ? off : pd->data_off + off;
 	rec->type = type;
 	memcpy(&rec->misc, h + 4, 2);
 	rec->raw = h;
@@ -747,15 +821,13 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 	switch (type) {
 	case PERF_RECORD_SAMPLE:
 		rec->kind = DS_REC_SAMPLE;
-		if (parse_sample(pd, rec, body, blen, err))
-			return -1;
-		return 1;
+		return parse_sample(pd, rec, body, blen) == 0;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		ds_rec_mmap *m = &rec->u.mmap;
 		size_t fixed = type == PERF_RECORD_MMAP ? 32 : 64;
 		if (blen < fixed + 1)
-			return corrupt(pd, err, rec->offset, "mmap record too short");
+			return 0;
 		rec->kind = DS_REC_MMAP;
 		m->pid = rd32(body);
 		m->tid = rd32(body + 4);
@@ -780,26 +852,26 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 		m->executable = !(rec->misc & PERF_RECORD_MISC_MMAP_DATA);
 		m->filename = record_string(body + fixed, body + blen);
 		if (!m->filename)
-			return corrupt(pd, err, rec->offset, "mmap file name is not terminated");
+			return 0;
 		parse_trailer(pd, rec, body, blen, fixed + strlen(m->filename) + 1);
 		return 1;
 	}
 	case PERF_RECORD_COMM:
 		if (blen < 9)
-			return corrupt(pd, err, rec->offset, "comm record too short");
+			return 0;
 		rec->kind = DS_REC_COMM;
 		rec->u.comm.pid = rd32(body);
 		rec->u.comm.tid = rd32(body + 4);
 		rec->u.comm.exec = rec->misc & PERF_RECORD_MISC_COMM_EXEC;
 		rec->u.comm.comm = record_string(body + 8, body + blen);
 		if (!rec->u.comm.comm)
-			return corrupt(pd, err, rec->offset, "comm name is not terminated");
+			return 0;
 		parse_trailer(pd, rec, body, blen, 8 + strlen(rec->u.comm.comm) + 1);
 		return 1;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		if (blen < 24)
-			return corrupt(pd, err, rec->offset, "fork/exit record too short");
+			return 0;
 		rec->kind = type == PERF_RECORD_FORK ? DS_REC_FORK : DS_REC_EXIT;
 		rec->u.task.pid = rd32(body);
 		rec->u.task.ppid = rd32(body + 4);
@@ -812,7 +884,7 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 		return 1;
 	case PERF_RECORD_LOST:
 		if (blen < 16)
-			return corrupt(pd, err, rec->offset, "lost record too short");
+			return 0;
 		rec->kind = DS_REC_LOST;
 		rec->u.lost.id = rd64(body);
 		rec->u.lost.lost = rd64(body + 8);
@@ -820,7 +892,7 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 		return 1;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (blen < 8)
-			return corrupt(pd, err, rec->offset, "lost-samples record too short");
+			return 0;
 		rec->kind = DS_REC_LOST_SAMPLES;
 		rec->u.lost.lost = rd64(body);
 		parse_trailer(pd, rec, body, blen, 8);
@@ -828,7 +900,7 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		if (blen < 24)
-			return corrupt(pd, err, rec->offset, "throttle record too short");
+			return 0;
 		rec->kind = type == PERF_RECORD_THROTTLE ? DS_REC_THROTTLE : DS_REC_UNTHROTTLE;
 		rec->u.throttle.time = rd64(body);
 		rec->u.throttle.id = rd64(body + 8);
@@ -836,22 +908,6 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 		parse_trailer(pd, rec, body, blen, 24);
 		if (!rec->time)
 			rec->time = rec->u.throttle.time;
-		return 1;
-	case PF_RECORD_COMPRESSED:
-		return ds_err_set(err, DS_EINPUT,
-				  "cannot read '%s': compressed records (perf record -z) at byte %llu "
-				  "are not supported; decompress with 'perf inject'",
-				  pd->label, (unsigned long long)rec->offset);
-	case PF_RECORD_AUXTRACE:
-		/* the trace payload follows the record, outside its size */
-		if (blen >= 8) {
-			uint64_t extra = rd64(body);
-			if (extra > pd->data_size - *cursor)
-				return truncated(pd, err, pd->data_off + pd->data_size,
-						 pd->data_off + *cursor + extra);
-			*cursor += extra;
-		}
-		rec->kind = DS_REC_OTHER;
 		return 1;
 	default:
 		rec->kind = DS_REC_OTHER;
@@ -861,12 +917,40 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 	}
 }
 
+int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
+{
+	(void)err; /* damage is counted, never an error */
+	for (;;) {
+		uint64_t off = *cursor, ext;
+		const pd_gap *g;
+		int ok;
+
+		if (off >= pd->data_size) {
+			pd_count_end(pd, off);
+			return 0;
+		}
+		if (pd->gaps.n && (g = pd_gap_at(pd, off))) {
+			pd_count_gap(pd, g);
+			*cursor = g->end;
+			continue;
+		}
+		/* the scan found a whole record at every offset a pass reaches */
+		ext = pd_extent(pd->data, pd->data_size, off);
+		if (!ext)
+			return 0;
+		*cursor = off + ext;
+		ok = decode(pd, off, rec);
+		pd_count_record(pd, off, *cursor, rec, ok);
+		if (ok)
+			return 1;
+	}
+}
+
 int ds_perfdata_next_nonsample(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
 {
-	/* a sample's size is in its header: what ds_perfdata_next checks
-	 * before decoding it is all a skip needs */
-	while (*cursor + 8 <= pd->data_size) {
-		const unsigned char *h = pd->img + pd->data_off + *cursor;
+	/* a sample's size is in its header, and the scan vouched for it */
+	while (*cursor + 8 <= pd->data_size && !(pd->gaps.n && pd_gap_at(pd, *cursor))) {
+		const unsigned char *h = pd->data + *cursor;
 		uint16_t size;
 		memcpy(&size, h + 6, 2);
 		if (rd32(h) != PERF_RECORD_SAMPLE || size < 8 || size > pd->data_size - *cursor)

@@ -115,7 +115,8 @@ ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, 
 		w->events[i].name = ds_xstrdup(events[i].name);
 		w->events[i].attr.size = attr_sz;
 		w->events[i].ids = ds_xcalloc(events[i].nids ? events[i].nids : 1, sizeof(uint64_t));
-		memcpy(w->events[i].ids, events[i].ids, events[i].nids * sizeof(uint64_t));
+		if (events[i].nids)
+			memcpy(w->events[i].ids, events[i].ids, events[i].nids * sizeof(uint64_t));
 	}
 
 	/* ids arrays first, right after the header, then the attrs that point at them */

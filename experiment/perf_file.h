@@ -44,6 +44,7 @@ enum {
 	PF_FEAT_TOTAL_MEM = 10,
 	PF_FEAT_CMDLINE = 11,
 	PF_FEAT_EVENT_DESC = 12,
+	PF_FEAT_CACHE = 20,
 	PF_FEAT_SAMPLE_TIME = 21,
 	PF_FEAT_CLOCKID = 23,
 	PF_FEAT_COMPRESSED = 27,
@@ -72,6 +73,7 @@ enum {
 	PF_RECORD_HEADER_FEATURE = 80,
 	PF_RECORD_COMPRESSED = 81,
 	PF_RECORD_FINISHED_INIT = 82,
+	PF_RECORD_COMPRESSED2 = 83, /* u64 data size after the header, then zstd data, padded to 8 */
 };
 
 /* EVENT_UPDATE record sub-types (pipe mode carries event names this way). */

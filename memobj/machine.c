@@ -211,7 +211,7 @@ static void numa_nodes(ds_machine *m, const char *sys)
 		size_t ranges = 0, i = 0;
 		uint64_t end = 0;
 
-		qsort(blocks.v, blocks.n, sizeof *blocks.v, cmp_block);
+		ds_sort(blocks.v, blocks.n, sizeof *blocks.v, cmp_block);
 		ds_buf_puts(&b, "PADDR < 0 ? -1");
 		while (i < blocks.n && ranges <= MAX_NODE_RANGES) {
 			size_t j = i + 1;
@@ -462,12 +462,12 @@ static int load_lines(ds_machine *m, char *text, ds_err *err)
 
 int ds_machine_load(ds_machine *m, const char *path, ds_err *err)
 {
-	char *text = ds_read_file(path, NULL);
+	char *text = ds_read_file_err(path, NULL, err);
 	int rc;
 
 	memset(m, 0, sizeof *m);
 	if (!text)
-		return ds_err_set(err, DS_EINPUT, "cannot read machine '%s': %s", path, strerror(errno));
+		return -1; /* the message names the file */
 	m->source = ds_xstrdup(path);
 	rc = load_lines(m, text, err);
 	free(text);

@@ -287,14 +287,14 @@ void ds_mobj_defs_free(ds_mobj_def *defs, size_t n)
 /* The file's text; a missing file is empty. */
 static int read_text(const char *path, char **text, ds_err *err)
 {
-	*text = ds_read_file(path, NULL);
+	*text = ds_read_file_err(path, NULL, err);
 	if (*text)
 		return 0;
 	if (errno == ENOENT) {
 		*text = ds_xstrdup("");
 		return 0;
 	}
-	return ds_err_set(err, DS_EENV, "cannot read '%s': %s", path, strerror(errno));
+	return -1;
 }
 
 /* The definitions of text, checked: well-formed lines, valid names, no

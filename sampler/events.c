@@ -68,8 +68,7 @@ static char **dir_names(const char *path, size_t *n)
 		if (de->d_name[0] != '.')
 			ds_vec_push(&v, ds_xstrdup(de->d_name));
 	closedir(d);
-	if (v.n)
-		qsort(v.v, v.n, sizeof *v.v, cmp_str);
+	ds_sort(v.v, v.n, sizeof *v.v, cmp_str);
 	*n = v.n;
 	return v.n ? v.v : ds_xcalloc(1, sizeof(char *));
 }

@@ -33,7 +33,7 @@ static bool frames_visible(uint64_t page)
 {
 	static const volatile char probe = 1;
 	uint64_t e = 0;
-	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int fd = ds_open_regular("/proc/self/pagemap", NULL);
 	bool ok;
 
 	if (fd < 0)
@@ -104,7 +104,7 @@ static int pagemap_of(ds_physaddr *p, uint32_t pid)
 	i = ds_hash_intern(p->pids, &pid, sizeof pid, &added);
 	if (added) {
 		snprintf(path, sizeof path, "/proc/%u/pagemap", pid);
-		ds_vec_push(&p->fds, open(path, O_RDONLY | O_CLOEXEC));
+		ds_vec_push(&p->fds, ds_open_regular(path, NULL));
 	}
 	return p->fds.v[i];
 }

@@ -535,7 +535,7 @@ static int drain_all(rec *r, ds_err *err)
 
 static int start_child(rec *r, ds_err *err)
 {
-	if (ds_workload_fork(&r->wl, r->o->argv, NULL, NULL, err))
+	if (ds_workload_fork(&r->wl, r->o->argv, NULL, NULL, r->o->detach, err))
 		return -1;
 	ds_vec_push(&r->tids, r->wl.pid);
 	return 0;
@@ -553,12 +553,42 @@ static int release_child(rec *r, ds_err *err)
 	return 0;
 }
 
+/* PF_KTHREAD in /proc/PID/stat's flags (include/linux/sched.h) */
+#define PF_KTHREAD 0x00200000UL
+
+int ds_sampler_check_pid(pid_t pid, ds_err *err)
+{
+	char path[64], *text, *open_paren, *close_paren;
+	unsigned long flags = 0;
+	int rc = 0;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (!(text = ds_read_file(path, NULL)))
+		return ds_err_set(err, DS_EINPUT, "cannot attach to process %d: %s", (int)pid,
+				  errno == ENOENT ? "no such process" : strerror(errno));
+	/* "PID (COMM) STATE PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may hold
+	 * spaces and parentheses, so the fields start after the last ')' */
+	open_paren = strchr(text, '(');
+	close_paren = strrchr(text, ')');
+	if (open_paren && close_paren > open_paren &&
+	    sscanf(close_paren + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) == 1 && (flags & PF_KTHREAD)) {
+		*close_paren = 0;
+		rc = ds_err_set(err, DS_EINPUT, "cannot attach to process %d (%s): it is a kernel thread, which "
+			        "has no user space to sample; attach to a process that runs a program", (int)pid,
+				open_paren + 1);
+	}
+	free(text);
+	return rc;
+}
+
 static int attach_threads(rec *r, ds_err *err)
 {
 	char path[64];
 	DIR *d;
 	struct dirent *e;
 
+	if (ds_sampler_check_pid(r->o->pid, err))
+		return -1;
 	snprintf(path, sizeof path, "/proc/%d/task", (int)r->o->pid);
 	d = opendir(path);
 	if (!d)
@@ -695,7 +725,7 @@ static void export_kernel_ips(rec *r)
 	r->res->kernel_ips = ds_xcalloc(n ? n : 1, sizeof *r->res->kernel_ips);
 	for (size_t i = 0; i < n; i++)
 		memcpy(&r->res->kernel_ips[i], ds_hash_key(r->kernel_ips, i, NULL), 8);
-	qsort(r->res->kernel_ips, n, sizeof *r->res->kernel_ips, cmp_u64);
+	ds_sort(r->res->kernel_ips, n, sizeof *r->res->kernel_ips, cmp_u64);
 	r->res->nkernel_ips = n;
 }
 

@@ -88,6 +88,7 @@ typedef struct ds_record_opts {
 	bool inherit;           /* follow threads and children */
 	pid_t pid;              /* attach to this process (0: run argv) */
 	char **argv;            /* the command to run, NULL-terminated */
+	bool detach;            /* the command outlives a recorder that dies (else it is killed with it) */
 	double duration;        /* seconds; 0 = until the target ends / Ctrl-C */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = default */
 	const char *outdir;     /* experiment directory, already created */
@@ -116,6 +117,10 @@ typedef struct ds_record_result {
  * target's own output goes where dsprof's goes; its exit status is in
  * res->wait_status. */
 int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err);
+/* Whether process pid can be attached to: it exists, and is not a kernel
+ * thread (which has no user space: it would record no samples); else
+ * DS_EINPUT with one line saying which. */
+int ds_sampler_check_pid(pid_t pid, ds_err *err);
 void ds_record_result_fini(ds_record_result *r);
 
 /* ---- the simulated PMU (sampler/sim.c; docs/simulator.md) ----

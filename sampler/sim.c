@@ -438,7 +438,7 @@ static int start_child(simrec *r, char **argv, const char *libdir, ds_err *err)
 {
 	int e;
 
-	if (ds_workload_fork(&r->wl, argv, "VALGRIND_LIB", libdir, err))
+	if (ds_workload_fork(&r->wl, argv, "VALGRIND_LIB", libdir, r->o->detach, err))
 		return -1;
 	e = ds_workload_start(&r->wl, err);
 	if (e < 0)

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,9 +34,10 @@ int ds_workload_init(ds_workload *w, ds_err *err)
 }
 
 int ds_workload_fork(ds_workload *w, char *const *argv, const char *env_name, const char *env_value,
-		     ds_err *err)
+		     bool detach, ds_err *err)
 {
 	int go[2], ex[2];
+	pid_t recorder = getpid();
 
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return ds_err_set(err, DS_EENV, "cannot create a pipe: %s", strerror(errno));
@@ -55,6 +57,13 @@ int ds_workload_fork(ds_workload *w, char *const *argv, const char *env_name, co
 		int e;
 		close(go[1]);
 		close(ex[0]);
+		/* SIGKILL when the recorder dies, unless asked otherwise: a
+		 * command nobody records must not run on, orphaned.  The kernel
+		 * sends it when the thread that forked ends, and the recorder
+		 * forks from the thread that runs it to the end; a recorder that
+		 * died before this line is seen as a new parent. */
+		if (!detach && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != recorder))
+			_exit(127);
 		sigprocmask(SIG_SETMASK, &w->oldmask, NULL);
 		/* wait until the recorder is ready; EOF means it gave up */
 		if (read(go[0], &c, 1) != 1)

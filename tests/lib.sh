@@ -8,6 +8,18 @@ ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 skip() { echo "skip - $*"; }
 
+# wait_until COMMAND...: until it succeeds (true), 20 s at most (false):
+# tests wait for states, not for fixed times
+wait_until() {
+	i=0
+	while [ "$i" -lt 200 ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 # check NAME COMMAND...: passes when the command succeeds
 check() {
 	name=$1; shift

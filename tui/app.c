@@ -1295,6 +1295,12 @@ static void normal_key(tui_app *a, const tui_key *k)
 		a->mode = MODE_HELP;
 		a->help_top = 0;
 		break;
+	case 'v':
+		if (app_row(a, &a->tabs[a->tab]) && a->tab != T_SUMMARY) {
+			a->mode = MODE_DETAIL;
+			a->help_top = 0;
+		}
+		break;
 	case ' ':
 		if (tui_tabs[a->tab].flags & TF_TREE)
 			fold(a, -1);
@@ -1325,6 +1331,14 @@ void app_key(tui_app *a, const tui_key *k)
 		break;
 	case MODE_MENU:
 		menu_key(a, k->code);
+		break;
+	case MODE_DETAIL:
+		if (k->code == K_DOWN || k->code == 'j')
+			a->help_top++;
+		else if ((k->code == K_UP || k->code == 'k') && a->help_top)
+			a->help_top--;
+		else
+			a->mode = MODE_NORMAL;
 		break;
 	case MODE_HELP:
 		if (k->code == K_DOWN || k->code == 'j')
@@ -1448,6 +1462,11 @@ static void install(tui_app *a, tui_res *res)
 	 * only a moment of it) */
 	if (res->tab == a->tab && res->tab != T_TIMELINE && !had)
 		follow_cursor(a);
+	/* what the view says of itself (debug information it could not read,
+	 * a name that meant several functions): the summary lists them all */
+	for (size_t i = 0; ts->t && res->tab == a->tab && res->tab != T_SUMMARY && !a->msg && i < ts->t->nprops; i++)
+		if (!strcmp(ts->t->props[i].key, "note"))
+			message(a, ST_WARN, "Note: %s", ts->t->props[i].value);
 	free(keep);
 }
 

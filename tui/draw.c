@@ -416,8 +416,10 @@ static void loading_text(const tui_app *a, char *buf, size_t n)
 		snprintf(buf, n, "opening the experiment");
 	else if (!a->st.loaded)
 		snprintf(buf, n, "reading samples %.0f%% (%s)", 100 * a->st.fraction, num);
-	else if (a->st.busy)
-		snprintf(buf, n, a->st.ready ? "computing" : "attributing samples to data");
+	else if (ts->pending)
+		/* the table shown (if any) is not the one asked for yet; views
+		 * built ahead for other tabs are not this tab's business */
+		snprintf(buf, n, a->st.busy && !a->st.ready ? "attributing samples to data" : "computing");
 	else if (ts->partial)
 		snprintf(buf, n, "partial");
 }
@@ -593,6 +595,8 @@ static void draw_table(tui_app *a)
 			why = "No sampled instructions here.";
 		else if (a->tab == T_SHARING)
 			why = "No cache line was shared: none had samples of two or more threads.";
+		else if (a->filter)
+			why = "No rows: the filter keeps no samples here (f changes it).";
 		draw_message(a, why, ST_DIM);
 		return;
 	}
@@ -828,8 +832,7 @@ static void draw_timeline(tui_app *a)
 		}
 		lg.n.v[id]++;
 	}
-	if (lg.order.n)
-		qsort_r(lg.order.v, lg.order.n, sizeof *lg.order.v, cmp_legend, &lg);
+	ds_sort_r(lg.order.v, lg.order.n, sizeof *lg.order.v, cmp_legend, &lg);
 	for (size_t k = 0; k < lg.order.n && k < sizeof letters - 1; k++)
 		lg.letter.v[lg.order.v[k]] = (uint32_t)k;
 
@@ -926,6 +929,7 @@ static const char *const help_text[][2] = {
 	{"", "also DOBJ FIELD VADDR CPUID MOBJ(name)...; empty: none"},
 	{"s F6", "sort by a column, as dsprof report --sort does"},
 	{"m", "choose the metric columns of each event"},
+	{"v", "the selected row in full: every column, long text wrapped"},
 	{"l", "the cache lines of DataLayout, HotLines and Sharing:"},
 	{"", "a level's (L1D L2 L3, measured), or a size"},
 	{NULL, "MemObjects"},
@@ -1005,6 +1009,91 @@ static void draw_menu(tui_app *a)
 		m->kind == MENU_METRICS ? "Space toggles, Enter or Esc closes" : "Enter chooses, Esc cancels");
 }
 
+typedef DS_VEC(char *) line_vec;
+
+/* "label: text" wrapped at spaces into lines of at most width columns
+ * (continuations indented under the text), appended to out. */
+static void wrap_field(const tui_screen *s, const char *label, const char *text, int width,
+		       line_vec *out)
+{
+	int lw = (int)strlen(label) + 2, room = width - lw > 10 ? width - lw : 10;
+	const char *p = text;
+	bool first = true;
+
+	do {
+		size_t cut = 0, next = 0;
+		char *part;
+		/* the longest run of words that fits, or one cut word */
+		while (p[next]) {
+			size_t end = next;
+			while (p[end] == ' ')
+				end++;
+			while (p[end] && p[end] != ' ')
+				end++;
+			part = ds_xstrndup(p, end);
+			if (grid_width(s, part) > room) {
+				free(part);
+				break;
+			}
+			free(part);
+			cut = next = end;
+		}
+		if (!cut) { /* a word wider than the room: as much of it as fits */
+			for (cut = 1; p[cut]; cut++) {
+				bool fits;
+				part = ds_xstrndup(p, cut + 1);
+				fits = grid_width(s, part) <= room;
+				free(part);
+				if (!fits)
+					break;
+			}
+		}
+		ds_vec_push(out, first ? ds_xasprintf("%s:%*s%.*s", label, 1, "", (int)cut, p)
+				       : ds_xasprintf("%*s%.*s", lw, "", (int)cut, p));
+		first = false;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
+/* The selected row in full: its name, every column with a value and each
+ * event's metrics, long text wrapped; Up and Down scroll. */
+static void draw_detail(tui_app *a)
+{
+	tui_screen *s = &a->scr;
+	const tab_state *ts = &a->tabs[a->tab];
+	const ds_table *t = ts->t;
+	const ds_row *r = app_row(a, ts);
+	line_vec lines = {0};
+	char buf[512], m[4][64];
+	int rows = body_rows(a) + 1, width = s->w - 4;
+
+	wrap_field(s, t->name_label ? t->name_label : "name", r->name, width, &lines);
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (!r->cells[c].set || !strcmp(t->cols[c].name, "order"))
+			continue;
+		ds_cell_text(buf, sizeof buf, &t->cols[c], &r->cells[c], true);
+		wrap_field(s, t->cols[c].name, buf, width, &lines);
+	}
+	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+		metric_text(m[0], sizeof m[0], t, r, (int)e, MT_PCT);
+		metric_text(m[1], sizeof m[1], t, r, (int)e, MT_SAMPLES);
+		metric_text(m[2], sizeof m[2], t, r, (int)e, MT_COUNT);
+		snprintf(buf, sizeof buf, "%s of the samples, %s samples, count %s", m[0], m[1], m[2]);
+		wrap_field(s, t->events[e].name, buf, width, &lines);
+	}
+	if (a->help_top >= lines.n)
+		a->help_top = lines.n ? lines.n - 1 : 0;
+	grid_fill(s, 2, 0, s->w, ST_HEADER);
+	grid_raw(s, 2, 1, s->w - 2, ST_HEADER, "The row in full (Up Down scroll, other keys close)");
+	for (int i = 0; i < rows - 1 && a->help_top + (size_t)i < lines.n; i++)
+		grid_text(s, 3 + i, 2, width, ST_NORMAL, lines.v[a->help_top + (size_t)i]);
+	for (size_t i = 0; i < lines.n; i++)
+		free(lines.v[i]);
+	ds_vec_free(&lines);
+}
+
 /* ---- the whole screen ---- */
 
 void draw(tui_app *a)
@@ -1025,6 +1114,8 @@ void draw(tui_app *a)
 	draw_crumbs(a);
 	if (a->mode == MODE_HELP) {
 		draw_help(a);
+	} else if (a->mode == MODE_DETAIL && app_row(a, ts)) {
+		draw_detail(a);
 	} else if (ts->t && a->tab == T_SUMMARY) {
 		draw_summary(a);
 	} else if (ts->t && a->tab == T_TIMELINE) {

@@ -241,7 +241,7 @@ typedef struct nav_ent {
 	size_t cur, top;
 } nav_ent;
 
-enum mode { MODE_NORMAL, MODE_SEARCH, MODE_FILTER, MODE_DEFINE, MODE_MENU, MODE_HELP };
+enum mode { MODE_NORMAL, MODE_SEARCH, MODE_FILTER, MODE_DEFINE, MODE_MENU, MODE_HELP, MODE_DETAIL };
 enum menu_kind { MENU_SORT, MENU_METRICS, MENU_LINE, MENU_MOBJ };
 
 typedef struct menu {
@@ -281,7 +281,7 @@ typedef struct tui_app {
 	ds_buf input;           /* the prompt's text */
 	char *search;
 	menu menu;
-	size_t help_top;
+	size_t help_top;        /* the help's and the row detail's first line shown */
 	char *msg;              /* one line for the status line */
 	int msg_style;
 	bool quit;

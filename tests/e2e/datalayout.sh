@@ -150,6 +150,25 @@ for z in zlib zlib-gnu; do
 	check_contains "$z debug sections: line numbers" "z-$z.lines" '^dsfields\.c:[0-9]+,total_mass'
 done
 
+# ---- a truncated .debug_info: the views that lost the types say so, in
+# their notes, naming the object and the error, once each ----
+objcopy --dump-section .debug_info=info.bin dsf
+head -c 64 info.bin >info-cut.bin
+objcopy --update-section .debug_info=info-cut.bin dsf dsf-cut
+"$DSPROF" record -q -o cut -- ./dsf-cut stream 6 >/dev/null
+dwarf_note="DWARF in '$T/dsf-cut': .*(header|section)"
+for v in dataobjects datalayout hotlines pcs; do
+	"$DSPROF" report -i cut --view "$v" >"cut-$v.txt" 2>"cut-$v.err"
+	check_contains "truncated .debug_info: --view $v: a note in the table's head" "cut-$v.txt" "^# note: $dwarf_note"
+	check_eq "truncated .debug_info: --view $v: said once" "$(cat "cut-$v.txt" "cut-$v.err" | grep -c "DWARF in")" 1
+	"$DSPROF" report -i cut --view "$v" -f csv >/dev/null 2>"cut-$v.err"
+	check_contains "truncated .debug_info: --view $v -f csv: a note on stderr" "cut-$v.err" "^dsprof: note: $dwarf_note"
+done
+"$DSPROF" report -i cut --view dataobjects -f json 2>/dev/null >cut.json
+check_contains "truncated .debug_info: JSON notes" cut.json "\"DWARF in '$T/dsf-cut'"
+"$DSPROF" tui -i cut --keys 5 --size 160x30 --dump cut-tui.txt
+check_contains "truncated .debug_info: the TUI's data objects say so" cut-tui.txt "^Note: DWARF in '$T/dsf-cut'"
+
 # ---- --type-stats per module: the program's own share, apart from the
 # libraries' ----
 res=$(csv_lookup ts.csv name "module: dsf" percent)

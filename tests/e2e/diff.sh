@@ -138,12 +138,48 @@ check_contains "sharing: the line stopped being shared, false sharing to private
 check_eq "sharing: the line matched by its data, not its address" \
 	"$(paste -d'|' sh.names sh.status | grep '^struct worker_stats|')" "struct worker_stats|both"
 check_eq "sharing: only line rows are compared" "$("$TOOLS/dsjq" '.rows[].kind' sh.json | sort -u)" line
+# hotlines: padded, each worker's bytes field has a line of its own in
+# AFTER; the diff's one row for it adds up both lines' accesses and unites
+# their threads (they came from the first line only)
+"$DSPROF" report -i cntp -v hotlines -f json >hlp.json 2>/dev/null
+"$TOOLS/dsjq" '.rows[].name' hlp.json >hlp.names
+"$TOOLS/dsjq" '.rows[].stores' hlp.json >hlp.stores
+"$TOOLS/dsjq" '.rows[].threads' hlp.json >hlp.threads
+want_stores=$(paste -d'|' hlp.names hlp.stores | awk -F'|' '$1 ~ /struct worker_stats\.bytes$/ { s += $2; n++ } END { print n ">1:" s }')
+want_threads=$(paste -d'|' hlp.names hlp.threads | awk -F'|' '$1 ~ /struct worker_stats\.bytes$/ { print $2 }' |
+	tr ' ' '\n' | sort -un | tr '\n' ' ' | sed 's/ $//')
+"$DSPROF" diff cnt cntp -v hotlines -f csv >hlsim.csv
+check_eq "hotlines: a field on two lines: AFTER's stores add up" \
+	"2>1:$(csv_row hlsim.csv 'struct worker_stats.bytes' stores)" "$want_stores"
+check_eq "hotlines: ... and its threads are the union" "$(csv_row hlsim.csv 'struct worker_stats.bytes' threads)" "$want_threads"
+check_eq "hotlines: ... counted" "$(csv_row hlsim.csv 'struct worker_stats.bytes' nthreads)" "$(echo "$want_threads" | wc -w)"
 # cpu-clock: no coherence misses; the classes tell, statistically
 "$DSPROF" record -q -o cc -- "$PROGS/counters" 100000000 >/dev/null
 "$DSPROF" record -q -o ccp -- "$PROGS/counters_padded" 100000000 >/dev/null
 "$DSPROF" diff cc ccp -v sharing >shc.txt
 check_contains "cpu-clock: the line stopped being shared" shc.txt \
 	'^#   stopped being shared: the line of struct worker_stats \(false-sharing, 2 threads; not shared in AFTER\)'
+# the struct left the shared lines, not the program: its cost is the data
+# objects' (it said "0.225s -> 0.000s (-100%), gone" when it cost 0.254s)
+check_contains "cpu-clock: the line's data still costs, as the data objects say" shc.txt \
+	'^#   stopped being shared: .*; as data \(dataobjects\): cpu-clock [0-9.]+s -> [0-9.]+s'
+check "cpu-clock: no finding calls the struct gone" sh -c "! grep -q '^#   struct worker_stats: .*gone' shc.txt"
+"$DSPROF" diff cc ccp -v sharing -f json >shc.json
+"$TOOLS/dsjq" '.rows[].name' shc.json >shc.names
+"$TOOLS/dsjq" '.rows[].status' shc.json >shc.status
+# whether main's few samples on it keep the line in AFTER's view (private)
+case "$(paste -d'|' shc.names shc.status | awk -F'|' '$1 == "struct worker_stats" { print $2; exit }')" in
+gone)
+	check_contains "cpu-clock: the struct is no longer on a shared line, and still costs" shc.txt \
+		'^#   struct worker_stats: no longer on a shared line; as data \(dataobjects\): cpu-clock [0-9.]+s -> [0-9.]*[1-9][0-9.]*s'
+	"$DSPROF" report -i ccp --view dataobjects -f csv >ccp.do.csv 2>/dev/null
+	after_cost=$(csv_lookup ccp.do.csv name "struct worker_stats" count:cpu-clock)
+	check_eq "json: the finding's after count is the data object's" \
+		"$("$TOOLS/dsjq" '.verdict[].after' shc.json | grep -c "^${after_cost:-x}\$")" 1 ;;
+*)
+	check_contains "cpu-clock: the struct's line, still in AFTER's view, is no longer false sharing" shc.txt \
+		'^#   stopped being shared: the line of struct worker_stats \(false-sharing -> (private|read-mostly)' ;;
+esac
 "$DSPROF" diff cc ccp -v hotlines -f csv >hl.csv
 check_eq "hotlines: line rows (addresses) are not compared" "$(csv_col hl.csv kind | grep -c '^line$')" 0
 check_eq "hotlines: the field rows matched" "$(csv_row hl.csv 'struct worker_stats.bytes' status)" both

@@ -11,23 +11,10 @@ mkdir empty
 expect_error "directory without perf.data" 1 "^dsprof: cannot open experiment 'empty': it has no perf.data" \
 	"$DSPROF" report -i empty
 
-mkdir trunc
-head -c $((size / 2)) good/perf.data >trunc/perf.data
-expect_error "truncated perf.data" 1 "^dsprof: cannot read 'trunc/perf.data': truncated at byte $((size / 2)) \(expected [0-9]+\)" \
-	"$DSPROF" report -i trunc
-
 mkdir tiny
 head -c 50 good/perf.data >tiny/perf.data
 expect_error "perf.data cut inside its header" 1 "^dsprof: cannot read 'tiny/perf.data': truncated at byte 50" \
 	"$DSPROF" report -i tiny
-
-mkdir corrupt
-cp good/perf.data corrupt/perf.data
-# a record header in the data section set to nonsense
-off=$(od -An -t u8 -j 40 -N 8 good/perf.data | tr -d ' ')
-printf '\001\000\000\000\000\000\003\000' | dd of=corrupt/perf.data bs=1 seek="$off" conv=notrunc 2>/dev/null
-expect_error "corrupt record" 1 "^dsprof: cannot read 'corrupt/perf.data': corrupt perf.data at byte $off: " \
-	"$DSPROF" report -i corrupt
 
 mkdir garbage
 head -c 100000 /dev/urandom >garbage/perf.data
@@ -43,6 +30,20 @@ cp good/perf.data badmeta/
 echo '{"format": "dsprof-experiment", "samples": ' >badmeta/meta.json
 expect_error "corrupt meta.json" 1 "^dsprof: cannot parse 'badmeta/meta.json': .* at byte" \
 	"$DSPROF" report -i badmeta
+
+# values that cannot be: a note each, naming the field, and the report opens
+mkdir oddmeta
+cp good/perf.data oddmeta/
+sed -e 's/"page_size": [0-9]*/"page_size": 3/' -e 's/"ncpus": [0-9]*/"ncpus": -5/' \
+	-e '0,/"line": [0-9]*/s//"line": 48/' -e '0,/"ns": [0-9]*/s//"ns": 1e308/' good/meta.json >oddmeta/meta.json
+"$DSPROF" report -i oddmeta >odd.txt 2>odd.err
+check_eq "impossible meta.json values: the report opens" "$?" 0
+check_contains "impossible meta.json values: page_size named" odd.err "^dsprof: note: meta.json: page_size 3 is not a power of two"
+check_contains "impossible meta.json values: ncpus named" odd.err "^dsprof: note: meta.json: ncpus -5 is not a whole number"
+check_contains "impossible meta.json values: the line named" odd.err "^dsprof: note: meta.json: caches\[0\]\.line 48 is not a power of two"
+check_contains "impossible meta.json values: start.ns named" odd.err "^dsprof: note: meta.json: start\.ns 1e\+308 is not a whole number"
+check_eq "impossible meta.json values: one line each" "$(grep -c "meta.json:" odd.err)" 4
+check_contains "impossible meta.json values: the functions are there" odd.txt "spin_work"
 
 # corrupting every byte position of a small file one at a time never crashes
 "$DSPROF" record -q -o small --call-graph=none -- "$PROGS/behave" spin 0.01 >/dev/null
@@ -83,3 +84,34 @@ else
 	"$DSPROF" record -q -e cycles -o hw -- "$PROGS/behave" spin 0.1 >/dev/null
 	check_eq "hardware event on a machine with a PMU" "$?" 0
 fi
+
+# messages that once misled, each in one line with its status
+expect_error "a simulated event without --sim" 1 \
+	"^dsprof: 'sim:L1D_MISS' is a simulated event: it needs --sim \(dsprof record --sim -e sim:L1D_MISS -- COMMAND\)$" \
+	"$DSPROF" record -e sim:L1D_MISS -o simev -- true
+check "... before the target ran" test ! -e simev
+expect_error "an expression that starts with '-': the hint to put -- before it" 1 \
+	"^dsprof: unknown option '-V'; an expression that starts with '-' goes after '--': dsprof mobj define NAME -- '-EXPR'" \
+	env DSPROF_MOBJ="$T/mobj" "$DSPROF" mobj define t1 '-VADDR'
+expect_error "an unknown long option, in one line" 1 "^dsprof: unknown option '--frob' \(see 'dsprof record --help'\)$" \
+	"$DSPROF" record --frob -- true
+expect_error "an option without its value, in one line" 1 "^dsprof: option '--view' needs a value \(see 'dsprof report --help'\)$" \
+	"$DSPROF" report -i good --view
+expect_error "diff of a missing experiment: no -i to suggest" 1 "^dsprof: cannot open experiment 'missing.data': No such file or directory$" \
+	"$DSPROF" diff good missing.data
+mkdir nodata
+expect_error "report with no experiment here: how to make or name one" 1 \
+	"^dsprof: no experiment here \(no dsprof.data\): record one with 'dsprof record -- COMMAND', or name one with 'dsprof report -i DIR'$" \
+	sh -c "cd nodata && exec '$DSPROF' report"
+"$DSPROF" list >list.txt 2>&1
+check "list: 'no hardware PMU' said once" sh -c "! grep -q 'no hardware PMU.*no hardware PMU' list.txt"
+tid=$("$DSPROF" report -i good --view threads -f csv 2>/dev/null | awk -F, 'NR == 2 { print $3 }')
+expect_error "--tid of a thread not recorded: named, with the threads there are" 1 \
+	"^dsprof: no thread 999999 was recorded in 'good'; its threads: $tid \(behave\)$" \
+	"$DSPROF" report -i good --tid 999999
+"$DSPROF" record -q -o killed -- "$PROGS/behave" crash >/dev/null 2>&1
+check_eq "a target killed by a signal: record's status is 128+signal" "$?" 139
+"$DSPROF" report -i killed --view summary >killed.txt 2>&1
+check_contains "summary: the status and the signal named" killed.txt '^killed_by +SIGSEGV$'
+"$DSPROF" report -i good --view summary >good.txt 2>&1
+check "summary: no signal for a target that exited" sh -c "! grep -q killed_by good.txt"

@@ -79,6 +79,26 @@ for v in functions lines pcs threads summary samples dataobjects datalayout type
 		not_ok "--view $v --filter: status $rc, $(head -c 300 v.err)"
 	fi
 done
+# a filter that keeps nothing, and an experiment without samples: every view
+# has no rows (a zero-length copy of no rows once was undefined behaviour,
+# which the sanitizer build stops at), and so has a diff
+"$DSPROF" record -q -o none -c 10000000000 -- true
+for v in functions lines pcs threads summary samples dataobjects datalayout typestats hotlines sharing timeline memobj:vpage; do
+	"$DSPROF" report -i clk --view "$v" --filter 'FUNC == "nonexistent"' -f json >v.json 2>v.err
+	rc=$?
+	"$DSPROF" report -i none --view "$v" -f json >n.json 2>n.err
+	rn=$?
+	if [ "$rc" -eq 0 ] && [ "$rn" -eq 0 ] && [ "$("$TOOLS/dsjq" .properties.samples_kept v.json)" = 0 ]; then
+		ok "--view $v: no samples kept, none recorded"
+	else
+		not_ok "--view $v: no samples kept, none recorded: status $rc, $rn: $(head -c 300 v.err) $(head -c 300 n.err)"
+	fi
+done
+"$DSPROF" report -i clk --view dataobjects --filter 'FUNC == "nonexistent"' -f csv >d0.csv 2>/dev/null
+check_eq "dataobjects: a filter that keeps nothing leaves no rows" "$(wc -l <d0.csv)" 1
+"$DSPROF" diff none clk -v dataobjects >diff0.txt 2>diff0.err
+check_eq "diff of an experiment without samples: status" "$?" 0
+
 check_eq "typestats: the kept samples only" \
 	"$("$DSPROF" report -i clk --type-stats --filter 'FUNC == "bump_misses"' -f json | "$TOOLS/dsjq" .properties.user_samples)" \
 	"$(csv_lookup fn.csv name bump_misses samples:cpu-clock)"

@@ -15,8 +15,6 @@ fi
 # hole, boundary and remark lines, and the summary lines.  Type names are
 # left out (pahole's spelling of some, like function pointers, is its own).
 # pahole's lines that dsprof does not print, each for a reason:
-#   "forced alignments": needs a member's DW_AT_alignment, which dsprof's
-#     types do not keep (the struct's own alignment they do);
 #   ", static members: N": static members have no place in a layout, so
 #     dsprof's types leave them out;
 #   enumerators of an anonymous enum member (dsprof prints "enum {...}");
@@ -63,7 +61,6 @@ block == "" { next }
 		next
 	}
 	gsub(/^[ \t]+|[ \t]+$/, "", line)
-	if (line ~ /^\/\* forced alignments/) next
 	sub(/, static members: [0-9]+/, "", line)
 	if (line ~ /^\/\*/) { block = block "|" depth " " line; next }
 	if (line ~ /:[0-9]+;$/) { sub(/^.*[ \t]/, "", line); block = block "|" depth " filler " line }

@@ -22,6 +22,13 @@ seed_perfdata() {
 	perf record -q -o "$d/p.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/p.data" "$c/perf-record.data"
 	perf record -q -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe.data"
+	perf record -q -z -o "$d/z.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+		cp "$d/z.data" "$c/perf-zstd.data"
+	perf record -q -z -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe-zstd.data"
+	# layouts this machine cannot record (tests/tools/mkperf.c)
+	for k in mem period cache tracing; do
+		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
+	done
 	rm -rf "$d"
 	ls "$c" | grep -q . || { echo "not ok - fuzz: no seed corpus could be recorded"; exit 1; }
 }
@@ -51,8 +58,9 @@ seed_mobj() {
 }
 
 # Small programs with their DWARF in every form the readers meet: DWARF 5
-# from GCC, DWARF 4 from Clang, GNU-compressed sections, a relocatable
-# object, and code that is hand-written assembly in part (verdicts.c).
+# from GCC, DWARF 4 from Clang, GNU-compressed sections, relocatable
+# objects (RELA from x86-64, REL from i386, RISC-V's sums of relocations),
+# and code that is hand-written assembly in part (verdicts.c).
 seed_elf() {
 	c="$FUZZ/corpus/elf"
 	mkdir -p "$c"
@@ -61,6 +69,9 @@ seed_elf() {
 	clang -O2 -gdwarf-4 -Wno-unknown-attributes -o "$c/clang-dwarf4" "$src/selftime.c" 2>/dev/null
 	objcopy --compress-debug-sections=zlib-gnu "$c/gcc-dwarf5" "$c/zlib-gnu" 2>/dev/null
 	gcc -O2 -g -c -o "$c/object.o" "$src/dsfields.c" 2>/dev/null
+	gcc -m32 -ffreestanding -O2 -g -c -o "$c/object-i386.o" "$src/objtypes.c" 2>/dev/null
+	clang --target=riscv64-linux-gnu -ffreestanding -O2 -g -c -o "$c/object-riscv.o" \
+		"$src/objtypes.c" 2>/dev/null
 	gcc -O2 -g -o "$c/verdicts" "$src/verdicts.c" 2>/dev/null
 	ls "$c" | grep -q . || { echo "not ok - fuzz: no ELF seed could be built"; exit 1; }
 }

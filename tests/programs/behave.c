@@ -5,6 +5,7 @@
  *   behave crash           work a little, then die of SIGSEGV
  *   behave spin SECONDS    burn CPU in spin_work for SECONDS of wall time
  *   behave stubborn SECS   like spin, but ignore SIGINT (Ctrl-C)
+ *   behave clock SECONDS   read the clock for SECONDS: the time goes to the vDSO
  */
 #include <signal.h>
 #include <stdint.h>
@@ -54,6 +55,12 @@ int main(int argc, char **argv)
 		spin_work(atof(argv[2]));
 		return 0;
 	}
-	fprintf(stderr, "usage: behave exit N | crash | spin SECONDS | stubborn SECONDS\n");
+	if (argc == 3 && strcmp(argv[1], "clock") == 0) {
+		double end = now() + atof(argv[2]);
+		while (now() < end)
+			;
+		return 0;
+	}
+	fprintf(stderr, "usage: behave exit N | crash | spin SECONDS | stubborn SECONDS | clock SECONDS\n");
 	return 2;
 }

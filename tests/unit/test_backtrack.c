@@ -227,6 +227,23 @@ static const char asm_src[] =
 	"	ret\n"
 	"	.size f_precise, .-f_precise\n"
 	"\n"
+	"	.type f_entry, @function\n"
+	"f_entry:\n"
+	".Lip_entry:\n"
+	"	add $1, %rax\n"
+	".Lip_entry2:\n"
+	"	ret\n"
+	"	.size f_entry, .-f_entry\n"
+	"\n"
+	"	.type f_loophead, @function\n"
+	"f_loophead:\n"
+	".Lip_loophead:\n"
+	"	add $1, %rax\n"
+	"	dec %rdi\n"
+	"	jnz f_loophead\n"
+	"	ret\n"
+	"	.size f_loophead, .-f_loophead\n"
+	"\n"
 	"	.globl ip_load\n	.set ip_load, .Lip_load - f_load\n"
 	"	.globl ip_changed\n	.set ip_changed, .Lip_changed - f_load\n"
 	"	.globl ip_target\n	.set ip_target, .Lip_target - f_load\n"
@@ -239,6 +256,9 @@ static const char asm_src[] =
 	"	.globl ip_far\n	.set ip_far, .Lip_far - f_far\n"
 	"	.globl ip_precise_mem\n	.set ip_precise_mem, .Lip_precise_mem - f_precise\n"
 	"	.globl ip_precise_alu\n	.set ip_precise_alu, .Lip_precise_alu - f_precise\n"
+	"	.globl ip_entry\n	.set ip_entry, .Lip_entry - f_entry\n"
+	"	.globl ip_entry2\n	.set ip_entry2, .Lip_entry2 - f_entry\n"
+	"	.globl ip_loophead\n	.set ip_loophead, .Lip_loophead - f_loophead\n"
 	"	.section .rodata\n"
 	"	.p2align 2\n"
 	"table:	.long case0-table, case1-table\n"
@@ -270,6 +290,9 @@ static uint64_t ip_of(const char *label)
 		{"ip_far", "f_far"},
 		{"ip_precise_mem", "f_precise"},
 		{"ip_precise_alu", "f_precise"},
+		{"ip_entry", "f_entry"},
+		{"ip_entry2", "f_entry"},
+		{"ip_loophead", "f_loophead"},
 	};
 	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
 		if (strcmp(where[i].label, label) == 0)
@@ -318,6 +341,14 @@ TEST(verdicts)
 	CHECK(t.verdict == DS_BT_OK && t.mem.base == RBX && t.mem.disp == 24 && t.distance == 0);
 	at("ip_precise_alu", true, &t);
 	CHECK(t.verdict == DS_BT_NOT_MEMORY);
+	/* a function's first instruction is entered by a call: what ran before
+	 * it is in the caller, as after a call returns */
+	at("ip_entry", false, &t);
+	CHECK(t.verdict == DS_BT_CALL);
+	at("ip_entry2", false, &t);       /* walked back to the entry */
+	CHECK(t.verdict == DS_BT_CALL);
+	at("ip_loophead", false, &t);     /* ... unless a jump of its own comes back to it */
+	CHECK(t.verdict == DS_BT_BRANCH_TARGET);
 	ds_backtrack(bt, NULL, 0x1000, false, &t);
 	CHECK(t.verdict == DS_BT_NO_CODE);
 }

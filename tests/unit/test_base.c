@@ -1,8 +1,11 @@
-/* Unit tests for base/: hash table, 64-bit map, buffers, JSON, sanitizing, parsing. */
+/* Unit tests for base/: hash table, 64-bit map, buffers, JSON, sanitizing, parsing, files. */
 #include "base/base.h"
 #include "tests/unit/unit.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 TEST(hash_interns_in_order)
 {
@@ -186,8 +189,50 @@ TEST(err_prefix)
 	CHECK(e.kind == DS_EENV);
 }
 
+/* What is not a regular file is refused without waiting for a writer
+ * (a FIFO with none would block open() forever), through symlinks too. */
+TEST(open_regular_refuses_without_blocking)
+{
+	char *fifo = unit_tpath("fifo"), *link = unit_tpath("link"), *file = unit_tpath("file"), *want;
+	ds_err e = {0};
+	size_t len = 0;
+	char *text;
+	int fd;
+
+	CHECK(mkfifo(fifo, 0600) == 0 && symlink("fifo", link) == 0 && unit_write_text("file", "abc"));
+	CHECK(ds_open_regular(fifo, &e) == -1);
+	want = ds_xasprintf("cannot read '%s': it is a FIFO, not a regular file", fifo);
+	CHECK_STR(e.msg, want);
+	free(want);
+	CHECK(e.kind == DS_EINPUT);
+	CHECK(ds_read_file_err(link, &len, &e) == NULL);
+	CHECK(strstr(e.msg, "it is a FIFO, not a regular file") != NULL);
+	CHECK(ds_fopen_regular(unit_tmp, &e) == NULL);
+	CHECK(strstr(e.msg, "it is a directory, not a regular file") != NULL);
+	CHECK(ds_open_regular("/dev/null", &e) == -1);
+	CHECK(strstr(e.msg, "it is a character device") != NULL);
+	CHECK(ds_read_file("/nonexistent/x", NULL) == NULL && errno == ENOENT);
+	CHECK(ds_read_file_err("/nonexistent/x", NULL, &e) == NULL);
+	CHECK_STR(e.msg, "cannot open '/nonexistent/x': No such file or directory");
+	text = ds_read_file_err(file, &len, &e);
+	CHECK(text && len == 3 && strcmp(text, "abc") == 0);
+	free(text);
+	fd = ds_open_regular(file, &e);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	unlink(fifo);
+	unlink(link);
+	unlink(file);
+	free(fifo);
+	free(link);
+	free(file);
+}
+
 int main(void)
 {
+	if (!unit_tmpdir("dsprof-base"))
+		return 1;
 	RUN(hash_interns_in_order);
 	RUN(hash_binary_keys);
 	RUN(u64map_lines);
@@ -197,5 +242,7 @@ int main(void)
 	RUN(json_roundtrip);
 	RUN(json_errors_name_the_offset);
 	RUN(err_prefix);
+	RUN(open_regular_refuses_without_blocking);
+	rmdir(unit_tmp);
 	return unit_done();
 }

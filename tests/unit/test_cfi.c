@@ -618,6 +618,33 @@ TEST(opcodes)
 	ds_dso_close(d);
 }
 
+/* A relocatable object: its FDEs' start addresses are relocations against
+ * .text (R_X86_64_PC32, the bytes zero), so unrelocated every FDE would
+ * start at its own offset in .eh_frame.  Relocated, cfi_ops' rules are found
+ * at its offset in .text, where the object has it, past another function. */
+TEST(object)
+{
+	static const char first_s[] = "  .text\n"
+				      "first:\n"
+				      "  .cfi_startproc\n"
+				      "  .fill 40, 1, 0x90\n"
+				      "  ret\n"
+				      "  .cfi_endproc\n";
+	ds_dso *d;
+	uint64_t fn;
+	ds_cfa c = {0};
+
+	CHECK(unit_write_text("ops.s", ops_s) && unit_write_text("first.s", first_s));
+	CHECK(unit_sh("cat first.s ops.s >both.s && gcc -c -o both.o both.s"));
+	d = unit_open_dso("both.o", NULL);
+	fn = unit_nm_addr("both.o", "cfi_ops");
+	CHECK(fn == 41);
+	CHECK(d && ds_dso_cfa_at(d, fn, &c) && c.cfa_reg == 7 && c.cfa_offset == 8);
+	CHECK(d && ds_dso_cfa_at(d, fn + 4, &c) && c.cfa_reg == 6 && c.cfa_offset == 16);
+	CHECK(d && ds_dso_cfa_at(d, 0, &c) && c.cfa_reg == 7 && c.cfa_offset == 8);
+	ds_dso_close(d);
+}
+
 TEST(handmade_debug_frame)
 {
 	ds_dso *d;
@@ -811,6 +838,7 @@ int main(void)
 	RUN(clang);
 	RUN(debug_frame);
 	RUN(opcodes);
+	RUN(object);
 	RUN(handmade_debug_frame);
 	RUN(i386);
 	RUN(vdso);

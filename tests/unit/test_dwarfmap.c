@@ -437,6 +437,42 @@ TEST(cxx_names)
 	ds_dso_close(d);
 }
 
+/* Line tables of relocatable objects, where the file names (in
+ * .debug_line_str) and addresses are relocations, little- and big-endian:
+ * a function's first line at its offset in the object's .text. */
+TEST(object_lines)
+{
+	static const char src[] = "int first(int x) { return x * 3; }\n"
+				  "int second(int x)\n"
+				  "{\n"
+				  "\treturn x + 7;\n"
+				  "}\n";
+	static const char *const cc[] = {"gcc", "clang --target=powerpc64-linux-gnu",
+					 "clang --target=s390x-linux-gnu"};
+	const char *file = NULL;
+	unsigned line = 0;
+
+	CHECK(unit_write_text("objlines.c", src));
+	for (size_t i = 0; i < sizeof cc / sizeof cc[0]; i++) {
+		uint64_t fn;
+		ds_dso *d;
+
+		if (i > 0 && !unit_have("clang")) {
+			unit_skip("clang is not installed");
+			return;
+		}
+		CHECK(unit_sh("%s -O2 -g -c -o objlines.o objlines.c", cc[i]));
+		d = unit_open_dso("objlines.o", NULL);
+		fn = unit_nm_addr("objlines.o", "second");
+		CHECK(d && fn > 0);
+		CHECK(d && ds_dso_line_at(d, fn, &file, &line));
+		CHECK(file && ends_with(file, "/objlines.c"));
+		CHECK(line >= 2 && line <= 4);
+		CHECK(d && ds_dso_note(d) == NULL);
+		ds_dso_close(d);
+	}
+}
+
 TEST(vdso)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
@@ -671,6 +707,7 @@ int main(void)
 	RUN(perf_aliases);
 	RUN(plt_covered);
 	RUN(cxx_names);
+	RUN(object_lines);
 	RUN(vdso);
 	RUN(kallsyms);
 	RUN(kallsyms_hidden);

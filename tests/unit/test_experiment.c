@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 static char tmpdir[64];
 
@@ -164,82 +165,165 @@ TEST(roundtrip)
 	free(path);
 }
 
-static size_t file_size(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 ? (size_t)st.st_size : 0;
-}
+/* Every record of an image, read once: samples per event, and the notes. */
+typedef struct readout {
+	int rc;           /* open's */
+	int samples[2];
+	char notes[2048]; /* the damage notes, one a line */
+	ds_perfdata_damage dmg;
+} readout;
 
-static int reopen_err(const char *path, ds_err *err)
+static readout read_image(const void *img, size_t len)
 {
+	readout o = {0};
 	ds_perfdata *pd = NULL;
+	ds_err err = {0};
 	ds_record r;
 	uint64_t cur = 0;
-	int rc = ds_perfdata_open(path, &pd, err);
-	if (rc == 0) {
-		while ((rc = ds_perfdata_next(pd, &cur, &r, err)) > 0)
-			;
-		ds_perfdata_close(pd);
+	size_t n;
+	char **notes;
+
+	o.rc = ds_perfdata_open_mem(img, len, "img", &pd, &err);
+	if (o.rc) {
+		snprintf(o.notes, sizeof o.notes, "%s", err.msg);
+		return o;
 	}
-	return rc;
+	while (ds_perfdata_next(pd, &cur, &r, &err) > 0)
+		if (r.kind == DS_REC_SAMPLE && r.evidx >= 0 && r.evidx < 2)
+			o.samples[r.evidx]++;
+	o.dmg = *ds_perfdata_damage_of(pd);
+	o.dmg.samples = o.dmg.bad_samples = NULL;
+	notes = ds_perfdata_damage_notes(pd, 0, &n);
+	for (size_t i = 0; i < n; i++) {
+		size_t used = strlen(o.notes);
+		snprintf(o.notes + used, sizeof o.notes - used, "%s\n", notes[i]);
+		free(notes[i]);
+	}
+	free(notes);
+	ds_perfdata_close(pd);
+	return o;
 }
 
-TEST(truncated_and_corrupt)
+static uint64_t img64(const char *img, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, img + off, 8);
+	return v;
+}
+
+/* Data offset of the k-th record of the two-event file (0: the mmap). */
+static uint64_t record_at(const char *img, int k)
+{
+	uint64_t off = img64(img, 40);
+	for (int i = 0; i < k; i++) {
+		uint16_t size;
+		memcpy(&size, img + off + 6, 2);
+		off += size;
+	}
+	return off;
+}
+
+#define HAS(o, text) (strstr((o).notes, (text)) != NULL)
+
+/* The two-event file's bytes, to damage. */
+static char *two_event_image(size_t *len)
 {
 	char *path = write_two_event_file();
-	size_t sz = file_size(path);
-	ds_err err = {0};
-	char *img, *t = tmp_path("cut.data");
-	size_t len;
-	int fd;
-
-	img = ds_read_file(path, &len);
-	CHECK(img && len == sz);
-	/* cut in the middle of the data: the header says more than is there */
-	fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, img, 300) == 300);
-	close(fd);
-	CHECK(reopen_err(t, &err) < 0);
-	CHECK(strstr(err.msg, "truncated at byte 300") != NULL);
-	CHECK(err.kind == DS_EINPUT);
-
-	/* a record whose size field is zero */
-	{
-		uint64_t data_off;
-		memcpy(&data_off, img + 40, 8);
-		img[data_off + 6] = 0;
-		img[data_off + 7] = 0;
-		fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		CHECK(write(fd, img, len) == (ssize_t)len);
-		close(fd);
-		CHECK(reopen_err(t, &err) < 0);
-		CHECK(strstr(err.msg, "corrupt perf.data at byte") != NULL);
-	}
-	/* not perf.data at all */
-	fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, "\177ELF this is no perf data at all..", 35) == 35);
-	close(fd);
-	CHECK(reopen_err(t, &err) < 0);
-	CHECK(strstr(err.msg, "not a perf.data file") != NULL);
-	/* empty */
-	fd = open(t, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	close(fd);
-	CHECK(reopen_err(t, &err) < 0);
-	CHECK(strstr(err.msg, "empty") != NULL);
-	/* missing */
-	CHECK(reopen_err("/nonexistent/perf.data", &err) < 0);
-	CHECK(strstr(err.msg, "cannot open '/nonexistent/perf.data'") != NULL);
-	free(img);
-	free(t);
+	char *img = ds_read_file(path, len);
 	free(path);
+	return img;
+}
+
+/* A cut file: every whole record before the cut is read, the cut and the
+ * feature sections after it are named; a file cut inside its attrs is
+ * refused. */
+TEST(salvage_cut)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s3 = record_at(img, 3), end = img64(img, 40) + img64(img, 48);
+	readout o = read_image(img, s3 + 20);
+
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 1);
+	CHECK_EQ_U64(o.samples[1], 1);
+	CHECK_EQ_U64(o.dmg.bytes_cut, end - s3);
+	CHECK(HAS(o, "is cut short: ") && HAS(o, "bytes of records are missing at its end"));
+	CHECK(HAS(o, "feature sections outside the file were not read: hostname, osrelease"));
+	/* the time it held, at the rate of the data before it */
+	CHECK(HAS(o, "it held roughly the last"));
+	o = read_image(img, 300);
+	CHECK(o.rc != 0 && strstr(o.notes, "truncated at byte 300"));
+	free(img);
+}
+
+/* A corrupt record in the middle: skipped, and reading goes on after it. */
+TEST(salvage_corrupt_record)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3);
+	readout o;
+
+	img[s2 + 6] = img[s2 + 7] = 0; /* size 0 */
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 2);
+	CHECK_EQ_U64(o.samples[1], 0);
+	CHECK_EQ_U64(o.dmg.corrupt_stretches, 1);
+	CHECK_EQ_U64(o.dmg.bytes_corrupt, s3 - s2);
+	CHECK(HAS(o, "bytes of corrupt records in 1 place"));
+	/* the time between the records either side (300 - 100 ns) */
+	CHECK(HAS(o, "they held about 200 ns"));
+	free(img);
+}
+
+/* Only the last byte missing, or one bit flipped in a feature section's
+ * size: every sample is intact, the one feature is named. */
+TEST(salvage_features)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t table = img64(img, 40) + img64(img, 48);
+	readout o = read_image(img, len - 1);
+
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0] + o.samples[1], 3);
+	CHECK(HAS(o, "feature sections outside the file were not read: clock_data "));
+	/* the first feature is the hostname: a flipped size bit puts it outside */
+	img[table + 8 + 5] ^= 0x10;
+	o = read_image(img, len);
+	CHECK_EQ_U64(o.samples[0] + o.samples[1], 3);
+	CHECK(HAS(o, "were not read: hostname "));
+	CHECK(!HAS(o, "osrelease"));
+	free(img);
+}
+
+/* A flipped bit in an attr's sample_type: its samples' fields no longer end
+ * where their records do; they are dropped and the attr is named. */
+TEST(salvage_bad_attr)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t attrs = img64(img, 24), type;
+	readout o;
+
+	memcpy(&type, img + attrs + offsetof(struct perf_event_attr, sample_type), 8);
+	type ^= PERF_SAMPLE_ADDR;
+	memcpy(img + attrs + offsetof(struct perf_event_attr, sample_type), &type, 8);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 0);
+	CHECK_EQ_U64(o.samples[1], 1);
+	CHECK(HAS(o, "attr 0 (cpu-clock): 2 of 2 samples do not match its sample_type: the attr is corrupt"));
+	free(img);
 }
 
 TEST(unfinished_recording_is_readable)
 {
 	/* data size 0 in the header: a recording killed before it finished */
-	char *path = write_two_event_file();
 	size_t len;
-	char *img = ds_read_file(path, &len);
+	char *img = two_event_image(&len);
 	uint64_t zero = 0, data_off, data_size;
 	ds_perfdata *pd = NULL;
 	ds_err err = {0};
@@ -264,11 +348,159 @@ TEST(unfinished_recording_is_readable)
 			samples += r.kind == DS_REC_SAMPLE;
 		CHECK(rc == 0);
 		CHECK_EQ_U64(samples, 3);
+		{
+			size_t n;
+			char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+			CHECK(n == 1 && strstr(notes[0], "did not finish cleanly: its last 20 bytes are not a whole record"));
+			for (size_t i = 0; i < n; i++)
+				free(notes[i]);
+			free(notes);
+		}
 		ds_perfdata_close(pd);
 	}
 	free(img);
 	free(t);
+}
+
+/* perf record -z: the records are one zstd stream cut into COMPRESSED
+ * records (and COMPRESSED2, with its data size and padding), with records
+ * that span two of them; a stream cut short loses only what it lacks. */
+static void put_compressed(ds_buf *b, uint32_t type, const char *z, size_t n)
+{
+	struct perf_event_header h = {type, 0, 0};
+	size_t start = b->len;
+	uint64_t n64 = n, zero = 0;
+	ds_buf_append(b, &h, sizeof h);
+	if (type == 83)
+		ds_buf_append(b, &n64, 8);
+	ds_buf_append(b, z, n);
+	if (type == 83)
+		ds_buf_append(b, &zero, (8 - b->len % 8) % 8);
+	h.size = (uint16_t)(b->len - start);
+	memcpy(b->p + start, &h, sizeof h); /* COMPRESSED records are not 8-aligned */
+}
+
+TEST(compressed_records)
+{
+	ds_buf recs = {0}, file = {0};
+	ds_event ev = {0};
+	uint64_t id = 5;
+	char *z, *path = tmp_path("z.data"), *img;
+	size_t zn, cut[4] = {0}, len;
+	ds_pdw *w;
+	ds_err err = {0};
+	ds_pdw_info info = {.clockid = -1};
+	readout o;
+
+	ev.name = "cpu-clock";
+	attr_for(&ev.attr, 0);
+	ev.ids = &id;
+	ev.nids = 1;
+	for (int i = 0; i < 300; i++)
+		put_sample(&recs, 5, 0x400000 + (uint64_t)i, 1, 1, 1000 + (uint64_t)i, 0, false, -1);
+	/* three flushes of one stream, as perf pushes its ring buffers, each
+	 * ending inside a record */
+	{
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		size_t in_cut[4] = {0, recs.len / 3 + 13, 2 * recs.len / 3 + 29, recs.len};
+		zn = ZSTD_compressBound(recs.len) + 64;
+		z = malloc(zn);
+		cut[0] = 0;
+		for (int i = 0; i < 3; i++) {
+			ZSTD_inBuffer in = {recs.p + in_cut[i], in_cut[i + 1] - in_cut[i], 0};
+			ZSTD_outBuffer out = {z, zn, cut[i]};
+			size_t r;
+			do
+				r = ZSTD_compressStream2(cc, &out, &in, ZSTD_e_flush);
+			while (r && !ZSTD_isError(r));
+			CHECK(!ZSTD_isError(r));
+			cut[i + 1] = out.pos;
+		}
+		ZSTD_freeCCtx(cc);
+	}
+	put_compressed(&file, 81, z, cut[1]);
+	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
+	put_compressed(&file, 83, z + cut[2], cut[3] - cut[2]);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0], 300);
+	CHECK_STR(o.notes, "");
+	free(img);
+
+	/* without the last piece: the samples before it, the partial one counted */
+	file.len = 0;
+	put_compressed(&file, 81, z, cut[1]);
+	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK(o.samples[0] > 100 && o.samples[0] < 300);
+	CHECK(o.dmg.bytes_cut > 0 && o.dmg.bytes_cut < 64);
+	free(img);
+
+	/* a middle piece that is not zstd: what follows it cannot be decoded */
+	file.len = 0;
+	put_compressed(&file, 81, z, cut[1]);
+	memset(z + cut[1], 0xa5, cut[2] - cut[1]);
+	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
+	put_compressed(&file, 83, z + cut[2], cut[3] - cut[2]);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK(o.samples[0] < 120);
+	CHECK(o.dmg.bytes_undecoded > cut[3] - cut[1]);
+	CHECK(HAS(o, "compressed (zstd) records in 'img' do not decompress"));
+	free(img);
+	free(z);
 	free(path);
+	ds_buf_free(&recs);
+	ds_buf_free(&file);
+}
+
+/* perf's string in a feature: u32 length (padded to 64, NUL included), bytes. */
+static void put_feat_string(ds_buf *b, const char *str)
+{
+	char pad[64] = {0};
+	uint32_t n = (uint32_t)((strlen(str) + 1 + 63) / 64 * 64);
+	ds_buf_append(b, &n, 4);
+	snprintf(pad, sizeof pad, "%s", str);
+	ds_buf_append(b, pad, n);
+}
+
+/* A HEADER_FEATURE record with HEADER_CACHE version 1 (level, line, sets,
+ * ways, type, size, cpulist), as perf record writes it in a pipe. */
+static void put_cache_feature(ds_buf *b)
+{
+	static const struct {
+		uint32_t v[4];
+		const char *type, *size, *map;
+	} c[] = {
+		{{1, 64, 64, 12}, "Data", "48K", "0-1"},
+		{{1, 64, 64, 8}, "Instruction", "32K", "0-1"},
+		{{1, 64, 64, 12}, "Data", "48K", "2-3"},
+		{{2, 64, 2048, 16}, "Unified", "2048K", "0-1"},
+	};
+	struct perf_event_header h = {80, 0, 0};
+	size_t start = b->len;
+	uint64_t bit = 20;
+	uint32_t head[2] = {1, 4};
+	ds_buf_append(b, &h, sizeof h);
+	ds_buf_append(b, &bit, 8);
+	ds_buf_append(b, head, 8);
+	for (size_t i = 0; i < 4; i++) {
+		ds_buf_append(b, c[i].v, 16);
+		put_feat_string(b, c[i].type);
+		put_feat_string(b, c[i].size);
+		put_feat_string(b, c[i].map);
+	}
+	((struct perf_event_header *)(b->p + start))->size = (uint16_t)(b->len - start);
 }
 
 /* A pipe-mode image: header, HEADER_ATTR, EVENT_UPDATE name, then kernel records. */
@@ -300,11 +532,35 @@ TEST(pipe_mode)
 		ds_buf_append(&b, &id, 8);
 		ds_buf_append(&b, "piped-clock\0\0\0\0", 16);
 	}
+	put_cache_feature(&b);
+	{
+		/* the tracing data follows the record, outside its size */
+		struct perf_event_header h = {66, 0, 16};
+		uint32_t size[2] = {24, 0};
+		ds_buf_append(&b, &h, sizeof h);
+		ds_buf_append(&b, size, 8);
+		ds_buf_append(&b, "tracing data, 24 bytes..", 24);
+	}
 	put_sample(&b, 5, 0x1234, 1, 1, 10, 0, false, -1);
 	CHECK(ds_perfdata_open_mem(b.p, b.len, "pipe", &pd, &err) == 0);
 	if (pd) {
-		CHECK(ds_perfdata_info(pd)->pipe_mode);
+		const ds_perfdata_header_info *in = ds_perfdata_info(pd);
+		ds_meta m;
+		CHECK(in->pipe_mode);
 		CHECK_STR(ds_perfdata_event(pd, 0)->name, "piped-clock");
+		/* CPU 0's levels; the L1d of CPUs 2-3 is another core's */
+		CHECK_EQ_U64(in->ncaches, 3);
+		CHECK(in->caches[0].level == 1 && !strcmp(in->caches[0].type, "Data"));
+		CHECK_EQ_U64(in->caches[0].size, 48 << 10);
+		CHECK_EQ_U64(in->caches[0].line, 64);
+		CHECK_EQ_U64(in->caches[0].ways, 12);
+		CHECK_EQ_U64(in->caches[0].sets, 64);
+		CHECK_STR(in->caches[0].shared_cpus, "0-1");
+		CHECK(in->caches[2].level == 2 && in->caches[2].size == 2u << 20);
+		ds_meta_from_perfdata(&m, pd, "import");
+		CHECK_EQ_U64(m.ncaches, 3);
+		CHECK_STR(m.cache_source, "perf.data");
+		ds_meta_fini(&m);
 		while (ds_perfdata_next(pd, &cur, &r, &err) > 0)
 			if (r.kind == DS_REC_SAMPLE) {
 				samples++;
@@ -314,6 +570,17 @@ TEST(pipe_mode)
 		ds_perfdata_close(pd);
 	} else {
 		printf("# %s\n", err.msg);
+	}
+	/* text a pipe mixed in after the last record: not a cut */
+	{
+		static const char text[] = "[ perf record: Woken up 1 times to write data ]\n";
+		readout o;
+		ds_buf_append(&b, text, sizeof text - 1);
+		o = read_image(b.p, b.len);
+		CHECK_EQ_U64(o.samples[0], 1);
+		CHECK_EQ_U64(o.dmg.bytes_trailing, sizeof text - 1);
+		CHECK(HAS(o, "'img' ends with 48 bytes that are not records"));
+		CHECK(!HAS(o, "is cut short"));
 	}
 	ds_buf_free(&b);
 }
@@ -407,6 +674,50 @@ TEST(all_sample_fields)
 	free(path);
 }
 
+/* perf record -c 10009: no PERIOD field, the attr's period is each
+ * sample's; WEIGHT_STRUCT: the weight is the low 32 bits (the latency),
+ * ins_lat and retire_lat above it. */
+TEST(fixed_period_weight_struct)
+{
+	struct perf_event_attr a;
+	ds_event ev = {0};
+	uint64_t id = 3, cur = 0;
+	ds_buf b = {0};
+	ds_pdw *w;
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	char *path = tmp_path("period.data");
+	ds_pdw_info info = {.clockid = -1};
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 8 + 4 * 8};
+	uint64_t v[4] = {3, 0x401000, 77, 120 | 7ull << 32 | 3ull << 48};
+
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_HARDWARE;
+	a.sample_period = 10009;
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME | PERF_SAMPLE_WEIGHT_STRUCT;
+	ev.name = "cycles";
+	ev.attr = a;
+	ev.ids = &id;
+	ev.nids = 1;
+	ds_buf_append(&b, &h, sizeof h);
+	ds_buf_append(&b, v, sizeof v);
+	w = ds_pdw_create(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, b.p, b.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
+	if (pd && ds_perfdata_next(pd, &cur, &r, &err) == 1 && r.kind == DS_REC_SAMPLE) {
+		CHECK_EQ_U64(r.u.sample.period, 10009);
+		CHECK_EQ_U64(r.u.sample.weight, 120);
+		CHECK_EQ_U64(r.u.sample.time, 77);
+	} else {
+		CHECK(!"the sample parses");
+	}
+	ds_perfdata_close(pd);
+	ds_buf_free(&b);
+	free(path);
+}
+
 TEST(attr_names)
 {
 	struct perf_event_attr a = {0};
@@ -474,48 +785,215 @@ TEST(meta_roundtrip)
 	free(path);
 }
 
+/* A meta.json with one value replaced: read, with what (if anything) it says. */
+static bool read_edited(const char *good, const char *from, const char *to, ds_meta *r, char *said,
+			size_t saidlen)
+{
+	char *path = tmp_path("edited.json"), *p = strstr(good, from);
+	ds_buf b = {0};
+	ds_err err = {0};
+	bool ok;
+	FILE *f;
+
+	ds_buf_append(&b, good, (size_t)(p - good));
+	ds_buf_puts(&b, to);
+	ds_buf_puts(&b, p + strlen(from));
+	f = fopen(path, "w");
+	fputs(ds_buf_str(&b), f);
+	fclose(f);
+	ok = ds_meta_read(r, path, &err) == 0;
+	snprintf(said, saidlen, "%s", ok && r->nproblems ? r->problems[0] : err.msg);
+	ds_buf_free(&b);
+	free(path);
+	return ok;
+}
+
+/* Values that cannot be: one line each naming the field and the value, the
+ * field unknown, everything else read. */
+TEST(meta_values_checked)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} cases[] = {
+		{"\"page_size\": 4096", "\"page_size\": 3",
+		 "meta.json: page_size 3 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		{"\"page_size\": 4096", "\"page_size\": 12288",
+		 "meta.json: page_size 12288 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		{"\"line\": 64", "\"line\": 48",
+		 "meta.json: caches[0].line 48 is not a power of two from 8 to 4096; taken as unknown"},
+		{"\"ncpus\": 8", "\"ncpus\": -5",
+		 "meta.json: ncpus -5 is not a whole number from 1 to 65536; taken as unknown"},
+		{"\"ncpus\": 8", "\"ncpus\": \"8\"",
+		 "meta.json: ncpus \"8\" is not a whole number from 1 to 65536; taken as unknown"},
+		{"\"ns\": 1000", "\"ns\": 1e308",
+		 "meta.json: start.ns 1e+308 is not a whole number from 0 to 2^64-1; taken as unknown"},
+		{"\"wall\": 1700000000.25", "\"wall\": 1e308",
+		 "meta.json: start.wall 1e+308 is not a time in Unix seconds from 0 to 1e+11; taken as unknown"},
+		{"\"wall\": 1700000000.25", "\"wall\": -1",
+		 "meta.json: start.wall -1 is not a time in Unix seconds from 0 to 1e+11; taken as unknown"},
+		{"\"ns\": 2000", "\"ns\": 500", "meta.json: end.ns 500 is before start.ns 1000; taken as unknown"},
+		{"\"sets\": 64", "\"sets\": 63",
+		 "meta.json: caches[0].sets 63 does not make the size: 12 ways x 63 sets x 64-byte lines is not 49152 "
+		 "bytes; taken as unknown"},
+		{"\"ways\": 12", "\"ways\": 100000",
+		 "meta.json: caches[0].ways 100000 is not a whole number from 1 to 65536 (or 0, unknown); taken as unknown"},
+		{"\"level\": 1", "\"level\": 9",
+		 "meta.json: caches[0].level 9 is not a whole number from 1 to 4; taken as unknown"},
+		{"\"type\": \"Data\"", "\"type\": \"Dada\"",
+		 "meta.json: caches[0].type \"Dada\" is not Data, Instruction or Unified; taken as unknown"},
+		{"\"huge_page_size\": 2097152", "\"huge_page_size\": 4096",
+		 "meta.json: huge_page_size 4096 is not a power of two from 8192 to 17179869184 (or 0, unknown); taken as unknown"},
+		{"\"exit_status\": 139", "\"exit_status\": 1000",
+		 "meta.json: exit_status 1000 is not a whole number from -1 to 255; taken as unknown"},
+		{"\"callchains\": true", "\"callchains\": 1", "meta.json: callchains 1 is not true or false; taken as unknown"},
+		{"\"clock\": \"monotonic\"", "\"clock\": \"sundial\"",
+		 "meta.json: clock \"sundial\" is not monotonic, perf or logical; taken as unknown"},
+		{"\"host\": \"h\"", "\"host\": 7", "meta.json: host 7 is not a string; taken as unknown"},
+	};
+	ds_meta m, r;
+	ds_err err = {0};
+	ds_buf good = {0};
+	char *path = tmp_path("good.json"), said[1024];
+
+	ds_meta_init(&m);
+	m.host = "h";
+	m.ncpus = 8;
+	m.page_size = 4096;
+	m.huge_page_size = 2097152;
+	m.clock = "monotonic";
+	m.callchains = true;
+	m.ncaches = 1;
+	m.caches[0] = (ds_cache_level){.level = 1, .type = "Data", .size = 49152, .line = 64, .ways = 12, .sets = 64};
+	m.start_wall = 1700000000.25;
+	m.end_wall = 1700000001.5;
+	m.start_ns = 1000;
+	m.end_ns = 2000;
+	m.exit_status = 139;
+	CHECK(ds_meta_write(&m, path, &err) == 0);
+	good.p = ds_read_file(path, &good.len);
+	CHECK(ds_meta_read(&r, path, &err) == 0 && r.nproblems == 0);
+	ds_meta_fini(&r);
+	for (size_t i = 0; good.p && i < sizeof cases / sizeof cases[0]; i++) {
+		bool ok = strstr(good.p, cases[i].from) && read_edited(good.p, cases[i].from, cases[i].to, &r, said,
+									  sizeof said);
+		CHECK(ok);
+		CHECK_STR(said, cases[i].says);
+		CHECK(r.nproblems == 1);
+		/* the rest is read */
+		CHECK_STR(r.host ? r.host : "", strstr(cases[i].to, "host") ? "" : "h");
+		CHECK(r.exit_status == (strstr(cases[i].to, "exit_status") ? -1 : 139));
+		ds_meta_fini(&r);
+	}
+	/* each field is unknown, not the value that cannot be */
+	CHECK(read_edited(good.p, "\"page_size\": 4096", "\"page_size\": 3", &r, said, sizeof said) &&
+	      r.page_size == 0 && r.ncpus == 8);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"line\": 64", "\"line\": 48", &r, said, sizeof said) && r.ncaches == 0);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"sets\": 64", "\"sets\": 63", &r, said, sizeof said) && r.ncaches == 1 &&
+	      r.caches[0].sets == 0 && r.caches[0].ways == 12);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"wall\": 1700000000.25", "\"wall\": 1e308", &r, said, sizeof said) &&
+	      r.start_wall == 0 && r.end_wall == 1700000001.5);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"ns\": 2000", "\"ns\": 500", &r, said, sizeof said) && r.end_ns == 0 &&
+	      r.start_ns == 1000);
+	ds_meta_fini(&r);
+	free(good.p);
+	free(path);
+}
+
+/* A complete experiment in dir: what record leaves (meta.json last). */
+static void make_complete(const char *dir)
+{
+	char *f = ds_xasprintf("%s/perf.data", dir), *m = ds_xasprintf("%s/meta.json", dir);
+	ds_meta meta;
+	ds_err err = {0};
+	int fd = open(f, O_WRONLY | O_CREAT, 0644);
+
+	close(fd);
+	ds_meta_init(&meta);
+	CHECK(ds_meta_write(&meta, m, &err) == 0);
+	CHECK(ds_expdir_complete(dir, &err) == 0);
+	free(f);
+	free(m);
+}
+
+static bool has(const char *dir, const char *name)
+{
+	char *p = ds_xasprintf("%s/%s", dir, name);
+	bool yes = access(p, F_OK) == 0;
+	free(p);
+	return yes;
+}
+
 TEST(expdir)
 {
 	ds_err err = {0};
-	char *dir = tmp_path("exp"), *pd, *mj, *f;
-	bool moved;
-	int fd;
+	char *dir = tmp_path("exp"), *old = tmp_path("exp.old"), *pd, *mj;
+	ds_expdir_prev prev;
+	ds_expdir_mark_info mk;
 
-	CHECK(ds_expdir_create(dir, &moved, &err) == 0);
-	CHECK(!moved);
-	f = ds_xasprintf("%s/perf.data", dir);
-	fd = open(f, O_WRONLY | O_CREAT, 0644);
-	close(fd);
-	CHECK(ds_expdir_create(dir, &moved, &err) == 0); /* the first one becomes exp.old */
-	CHECK(moved);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0);
+	CHECK(!prev.moved && !prev.said[0]);
+	/* marked unfinished until complete */
+	CHECK(ds_expdir_mark(dir, &mk) && mk.pid == getpid() && mk.boot_id[0]);
+	make_complete(dir);
+	CHECK(!ds_expdir_mark(dir, &mk));
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0); /* the first one becomes exp.old */
+	CHECK(prev.moved && has(old, "meta.json"));
 	{
-		char *old = ds_xasprintf("%s.old/perf.data", dir);
-		CHECK(access(old, F_OK) == 0);
-		/* a recording that never started puts it back */
-		ds_expdir_discard(dir, moved);
-		CHECK(access(f, F_OK) == 0 && access(old, F_OK) != 0);
-		CHECK(ds_expdir_create(dir, &moved, &err) == 0 && moved);
-		free(old);
+		char *want = ds_xasprintf("moved the previous experiment '%s' to '%s'", dir, old);
+		CHECK_STR(prev.said, want);
+		free(want);
 	}
+	/* a recording that never started puts it back */
+	CHECK(ds_expdir_discard(dir, &prev));
+	CHECK(has(dir, "meta.json") && access(old, F_OK) != 0);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
 	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) < 0); /* the new one has no perf.data yet */
-	fd = open(f, O_WRONLY | O_CREAT, 0644);
-	close(fd);
-	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) == 0);
-	CHECK(pd && strcmp(pd, f) == 0 && mj == NULL);
-	free(pd);
-	free(mj);
+	/* it fails: unfinished.  The next one removes it and keeps the last complete one */
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && !prev.moved);
+	CHECK(strstr(prev.said, "a recording that never ended") && strstr(prev.said, "keeps the last complete"));
+	CHECK(has(old, "meta.json") && !has(dir, "meta.json"));
 	{
-		/* a directory that holds other things is not ours to move */
-		char *other = tmp_path("other"), *x = tmp_path("other/x");
-		mkdir(other, 0755);
-		fd = open(x, O_WRONLY | O_CREAT, 0644);
+		char *p = ds_xasprintf("%s/perf.data", dir);
+		int fd = open(p, O_WRONLY | O_CREAT, 0644);
 		close(fd);
-		CHECK(ds_expdir_create(other, &moved, &err) < 0);
-		CHECK(strstr(err.msg, "not an experiment") != NULL);
-		free(other);
-		free(x);
+		CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) == 0);
+		CHECK(pd && strcmp(pd, p) == 0 && mj == NULL);
+		free(pd);
+		free(mj);
+		free(p);
 	}
-	free(f);
+	{
+		char *p = ds_expdir_previous(dir);
+		CHECK(p && strcmp(p, old) == 0);
+		free(p);
+	}
+	/* complete again: the next moves it, replacing the older */
+	make_complete(dir);
+	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
+	CHECK(strstr(prev.said, "replacing the older one there") != NULL);
+	make_complete(dir);
+	{
+		/* what dsprof did not make is never moved or removed */
+		char *x = ds_xasprintf("%s/thesis.tex", old), *other = tmp_path("other"), *y = tmp_path("other/x");
+		int fd = open(x, O_WRONLY | O_CREAT, 0644);
+		close(fd);
+		CHECK(ds_expdir_create(dir, &prev, &err) < 0);
+		CHECK(strstr(err.msg, "holds 'thesis.tex', which dsprof does not write") != NULL);
+		CHECK(has(old, "thesis.tex") && has(dir, "meta.json"));
+		mkdir(other, 0755);
+		fd = open(y, O_WRONLY | O_CREAT, 0644);
+		close(fd);
+		CHECK(ds_expdir_create(other, &prev, &err) < 0);
+		CHECK(strstr(err.msg, "it exists and holds 'x'") != NULL);
+		free(x);
+		free(other);
+		free(y);
+	}
+	free(old);
 	free(dir);
 }
 
@@ -525,12 +1003,18 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		return 1;
 	RUN(roundtrip);
-	RUN(truncated_and_corrupt);
+	RUN(salvage_cut);
+	RUN(salvage_corrupt_record);
+	RUN(salvage_features);
+	RUN(salvage_bad_attr);
 	RUN(unfinished_recording_is_readable);
+	RUN(compressed_records);
 	RUN(pipe_mode);
 	RUN(all_sample_fields);
+	RUN(fixed_period_weight_struct);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
+	RUN(meta_values_checked);
 	RUN(expdir);
 	{
 		char *cmd = ds_xasprintf("rm -rf '%s'", tmpdir);

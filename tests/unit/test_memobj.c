@@ -833,7 +833,7 @@ TEST(model_file_errors)
 	CHECK(ds_machine_load(&m, path, &err) == 0);
 	ds_machine_fini(&m);
 	CHECK(ds_machine_load(&m, "/nonexistent/m", &err) == -1);
-	CHECK_STR(err.msg, "cannot read machine '/nonexistent/m': No such file or directory");
+	CHECK_STR(err.msg, "cannot open '/nonexistent/m': No such file or directory");
 	CHECK_EQ_U64(err.kind, DS_EINPUT);
 	free(path);
 }

@@ -1,0 +1,125 @@
+/*
+ * Opening files for reading, whatever a path names.
+ *
+ * dsprof reads paths it did not choose: the files a perf.data's mappings
+ * name, an experiment's meta.json and kallsyms (which may be symlinks),
+ * DSPROF_MOBJ, --machine.  open() of a FIFO for reading waits for a writer,
+ * and a read of a terminal or a device waits for input: either hangs the
+ * command forever.  So the type is checked before the open, the open does
+ * not block (O_NONBLOCK; O_NOCTTY so that a terminal never becomes ours),
+ * the descriptor is checked again (the path may have changed in between),
+ * and only a regular file is read, with blocking reads as usual.
+ */
+#include "base/base.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a file that is not a regular one is, for the message. */
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "not a regular file";
+}
+
+static int refuse(const char *path, mode_t m, ds_err *err)
+{
+	ds_err_set(err, DS_EINPUT, "cannot read '%s': it is %s, not a regular file", path, file_kind(m));
+	errno = S_ISDIR(m) ? EISDIR : EINVAL;
+	return -1;
+}
+
+int ds_open_regular(const char *path, ds_err *err)
+{
+	struct stat st;
+	int fd, e;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return refuse(path, st.st_mode, err);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		ds_err_set(err, e == EACCES || e == EPERM ? DS_EENV : DS_EINPUT, "cannot open '%s': %s", path,
+			   strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return refuse(path, st.st_mode, err);
+	}
+	/* reads of a regular file never return EAGAIN, but say what we mean */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+FILE *ds_fopen_regular(const char *path, ds_err *err)
+{
+	int fd = ds_open_regular(path, err);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "r"))) {
+		int e = errno;
+		close(fd);
+		ds_err_set(err, DS_EENV, "cannot open '%s': %s", path, strerror(e));
+		errno = e;
+	}
+	return f;
+}
+
+char *ds_read_file_err(const char *path, size_t *lenp, ds_err *err)
+{
+	int fd = ds_open_regular(path, err), e;
+	ds_buf b = {0};
+	char tmp[4096];
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		n = read(fd, tmp, sizeof tmp);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		ds_buf_append(&b, tmp, (size_t)n);
+	}
+	e = errno;
+	close(fd);
+	if (n < 0) {
+		ds_buf_free(&b);
+		ds_err_set(err, DS_EINPUT, "cannot read '%s': %s", path, strerror(e));
+		errno = e;
+		return NULL;
+	}
+	if (lenp)
+		*lenp = b.len;
+	return ds_buf_steal(&b);
+}
+
+char *ds_read_file(const char *path, size_t *lenp)
+{
+	return ds_read_file_err(path, lenp, NULL);
+}
+
+char *ds_read_line(const char *path)
+{
+	char *s = ds_read_file(path, NULL);
+	if (s)
+		s[strcspn(s, "\n")] = 0;
+	return s;
+}

@@ -1,0 +1,70 @@
+# perf.data features this machine cannot record (no PMU, no tracefs),
+# written with the kernel's and perf's layouts by tests/tools/mkperf.c:
+# perf mem's data sources on kernel addresses, a fixed period with
+# WEIGHT_STRUCT, HEADER_CACHE, a pipe's TRACING_DATA.  perf reads the first
+# three; its counts are the reference where it does.
+. "$TOP/tests/lib.sh"
+
+if ! command -v perf >/dev/null; then
+	not_ok "perf is not installed (make deps installs linux-perf)"
+	exit 0
+fi
+
+# perf's "module samples count" per module, sorted
+perf_modules() { # perf.data
+	perf report -i "$1" --stdio --no-children -g none --sort dso -F sample,period,dso -t '|' 2>/dev/null |
+		awk -F'|' '!/^#/ && NF == 3 { gsub(/ /, ""); print $3, $1, $2 }' | sort
+}
+
+# ---- perf mem: a data source saying load counts as a load, kernel lines too
+"$TOOLS/mkperf" mem mem.data
+"$DSPROF" import mem.data -o mem 2>/dev/null
+"$DSPROF" report -i mem -v hotlines -f csv >mem.csv 2>mem.err
+check_eq "perf mem: hotlines without --line-size (status 0)" "$?" 0
+check_eq "perf mem: loads on the kernel line" \
+	"$(awk -F, '$2 == "line" && $3 ~ /^0xffff/ { print $5 }' mem.csv)" 200
+check_eq "perf mem: loads on the user line" \
+	"$(awk -F, '$2 == "line" && $3 !~ /^0xffff/ { print $5 }' mem.csv)" 300
+check_eq "perf mem: user samples per module as perf counts them" \
+	"$(perf_modules mem.data | awk '$1 == "prog" { print $2 }')" 300
+# the recording describes no caches and comes from another machine
+check_contains "no caches: the view says which lines it used" mem.err \
+	"note: the experiment describes no caches: cache lines are taken as 64 bytes"
+"$DSPROF" report -i mem -v hotlines -f json 2>/dev/null >mem.json
+check_eq "no caches: line_from property" "$("$TOOLS/dsjq" .properties.line_from mem.json)" \
+	"default (the experiment describes no caches)"
+"$DSPROF" report -i mem -v hotlines --line-size 128 -f json 2>/dev/null >mem128.json
+check_eq "--line-size: line_from property" "$("$TOOLS/dsjq" .properties.line_from mem128.json)" "--line-size"
+
+# ---- -c 10009 (no PERIOD field) with WEIGHT_STRUCT: the count is the period's
+"$TOOLS/mkperf" period period.data
+"$DSPROF" import period.data -o period 2>/dev/null
+"$DSPROF" report -i period -v summary -f csv >period.csv 2>/dev/null
+check_eq "fixed period: the event count is samples x 10009" \
+	"$(csv_lookup period.csv name cycles count:cycles)" $((400 * 10009))
+check_eq "fixed period: count equals perf's" \
+	"$(csv_lookup period.csv name cycles count:cycles)" "$(perf_modules period.data | awk '{ n += $3 } END { print n }')"
+"$DSPROF" report -i period -v samples -f csv >psamples.csv 2>/dev/null
+check_eq "fixed period: each sample's period" "$(csv_col psamples.csv period | sort -u)" 10009
+
+# ---- HEADER_CACHE (pipe mode): the recording's geometry
+"$TOOLS/mkperf" cache cache.data
+"$DSPROF" import cache.data -o cache 2>/dev/null
+check_eq "HEADER_CACHE: meta.json cache_source" "$("$TOOLS/dsjq" .cache_source cache/meta.json)" perf.data
+check_eq "HEADER_CACHE: CPU 0's levels" "$("$TOOLS/dsjq" '.caches[].line' cache/meta.json | tr '\n' ' ')" "128 128 128 "
+check_eq "HEADER_CACHE: L2 size" "$("$TOOLS/dsjq" '.caches[2].size' cache/meta.json)" $((2048 * 1024))
+"$DSPROF" report -i cache -v hotlines -f json >cache.json 2>cache.err
+check_eq "HEADER_CACHE: hotlines without --line-size" "$?" 0
+check_eq "HEADER_CACHE: hotlines uses the recording's line" "$("$TOOLS/dsjq" .properties.line_size cache.json)" 128
+check_eq "HEADER_CACHE: line_from property" "$("$TOOLS/dsjq" .properties.line_from cache.json)" \
+	"the recording (perf.data)"
+"$DSPROF" report -i cache -v sharing -f json >/dev/null 2>sharing.err
+check_eq "HEADER_CACHE: sharing without --line-size" "$?" 0
+check_eq "HEADER_CACHE: samples as perf counts them" "$(perf_modules cache.data | awk '{ n += $2 } END { print n }')" 250
+
+# ---- a pipe's TRACING_DATA: its payload lies outside its size
+"$TOOLS/mkperf" tracing tracing.data
+"$DSPROF" import tracing.data -o tracing 2>tracing.err
+check_eq "TRACING_DATA: imported" "$?" 0
+check_eq "TRACING_DATA: no damage said" "$(grep -c note tracing.err)" 0
+check_eq "TRACING_DATA: every sample" "$("$TOOLS/dsjq" .samples tracing/meta.json)" 150

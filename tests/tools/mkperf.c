@@ -1,0 +1,271 @@
+/*
+ * mkperf: write perf.data files with the kernel's and perf's layouts for
+ * features this machine cannot record (no PMU, no tracefs), for tests.
+ *
+ *   mkperf mem OUT      a precise load event sampling ADDR, DATA_SRC and
+ *                       WEIGHT, as `perf mem record` writes it: 300 user
+ *                       samples on a heap line, 200 kernel samples on a kernel
+ *                       line; every data source says load
+ *   mkperf period OUT   `-c 10009` (no PERIOD field) with WEIGHT_STRUCT: 400
+ *                       samples, weight 120 each (ins_lat 7, retire_lat 3 above)
+ *   mkperf cache OUT    pipe mode with HEADER_CACHE (CPU 0: L1d 128-byte lines,
+ *                       L2) and 250 samples with addresses on one line
+ *   mkperf tracing OUT  pipe mode with a TRACING_DATA record (12-byte header,
+ *                       then its payload) before 150 samples
+ *
+ * Every sample lies in /opt/mkperf/prog, mapped at 0x400000 by pid 42.
+ */
+#include "experiment/experiment.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PID 42
+#define PROG "/opt/mkperf/prog"
+#define KERNEL_IP 0xffffffff81234560ull
+#define KERNEL_LINE 0xffff888012345600ull
+#define HEAP_LINE 0x5555deadbe00ull
+
+static void fix_size(ds_buf *b, size_t start)
+{
+	uint16_t size = (uint16_t)(b->len - start);
+	memcpy(b->p + start + 6, &size, 2);
+}
+
+static void header(ds_buf *b, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = {type, misc, 0};
+	ds_buf_append(b, &h, sizeof h);
+}
+
+static void u64(ds_buf *b, uint64_t v)
+{
+	ds_buf_append(b, &v, 8);
+}
+
+static void mmap2(ds_buf *b, const struct perf_event_attr *a, uint64_t id)
+{
+	size_t start = b->len;
+	uint32_t pt[2] = {PID, PID}, dev[2] = {8, 1}, prot[2] = {5, 2};
+	header(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	ds_buf_append(b, pt, 8);
+	u64(b, 0x400000);
+	u64(b, 0x10000);
+	u64(b, 0);
+	ds_buf_append(b, dev, 8);
+	u64(b, 1234);
+	u64(b, 0);
+	ds_buf_append(b, prot, 8);
+	ds_buf_append(b, PROG "\0\0\0\0\0\0\0", 24); /* 17 bytes, padded to 8 */
+	ds_sample_id_append(b, a, PID, PID, 1, id, 0);
+	fix_size(b, start);
+}
+
+/* A sample in the attr's sample_type order, for the fields these files use. */
+static void sample(ds_buf *b, const struct perf_event_attr *a, uint64_t id, uint16_t misc, uint64_t ip,
+		   uint64_t time, uint64_t addr, uint64_t weight, uint64_t data_src)
+{
+	size_t start = b->len;
+	uint64_t t = a->sample_type;
+	header(b, PERF_RECORD_SAMPLE, misc);
+	if (t & PERF_SAMPLE_IDENTIFIER) u64(b, id);
+	if (t & PERF_SAMPLE_IP) u64(b, ip);
+	if (t & PERF_SAMPLE_TID) u64(b, (uint64_t)PID << 32 | PID);
+	if (t & PERF_SAMPLE_TIME) u64(b, time);
+	if (t & PERF_SAMPLE_ADDR) u64(b, addr);
+	if (t & PERF_SAMPLE_CPU) u64(b, 0);
+	if (t & PERF_SAMPLE_PERIOD) u64(b, a->sample_period);
+	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) u64(b, weight);
+	if (t & PERF_SAMPLE_DATA_SRC) u64(b, data_src);
+	fix_size(b, start);
+}
+
+static void attr_init(struct perf_event_attr *a, uint64_t sample_type, uint64_t period)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_RAW;
+	a->config = 0x1cd;
+	a->precise_ip = 2;
+	a->sample_period = period;
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_CPU | sample_type;
+	a->sample_id_all = 1;
+	a->exclude_guest = 1;
+}
+
+static int write_file(const char *out, const char *name, const struct perf_event_attr *a, const ds_buf *recs)
+{
+	uint64_t id = 7;
+	ds_event ev = {.name = (char *)name, .attr = *a, .ids = &id, .nids = 1};
+	char *argv[] = {"perf", "record"};
+	ds_pdw_info info = {.hostname = "elsewhere", .osrelease = "6.1.0-mkperf", .version = "6.1",
+			    .arch = "x86_64", .cpudesc = "mkperf", .nr_cpus_online = 1, .nr_cpus_avail = 1,
+			    .argc = 2, .argv = argv, .clockid = -1};
+	ds_err err = {0};
+	ds_pdw *w = ds_pdw_create(out, &ev, 1, &err);
+	if (!w || ds_pdw_write(w, recs->p, recs->len, &err) || ds_pdw_finish(w, &info, &err)) {
+		fprintf(stderr, "mkperf: %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+/* data_src: a load (PERF_MEM_OP_LOAD) that hit L1 */
+#define LOAD_L1 ((uint64_t)PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT | (uint64_t)PERF_MEM_LVL_L1 << PERF_MEM_LVL_SHIFT)
+
+static int mem(const char *out)
+{
+	struct perf_event_attr a;
+	ds_buf b = {0};
+	uint64_t t = 1000;
+	int rc;
+
+	attr_init(&a, PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC, 2003);
+	mmap2(&b, &a, 7);
+	for (int i = 0; i < 500; i++) {
+		bool kernel = i % 5 >= 3;
+		sample(&b, &a, 7, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+		       kernel ? KERNEL_IP : 0x401000 + (uint64_t)(i % 7) * 4, t += 1000,
+		       (kernel ? KERNEL_LINE : HEAP_LINE) + (uint64_t)(i % 8) * 8, 30, LOAD_L1);
+	}
+	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b);
+	ds_buf_free(&b);
+	return rc;
+}
+
+static int period(const char *out)
+{
+	struct perf_event_attr a;
+	ds_buf b = {0};
+	uint64_t t = 1000;
+	int rc;
+
+	attr_init(&a, PERF_SAMPLE_WEIGHT_STRUCT, 10009);
+	mmap2(&b, &a, 7);
+	for (int i = 0; i < 400; i++)
+		sample(&b, &a, 7, PERF_RECORD_MISC_USER, 0x401000 + (uint64_t)(i % 3) * 16, t += 1000, 0,
+		       120 | 7ull << 32 | 3ull << 48, 0);
+	rc = write_file(out, "cycles", &a, &b);
+	ds_buf_free(&b);
+	return rc;
+}
+
+/* ---- pipe mode ---- */
+
+static void pipe_start(ds_buf *b, const struct perf_event_attr *a, uint64_t id)
+{
+	uint64_t magic = 0x32454c4946524550ull, sixteen = 16;
+	size_t start;
+	ds_buf_append(b, &magic, 8);
+	ds_buf_append(b, &sixteen, 8);
+	start = b->len;
+	header(b, 64 /* HEADER_ATTR */, 0);
+	ds_buf_append(b, a, sizeof *a);
+	u64(b, id);
+	fix_size(b, start);
+}
+
+/* perf's feature string: u32 length (NUL included, padded to 64), bytes */
+static void feat_string(ds_buf *b, const char *s)
+{
+	char pad[64] = {0};
+	uint32_t n = (uint32_t)((strlen(s) + 1 + 63) / 64 * 64);
+	snprintf(pad, sizeof pad, "%s", s);
+	ds_buf_append(b, &n, 4);
+	ds_buf_append(b, pad, n);
+}
+
+static void cache_feature(ds_buf *b)
+{
+	static const struct {
+		uint32_t v[4]; /* level, line, sets, ways */
+		const char *type, *size, *map;
+	} c[] = {
+		{{1, 128, 64, 8}, "Data", "64K", "0"},
+		{{1, 128, 64, 8}, "Instruction", "64K", "0"},
+		{{2, 128, 1024, 16}, "Unified", "2048K", "0-3"},
+		{{1, 128, 64, 8}, "Data", "64K", "1"},
+	};
+	uint32_t head[2] = {1, 4};
+	size_t start = b->len;
+	header(b, 80 /* HEADER_FEATURE */, 0);
+	u64(b, 20 /* HEADER_CACHE */);
+	ds_buf_append(b, head, 8);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		ds_buf_append(b, c[i].v, 16);
+		feat_string(b, c[i].type);
+		feat_string(b, c[i].size);
+		feat_string(b, c[i].map);
+	}
+	fix_size(b, start);
+}
+
+static int write_pipe(const char *out, const ds_buf *b)
+{
+	FILE *f = fopen(out, "wb");
+	if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f)) {
+		perror(out);
+		return 1;
+	}
+	return 0;
+}
+
+static int cache(const char *out)
+{
+	struct perf_event_attr a;
+	ds_buf b = {0};
+	uint64_t t = 1000;
+	int rc;
+
+	attr_init(&a, PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC, 1000);
+	pipe_start(&b, &a, 7);
+	cache_feature(&b);
+	mmap2(&b, &a, 7);
+	for (int i = 0; i < 250; i++)
+		sample(&b, &a, 7, PERF_RECORD_MISC_USER, 0x401000, t += 1000, HEAP_LINE + (uint64_t)(i % 16) * 8,
+		       0, LOAD_L1);
+	rc = write_pipe(out, &b);
+	ds_buf_free(&b);
+	return rc;
+}
+
+static int tracing(const char *out)
+{
+	struct perf_event_attr a;
+	ds_buf b = {0};
+	uint64_t t = 1000;
+	static const char payload[40] = "\x17\x08\x44tracing0.6";
+	uint32_t size = sizeof payload;
+	int rc;
+
+	attr_init(&a, PERF_SAMPLE_PERIOD, 1000);
+	pipe_start(&b, &a, 7);
+	/* struct perf_record_header_tracing_data: header and a u32, 12 bytes;
+	 * the data follows, padded to 8, and its size says so */
+	header(&b, 66 /* HEADER_TRACING_DATA */, 0);
+	ds_buf_append(&b, &size, 4);
+	fix_size(&b, b.len - 12);
+	ds_buf_append(&b, payload, size);
+	mmap2(&b, &a, 7);
+	for (int i = 0; i < 150; i++)
+		sample(&b, &a, 7, PERF_RECORD_MISC_USER, 0x401000 + (uint64_t)(i % 5) * 8, t += 1000, 0, 0, 0);
+	rc = write_pipe(out, &b);
+	ds_buf_free(&b);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "mem"))
+		return mem(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "period"))
+		return period(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "cache"))
+		return cache(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "tracing"))
+		return tracing(argv[2]);
+	fprintf(stderr, "usage: mkperf mem|period|cache|tracing OUT\n");
+	return 2;
+}
