@@ -126,8 +126,8 @@ static UInt l1_bits;
 static ULong accesses;
 static ULong total[SIM_NEVENTS];
 static ULong next_sample[SIM_NEVENTS]; /* total at which the next sample is due */
-static ULong next_gap[SIM_NEVENTS];    /* events from the last sample to that one */
-static ULong draws[SIM_NEVENTS];       /* the generator of the gaps */
+static ULong window_end[SIM_NEVENTS];  /* total at which the window holding that sample ends */
+static ULong draws[SIM_NEVENTS];       /* the generator of the samples' places */
 
 /* The directory: a hash table of line entries, allocated in chunks and
  * never moved or freed (L1 ways point at them). */
@@ -311,38 +311,40 @@ static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 			cfg.callchain ? ips : NULL, n);
 }
 
-/* The events between two samples of ev: uniform in [P - P/8, P + P/8]
- * for a period P, whose mean is P, as a PMU that randomizes its period's
- * low bits: a fixed period samples the same access of a loop that makes
- * a multiple of it.  The generator (xorshift64) starts from a fixed seed:
- * runs repeat.  P under 8: every P-th. */
-static ULong draw_gap(UInt ev)
+/* Which of the P events of a window of ev, for a period P, is sampled:
+ * one drawn at random, each with probability 1/P.  A fixed period
+ * samples the same access of every lap of a loop whose lap makes a
+ * multiple of it; a gap drawn around P (a PMU's random low bits) leaves
+ * the next sample near the same place of such a lap for several samples
+ * more.  Windows drawn apart are independent, so an estimate's error is
+ * that of counting the samples (a field's misses as a share of every
+ * miss), whatever the loop.  The generator (xorshift64) starts from a
+ * fixed seed: runs repeat. */
+static ULong draw_place(UInt ev)
 {
-	ULong p = cfg.period[ev], d = p / 8, r = draws[ev];
+	ULong r = draws[ev];
 
-	if (!d)
-		return p;
 	r ^= r << 13;
 	r ^= r >> 7;
 	r ^= r << 17;
 	draws[ev] = r;
-	return p - d + r % (2 * d + 1);
+	return (ULong)(((unsigned __int128)r * cfg.period[ev]) >> 64);
 }
 
-/* n more events of kind ev; the one that ends a gap is sampled, with the
- * gap as its period (the gaps it ends, when one access makes several), so
- * that the periods add up to the count. */
+/* n more events of kind ev; the one drawn in a window is sampled, with
+ * the period as its weight (the windows it ends, when one access makes
+ * several events), so that the periods add up to the count. */
 static inline void count(UInt ev, ULong n, enum src s, const access_ctx *x)
 {
 	total[ev] += n;
 	if (UNLIKELY(total[ev] >= next_sample[ev])) {
-		ULong period = 0;
+		ULong windows = 0;
 		do {
-			period += next_gap[ev];
-			next_gap[ev] = draw_gap(ev);
-			next_sample[ev] += next_gap[ev];
+			windows++;
+			next_sample[ev] = window_end[ev] + draw_place(ev) + 1;
+			window_end[ev] += cfg.period[ev];
 		} while (total[ev] >= next_sample[ev]);
-		sample(ev, period, s, x);
+		sample(ev, windows * cfg.period[ev], s, x);
 	}
 }
 
@@ -779,8 +781,8 @@ void sim_model_init(const sim_config *c, Int process)
 	for (UInt ev = 0; ev < SIM_NEVENTS; ev++)
 		if (cfg.period[ev]) {
 			draws[ev] = 0x9E3779B97F4A7C15ull * (ev + 1);
-			next_gap[ev] = draw_gap(ev);
-			next_sample[ev] = next_gap[ev];
+			next_sample[ev] = draw_place(ev) + 1;
+			window_end[ev] = cfg.period[ev];
 		} else {
 			next_sample[ev] = ~0ull;
 		}
@@ -856,6 +858,7 @@ void sim_model_after_fork(sim_thread *survivor, Int child_pid)
 	accesses = 0;
 	for (UInt ev = 0; ev < SIM_NEVENTS; ev++) {
 		next_sample[ev] -= total[ev];
+		window_end[ev] -= total[ev];
 		total[ev] = 0;
 	}
 	/* the child has one thread: no coherence until it makes another;
