@@ -43,11 +43,13 @@ line_of() { printf '0x%x' "$(addr "$1.out")"; }
 # no_tids: text without its thread ids (the kernel's differ from run to run)
 no_tids() { sed 's/T[0-9]* //g'; }
 # simrec NAME MODE [RECORD OPTIONS...]: MODE of the program under the
-# simulator, a million iterations a thread: sim_NAME, and s_NAME.tab
+# simulator, a million iterations a thread: sim_NAME, s_NAME.tab, and
+# sim_NAME.counts, the exact counts the recording printed
 simrec() {
 	n=$1 m=$2
 	shift 2
-	"$DSPROF" record -q --sim "$@" -o "sim_$n" -- "$PROGS/sharing" "$m" 1048576 >"sim_$n.out" 2>&1
+	"$DSPROF" record --sim "$@" -o "sim_$n" -- "$PROGS/sharing" "$m" 1048576 >"sim_$n.out" 2>"sim_$n.rec.err"
+	grep -o 'simulated .*' "sim_$n.rec.err" >"sim_$n.counts"
 	report "sim_$n" "s_$n"
 }
 
@@ -116,6 +118,10 @@ if command -v valgrind >/dev/null 2>&1; then
 		'threads write bytes other threads use: padding cannot help; give each thread its own copy and combine them at the end, or update less often; `batch`, only read, shares the line with those writes (false sharing): give each its own 64-byte line (_Alignas(64) on the variables, or 64-byte aligned allocations): `hits`, `batch`'
 	# the same verdict on every run
 	simrec global_again global
+	check_ge "sim global: the recording printed its exact counts (2 threads x 2^20 loads and lock adds)" \
+		"$(sed -n 's/^simulated \([0-9]*\) accesses.*/\1/p' sim_global_dflt.counts)" $((2 * 2 * 1048576))
+	check_eq "sim global, default events: the same exact counts on a second run" \
+		"$(cat sim_global_again.counts)" "$(cat sim_global_dflt.counts)"
 	check_eq "sim global, default events: the same view on a second run" \
 		"$(cut -d'|' -f1,3-6,8,9 s_global_again.tab | no_tids)" "$(cut -d'|' -f1,3-6,8,9 s_global_dflt.tab | no_tids)"
 	# as the issue recorded it: sim:HITM every 31, sim:stores every 100003
