@@ -10,7 +10,8 @@
  *     sampled most of it) is not judged.
  *   - Accesses are weighed by their count: the sum of their samples'
  *     periods, of the event that counts most of them (seen), so that
- *     events of different periods weigh what they count.  A thread takes
+ *     events of different periods weigh what they count (their samples,
+ *     for an event that counts time: weight_of).  A thread takes
  *     part in the sharing when it makes at least 1/(4 * threads) of the
  *     line's count; of its accesses, a range of bytes counts when it has at
  *     least 1/(4 * ranges) of the thread's.  That leaves out a main thread
@@ -199,6 +200,15 @@ static bool rmw_load(ds_session *s, const site *st, const ds_trigger *t)
 	return false;
 }
 
+/* What samples of event ev weigh: their count (the sum of their
+ * periods), so that events of different periods weigh what they count;
+ * their number for an event that counts time (cpu-clock), whose count is
+ * nanoseconds, not accesses. */
+static uint64_t weight_of(const sh_build *h, size_t ev, uint64_t samples, uint64_t count)
+{
+	return h->b.t->events[ev].time_ns ? samples : count;
+}
+
 /* Which lines two or more threads touched: a memory-bound program touches
  * millions of lines, nearly all from one thread, and only the others'
  * accesses need keeping and naming. */
@@ -223,7 +233,7 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 {
 	sh_build *h = ctx;
 	acc_key k;
-	uint64_t src, *io;
+	uint64_t src, *io, w;
 	bool added;
 	size_t ai;
 	acc *a;
@@ -253,10 +263,11 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	}
 	a = &h->accs.v[ai];
 	io = &h->io.v[(ai * s->nev + x->ev) * IO_N];
-	io[IO_LOADS] += x->flags & SR_LOAD ? x->period : 0;
-	io[IO_STORES] += x->flags & SR_STORE ? x->period : 0;
+	w = weight_of(h, x->ev, 1, x->period);
+	io[IO_LOADS] += x->flags & SR_LOAD ? w : 0;
+	io[IO_STORES] += x->flags & SR_STORE ? w : 0;
 	if (ds_srec_data_src(s, i, &src) && ((src >> PERF_MEM_SNOOP_SHIFT) & PERF_MEM_SNOOP_HITM))
-		io[IO_HITM] += x->period;
+		io[IO_HITM] += w;
 	a->imprecise += !(x->flags & SR_PRECISE);
 	/* precise events sample the stores themselves */
 	if ((x->flags & (SR_LOAD | SR_STORE | SR_KERNEL | SR_IFETCH | SR_PRECISE)) == SR_LOAD &&
@@ -264,7 +275,7 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 		int8_t *known = &h->site_rmw[x->site];
 		if (*known < 0)
 			*known = rmw_load(s, &s->sites.v[x->site], &s->sites.v[x->site].ds->trig[0]);
-		io[IO_RMW] += *known ? x->period : 0;
+		io[IO_RMW] += *known ? w : 0;
 	}
 	h->samples.v[ai * s->nev + x->ev]++;
 	h->count.v[ai * s->nev + x->ev] += x->period;
@@ -275,8 +286,9 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
  * HITMs and read-modify-writes.  Each event samples the same accesses, so
  * that several events (sim:loads, sim:stores and sim:HITM, or perf mem's
  * loads and stores) do not count one access several times; and counts
- * (sums of periods), not samples, so that events of different periods
- * (sim:stores every 100003, sim:HITM every 31) weigh what they count.
+ * (sums of periods, weight_of), not samples, so that events of different
+ * periods (sim:stores every 100003, sim:HITM every 31) weigh what they
+ * count.
  * *samples: those of the event that sampled most of them. */
 static void seen(const sh_build *h, const size_t *ix, size_t b, size_t e, uint64_t *weight,
 		 uint64_t *samples, uint64_t *io_max)
@@ -290,7 +302,7 @@ static void seen(const sh_build *h, const size_t *ix, size_t b, size_t e, uint64
 		for (size_t k = b; k < e; k++) {
 			size_t ai = ix ? ix[k] : k;
 			n += h->samples.v[ai * nev + ev];
-			c += h->count.v[ai * nev + ev];
+			c += weight_of(h, ev, h->samples.v[ai * nev + ev], h->count.v[ai * nev + ev]);
 			for (int j = 0; j < IO_N; j++)
 				io[j] += h->io.v[(ai * nev + ev) * IO_N + j];
 		}

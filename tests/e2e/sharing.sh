@@ -202,6 +202,12 @@ for m in counters_padded mttest_padded; do
 		test -z "$(classes "c_$m.tab" "$(addr "clk_$m.out")" 128 | grep false)"
 done
 check_eq "cpu-clock: no data source, no hitm" "$(field c_counters.tab "$(printf '0x%x' "$(addr clk_counters.out)")" 9)" null
+# a cpu-clock count is nanoseconds, not accesses: the loads and stores
+# columns count its samples
+l=$(printf '0x%x' "$(addr clk_counters.out)")
+check_eq "cpu-clock: the line's loads and stores are samples" \
+	"$(tab c_counters.json kind line loads stores 'samples["cpu-clock"]' |
+		awk -F'|' -v l="$l" '$1 == "line" && $2 == l { print ($3 <= $5 && $4 <= $5 && $4 > 0) ? "yes" : $3 " " $4 " of " $5 " samples" }')" yes
 
 # ---- the table's shape ----
 "$DSPROF" report -i clk_counters --view sharing -f csv >c.csv 2>/dev/null
