@@ -194,7 +194,10 @@ check_eq "cpu-clock counters: the fix" "$(field c_counters.tab "$(printf '0x%x' 
 	'insert 40 bytes after `hits` (or _Alignas(64) on `misses`)'
 check_eq "cpu-clock mttest: false sharing" "$(field c_mttest.tab "$(printf '0x%x' "$(addr clk_mttest.out)")" 3)" false-sharing
 check_eq "cpu-clock atomic: true sharing" "$(field c_atomic.tab "$(printf '0x%x' "$(addr clk_atomic.out)")" 3)" true-sharing
-check_eq "cpu-clock readonly: read-mostly" "$(classes c_readonly.tab "$(addr clk_readonly.out)" 512)" read-mostly
+# (under load, a line at an end of the table, with a sixteenth of its
+# reads, can be left with too few samples to judge: it is not misjudged)
+check_eq "cpu-clock readonly: read-mostly" \
+	"$(classes c_readonly.tab "$(addr clk_readonly.out)" 512 | sed 's/ *too-few-samples//; s/^too-few-samples *//')" read-mostly
 check_eq "cpu-clock readonly: the hottest shared line is the table's" \
 	"$(awk -F'|' '$1 == "line" { print $2; exit }' c_readonly.tab | grep -c "$(lines_of "$(addr clk_readonly.out)" 512 | tr '\n' '|' | sed 's/|$//; s/|/\\|/g')")" 1
 for m in counters_padded mttest_padded; do
