@@ -29,6 +29,9 @@ seed_perfdata() {
 	for k in mem period cache tracing; do
 		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
 	done
+	# HEADER_BUILD_ID records in a pipe
+	"$BUILD/tests/tools/mkperf" buildid "$c/mkperf-buildid-pipe.data" /opt/mkperf/lib.so \
+		00112233445566778899aabbccddeeff00112233 0x1000 pipe
 	rm -rf "$d"
 	ls "$c" | grep -q . || { echo "not ok - fuzz: no seed corpus could be recorded"; exit 1; }
 }
