@@ -6,28 +6,35 @@
  * adjacent-line prefetcher fetches 64-byte lines in pairs).
  *
  * The rule (docs/report-formats.md says it to users):
- *   - A line with fewer than SH_MIN_SAMPLES samples is not judged.
- *   - Accesses are weighed by their samples.  A thread takes part in the
- *     sharing when it makes at least 1/(4 * threads) of the line's samples;
- *     of its accesses, a range of bytes counts when it has at least
- *     1/(4 * ranges) of the thread's samples.  That leaves out a main
- *     thread that initialized the line once, and a thread's stray touch of
- *     its neighbour's field.  A counted range is read when it has loads,
- *     written when at least 1/1000 of its thread's samples are stores to
- *     it, or, for imprecise events, loads whose value the code writes back
+ *   - A line with fewer than SH_MIN_SAMPLES samples (of the event that
+ *     sampled most of it) is not judged.
+ *   - Accesses are weighed by their count: the sum of their samples'
+ *     periods, of the event that counts most of them (seen), so that
+ *     events of different periods weigh what they count (their samples,
+ *     for an event that counts time: weight_of).  A thread takes
+ *     part in the sharing when it makes at least 1/(4 * threads) of the
+ *     line's count; of its accesses, a range of bytes counts when it has at
+ *     least 1/(4 * ranges) of the thread's.  That leaves out a main thread
+ *     that initialized the line once, and a thread's stray touch of its
+ *     neighbour's field.  A counted range is read when it has loads,
+ *     written when stores to it make at least 1/1000 of its thread's count,
+ *     or, for imprecise events, loads whose value the code writes back
  *     (rmw_load).
  *   - One thread taking part: private.  No counted writes, or writes
- *     under SH_READ_MOSTLY_PERMILLE per mille of the line's samples
+ *     under SH_READ_MOSTLY_PERMILLE per mille of the line's count
  *     (SH_READ_MOSTLY_IMPRECISE for lines with samples of imprecise events
  *     such as cpu-clock: a store retires into the store buffer, so its
  *     cost, and the samples, fall on the loads around it, and stores are
  *     seen ten to a hundred times less often than they run): read-mostly
  *     (benign).  Else each counted write is "true" when its bytes overlap
  *     bytes another taking-part thread counts (reads or writes), "false"
- *     otherwise; the line is false or true sharing by the samples of its
- *     writes, or false+true when the smaller kind has at least 20% of them.
- * Exact with the simulator (-c 1), statistical with cpu-clock: the samples
- * are a sample of the accesses, and the thresholds are shares, not counts.
+ *     otherwise; the line is false or true sharing by the count of its
+ *     writes, or false+true when the smaller kind has at least 20% of it.
+ *     True sharing with counted bytes only read beside other threads'
+ *     writes says so (those bytes are falsely shared: their reads miss
+ *     for writes they do not use) and how to move them away.
+ * Exact with the simulator (-c 1), statistical with sampling: the samples
+ * are a sample of the accesses, and the thresholds are shares.
  */
 #include "analyze/analyze_int.h"
 
@@ -60,10 +67,10 @@ typedef struct acc_key {
 	int32_t dobj;
 } acc_key;
 
-/* The samples of one thread's accesses to bytes lo..hi of a line. */
+/* One thread's accesses to bytes lo..hi of a line. */
 typedef struct acc {
 	acc_key k;
-	uint64_t recs, loads, stores, hitm; /* as the event that saw most saw them (seen) */
+	uint64_t weight, loads, stores, hitm; /* counts, as the event that counts most of them (seen) */
 	uint64_t rmw;          /* imprecise loads whose value their block writes back (rmw_load) */
 	uint64_t imprecise;    /* samples of imprecise events */
 	uint64_t off;          /* FIELD, PADDING: the offset of byte lo in the aggregate */
@@ -83,7 +90,7 @@ typedef struct sh_build {
 	DS_VEC(acc) accs;
 	ds_hash *index;
 	ds_vec_u64 samples, count; /* [acc * nev + ev] */
-	ds_vec_u64 io;             /* [(acc * nev + ev) * IO_N + IO_*] */
+	ds_vec_u64 io;             /* [(acc * nev + ev) * IO_N + IO_*]: counts (sums of periods) */
 	ds_u64map lines;           /* line -> its entry in owner */
 	ds_vec_u32 owner;          /* per line: the one thread that touched it, or SH_SHARED */
 	uint64_t with_ea, without_ea;
@@ -193,6 +200,15 @@ static bool rmw_load(ds_session *s, const site *st, const ds_trigger *t)
 	return false;
 }
 
+/* What samples of event ev weigh: their count (the sum of their
+ * periods), so that events of different periods weigh what they count;
+ * their number for an event that counts time (cpu-clock), whose count is
+ * nanoseconds, not accesses. */
+static uint64_t weight_of(const sh_build *h, size_t ev, uint64_t samples, uint64_t count)
+{
+	return h->b.t->events[ev].time_ns ? samples : count;
+}
+
 /* Which lines two or more threads touched: a memory-bound program touches
  * millions of lines, nearly all from one thread, and only the others'
  * accesses need keeping and naming. */
@@ -217,7 +233,7 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 {
 	sh_build *h = ctx;
 	acc_key k;
-	uint64_t src, *io;
+	uint64_t src, *io, w;
 	bool added;
 	size_t ai;
 	acc *a;
@@ -247,10 +263,11 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	}
 	a = &h->accs.v[ai];
 	io = &h->io.v[(ai * s->nev + x->ev) * IO_N];
-	io[IO_LOADS] += (x->flags & SR_LOAD) != 0;
-	io[IO_STORES] += (x->flags & SR_STORE) != 0;
+	w = weight_of(h, x->ev, 1, x->period);
+	io[IO_LOADS] += x->flags & SR_LOAD ? w : 0;
+	io[IO_STORES] += x->flags & SR_STORE ? w : 0;
 	if (ds_srec_data_src(s, i, &src) && ((src >> PERF_MEM_SNOOP_SHIFT) & PERF_MEM_SNOOP_HITM))
-		io[IO_HITM]++;
+		io[IO_HITM] += w;
 	a->imprecise += !(x->flags & SR_PRECISE);
 	/* precise events sample the stores themselves */
 	if ((x->flags & (SR_LOAD | SR_STORE | SR_KERNEL | SR_IFETCH | SR_PRECISE)) == SR_LOAD &&
@@ -258,31 +275,39 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 		int8_t *known = &h->site_rmw[x->site];
 		if (*known < 0)
 			*known = rmw_load(s, &s->sites.v[x->site], &s->sites.v[x->site].ds->trig[0]);
-		io[IO_RMW] += (uint64_t)*known;
+		io[IO_RMW] += *known ? w : 0;
 	}
 	h->samples.v[ai * s->nev + x->ev]++;
 	h->count.v[ai * s->nev + x->ev] += x->period;
 }
 
 /* Accesses [b, e) of ix (all of h's when ix is NULL) as the event that
- * saw most of them saw them: each event samples the same accesses, so
+ * counts most of them counts them: their weight, and their loads, stores,
+ * HITMs and read-modify-writes.  Each event samples the same accesses, so
  * that several events (sim:loads, sim:stores and sim:HITM, or perf mem's
- * loads and stores) do not count one access several times. */
-static void seen(const sh_build *h, const size_t *ix, size_t b, size_t e, uint64_t *recs, uint64_t *io_max)
+ * loads and stores) do not count one access several times; and counts
+ * (sums of periods, weight_of), not samples, so that events of different
+ * periods (sim:stores every 100003, sim:HITM every 31) weigh what they
+ * count.
+ * *samples: those of the event that sampled most of them. */
+static void seen(const sh_build *h, const size_t *ix, size_t b, size_t e, uint64_t *weight,
+		 uint64_t *samples, uint64_t *io_max)
 {
 	size_t nev = h->b.t->nevents;
-	*recs = 0;
+	*weight = *samples = 0;
 	for (int k = 0; k < IO_N; k++)
 		io_max[k] = 0;
 	for (size_t ev = 0; ev < nev; ev++) {
-		uint64_t n = 0, io[IO_N] = {0};
+		uint64_t n = 0, c = 0, io[IO_N] = {0};
 		for (size_t k = b; k < e; k++) {
 			size_t ai = ix ? ix[k] : k;
 			n += h->samples.v[ai * nev + ev];
+			c += weight_of(h, ev, h->samples.v[ai * nev + ev], h->count.v[ai * nev + ev]);
 			for (int j = 0; j < IO_N; j++)
 				io[j] += h->io.v[(ai * nev + ev) * IO_N + j];
 		}
-		*recs = n > *recs ? n : *recs;
+		*samples = n > *samples ? n : *samples;
+		*weight = c > *weight ? c : *weight;
 		for (int j = 0; j < IO_N; j++)
 			io_max[j] = io[j] > io_max[j] ? io[j] : io_max[j];
 	}
@@ -294,7 +319,7 @@ typedef struct line_view {
 	sh_build *h;
 	const size_t *ix;      /* its accesses, by thread */
 	size_t n;
-	uint64_t recs, stores, imprecise;
+	uint64_t weight, stores, imprecise;
 	size_t nthreads, nsharing;
 } line_view;
 
@@ -308,17 +333,17 @@ static void count_sharing(line_view *l)
 {
 	l->nsharing = 0;
 	for (size_t b = 0, e; b < l->n; b = e) {
-		uint64_t trecs = 0;
+		uint64_t tweight = 0;
 		bool part;
 		for (e = b; e < l->n && A(l, e)->k.thread == A(l, b)->k.thread; e++)
-			trecs += A(l, e)->recs;
-		part = trecs * 4 * l->nthreads >= l->recs;
+			tweight += A(l, e)->weight;
+		part = tweight * 4 * l->nthreads >= l->weight;
 		l->nsharing += part;
 		for (size_t k = b; k < e; k++) {
 			acc *a = A(l, k);
-			bool counted = part && a->recs * 4 * (e - b) >= trecs;
+			bool counted = part && a->weight * 4 * (e - b) >= tweight;
 			a->read = counted && a->loads;
-			a->written = counted && a->stores + a->rmw && (a->stores + a->rmw) * 1000 >= trecs;
+			a->written = counted && a->stores + a->rmw && (a->stores + a->rmw) * 1000 >= tweight;
 		}
 	}
 }
@@ -661,7 +686,8 @@ static void fix_elements(const line_view *l, const acc *a0, bool instances, ds_b
 	ds_buf_free(&tn);
 }
 
-/* The threads' data are different objects: each needs a line of its own. */
+/* The threads' data are different objects: each needs a line of its own,
+ * those only read too. */
 static void fix_objects(const line_view *l, ds_buf *fix, ds_buf *check)
 {
 	sh_build *h = l->h;
@@ -674,7 +700,7 @@ static void fix_objects(const line_view *l, ds_buf *fix, ds_buf *check)
 	for (size_t k = 0; k < l->n && ns < SH_MAX_NAMED; k++) {
 		const acc *a = A(l, k);
 		size_t j;
-		if (!a->written)
+		if (!a->written && !a->read)
 			continue;
 		for (j = 0; j < ns && strcmp(seen[j], a->label) != 0; j++)
 			;
@@ -726,14 +752,68 @@ static void fix_false(const line_view *l, ds_buf *fix, ds_buf *check)
 
 /* ---- classifying ---- */
 
+/* A range a thread only reads, beside other threads' counted writes to
+ * other bytes of the line: its reads miss for writes it has no use for. */
+static bool read_beside(const line_view *l, const acc *a)
+{
+	bool beside = false;
+
+	if (!a->read || a->written)
+		return false;
+	for (size_t j = 0; j < l->n; j++) {
+		const acc *b = A(l, j);
+		if (b->k.thread == a->k.thread || !b->written)
+			continue;
+		if (overlap(a, b))
+			return false; /* it reads what they write */
+		beside = true;
+	}
+	return beside;
+}
+
+/* True sharing with bytes only read beside it: those are falsely shared
+ * with the written ones, and moving them away helps (their reads stop
+ * missing), as padding never helps the bytes written in common. */
+static void beside_true(const line_view *l, ds_buf *ev, ds_buf *fix, ds_buf *check)
+{
+	const char *seen[SH_MAX_NAMED];
+	size_t ns = 0;
+	ds_buf names = {0}, pad = {0};
+
+	for (size_t k = 0; k < l->n && ns < SH_MAX_NAMED; k++) {
+		const acc *a = A(l, k);
+		size_t j;
+		if (!read_beside(l, a))
+			continue;
+		for (j = 0; j < ns && strcmp(seen[j], a->label) != 0; j++)
+			;
+		if (j < ns)
+			continue;
+		seen[ns++] = a->label;
+		ds_buf_printf(ev, "%s%s %u", ns > 1 ? ", " : "; ", a->label, a->k.lo);
+		if (a->k.hi != a->k.lo)
+			ds_buf_printf(ev, "-%u", a->k.hi);
+		ds_buf_printf(&names, "%s`%s`", ns > 1 ? ", " : "", a->label);
+	}
+	if (!ns)
+		return;
+	ds_buf_printf(ev, " only read beside them: false sharing");
+	fix_false(l, &pad, check);
+	ds_buf_printf(fix, "; %s, only read, %s the line with those writes (false sharing): %s",
+		      ds_buf_str(&names), ns > 1 ? "share" : "shares", ds_buf_str(&pad));
+	ds_buf_free(&names);
+	ds_buf_free(&pad);
+}
+
 static const char *classify(line_view *l, ds_session *s, ds_buf *ev, ds_buf *fix, ds_buf *check)
 {
-	uint64_t wfalse = 0, wtrue = 0, counted_w = 0;
+	uint64_t wfalse = 0, wtrue = 0, counted_w = 0, weight, samples, io[IO_N];
 	const char *cls;
 	bool first = true;
 
-	if (l->recs < SH_MIN_SAMPLES) {
-		ds_buf_printf(ev, "too few samples to judge (%" PRIu64 "; %d needed)", l->recs, SH_MIN_SAMPLES);
+	seen(l->h, l->ix, 0, l->n, &weight, &samples, io);
+	if (samples < SH_MIN_SAMPLES) {
+		ds_buf_printf(ev, "too few samples to judge (%" PRIu64 "; %d needed)", samples, SH_MIN_SAMPLES);
 		return "too-few-samples";
 	}
 	count_sharing(l);
@@ -769,14 +849,15 @@ static const char *classify(line_view *l, ds_session *s, ds_buf *ev, ds_buf *fix
 	if (l->nsharing < 2) {
 		cls = "private";
 		if (l->nthreads == 2)
-			ds_buf_printf(ev, ": the other thread made under 1/8 of the samples");
+			ds_buf_printf(ev, ": the other thread made under 1/8 of the count");
 		else
-			ds_buf_printf(ev, ": the other %zu threads each made under 1/%zu of the samples",
+			ds_buf_printf(ev, ": the other %zu threads each made under 1/%zu of the count",
 				      l->nthreads - 1, 4 * l->nthreads);
 	} else if (!counted_w || counted_w * 1000 < (l->imprecise ? SH_READ_MOSTLY_IMPRECISE
-								   : SH_READ_MOSTLY_PERMILLE) * l->recs) {
+								   : SH_READ_MOSTLY_PERMILLE) * l->weight) {
 		cls = "read-mostly";
-		ds_buf_printf(ev, ": %" PRIu64 " of %" PRIu64 " samples write%s", l->stores, l->recs,
+		ds_buf_printf(ev, ": writes are %.2f%% of the line's count%s",
+			      l->weight ? 100.0 * (double)l->stores / (double)l->weight : 0.0,
 			      counted_w ? "" : ", none by the sharing threads");
 	} else if (!wtrue || (wfalse && wtrue * 5 < wfalse + wtrue)) {
 		cls = "false-sharing";
@@ -791,6 +872,7 @@ static const char *classify(line_view *l, ds_session *s, ds_buf *ev, ds_buf *fix
 			ds_buf_printf(ev, " (%" PRIu64 "%% of writes disjoint)", wfalse * 100 / (wfalse + wtrue));
 		ds_buf_puts(fix, "threads write bytes other threads use: padding cannot help; give each "
 				 "thread its own copy and combine them at the end, or update less often");
+		beside_true(l, ev, fix, check);
 	} else {
 		cls = "false+true-sharing";
 		ds_buf_printf(ev, ": %" PRIu64 "%% of writes to disjoint bytes, %" PRIu64 "%% to the same",
@@ -829,7 +911,7 @@ static size_t sh_row(sh_build *h, uint64_t line, enum sh_kind kind, uint32_t id,
 static void sum_accs(sh_build *h, const line_view *l, size_t b, size_t e, size_t r)
 {
 	ds_row *row = &h->b.v.v[r];
-	uint64_t recs, io[IO_N];
+	uint64_t weight, samples, io[IO_N];
 	size_t nev = h->b.t->nevents;
 
 	for (size_t k = b; k < e; k++) {
@@ -839,7 +921,7 @@ static void sum_accs(sh_build *h, const line_view *l, size_t b, size_t e, size_t
 			row->count[ev] += h->count.v[ai * nev + ev];
 		}
 	}
-	seen(h, l->ix, b, e, &recs, io);
+	seen(h, l->ix, b, e, &weight, &samples, io);
 	tb_cell_u64(row, SH_LOADS, io[IO_LOADS]);
 	tb_cell_u64(row, SH_STORES, io[IO_STORES]);
 	if (h->has_src)
@@ -860,8 +942,7 @@ static void note_row(sh_build *h, size_t line_row, uint64_t line, enum sh_kind k
 	tb_cell_str(&h->b.v.v[line_row], col, ds_buf_str(text));
 }
 
-/* The data objects on the line (the type, for fields), most samples
- * first. */
+/* The data objects on the line (the type, for fields), heaviest first. */
 static void objects_cell(const ds_session *s, const line_view *l, ds_row *row)
 {
 	struct ob {
@@ -880,7 +961,7 @@ static void objects_cell(const ds_session *s, const line_view *l, ds_row *row)
 			;
 		if (j == nv)
 			v[nv++] = (struct ob){what, 0};
-		v[j].n += A(l, k)->recs;
+		v[j].n += A(l, k)->weight;
 	}
 	for (size_t i = 1; i < nv; i++)
 		for (size_t j = i; j > 0 && v[j].n > v[j - 1].n; j--) {
@@ -1021,9 +1102,9 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);
 	for (size_t i = 0; i < h.accs.n; i++) {
-		uint64_t io[IO_N];
+		uint64_t io[IO_N], samples;
 		acc *a = &h.accs.v[i];
-		seen(&h, NULL, i, i + 1, &a->recs, io);
+		seen(&h, NULL, i, i + 1, &a->weight, &samples, io);
 		a->loads = io[IO_LOADS];
 		a->stores = io[IO_STORES];
 		a->hitm = io[IO_HITM];
@@ -1038,7 +1119,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 		line_view l = {.h = &h, .ix = ix + b};
 		for (e = b; e < h.accs.n && h.accs.v[ix[e]].k.line == h.accs.v[ix[b]].k.line; e++) {
 			const acc *a = &h.accs.v[ix[e]];
-			l.recs += a->recs;
+			l.weight += a->weight;
 			l.stores += a->stores;
 			l.imprecise += a->imprecise;
 			l.nthreads += e == b || a->k.thread != h.accs.v[ix[e - 1]].k.thread;

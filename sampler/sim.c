@@ -412,6 +412,9 @@ static char **valgrind_argv(const simrec *r, const char *cache, const char *even
 	v[n++] = ds_xstrdup("valgrind");
 	v[n++] = ds_xstrdup("--tool=" SIM_TOOL);
 	v[n++] = ds_xstrdup("-q");
+	/* the lock threads hand on in turn, first come first served: the
+	 * tool's schedule (sim_sched.c) counts on it */
+	v[n++] = ds_xstrdup("--fair-sched=yes");
 	/* Valgrind follows every thread; children only when asked */
 	v[n++] = ds_xstrdup(o->inherit ? "--trace-children=yes" : "--trace-children=no");
 	v[n++] = ds_xasprintf("--log-file=%s/valgrind.%%p.log", r->dir);

@@ -4,6 +4,7 @@
  *   sim_main.c    the tool's life: options, instrumentation, threads,
  *                 processes, mappings
  *   sim_model.c   the memory model: caches, coherence, events, samples
+ *   sim_sched.c   the order threads run in, the same on every run
  *   sim_stream.c  the per-process stream of perf records
  *
  * Built against Valgrind's headers and static libraries only (no libc):
@@ -58,6 +59,24 @@ VG_REGPARM(2) void sim_load(Addr addr, UWord pc_size);
 VG_REGPARM(2) void sim_store(Addr addr, UWord pc_size);
 VG_REGPARM(2) void sim_modify(Addr addr, UWord pc_size);
 #define SIM_PACK(pc, size) (((UWord)(pc) << 16) | (UWord)(size))
+
+/* ---- the schedule (sim_sched.c) ---- */
+
+/* Set by a superblock that ends in a yield (a spin loop's `pause`). */
+extern Int sim_paused;
+
+/* A thread made by parent (VG_INVALID_THREADID: the first one). */
+void sim_sched_thread_new(ThreadId parent, ThreadId child);
+void sim_sched_thread_exit(ThreadId tid);
+void sim_sched_pre_syscall(ThreadId tid, UInt no, const UWord *args);
+void sim_sched_post_syscall(ThreadId tid);
+/* tid is about to run client code: whether it is its turn (else it runs
+ * none and gives the lock back). */
+Bool sim_sched_may_run(ThreadId tid);
+/* tid stopped running client code. */
+void sim_sched_stopped(ThreadId tid);
+/* In a forked child: one thread, no turns. */
+void sim_sched_after_fork(ThreadId survivor);
 
 /* ---- the stream (sim_stream.c) ---- */
 

@@ -139,6 +139,7 @@ static ULong *born_clock;         /* by ThreadId: the clock a new thread starts 
 static Int *born_parent;          /* by ThreadId: its creator's lwp, 0 for none */
 static ULong start_clock;         /* the clock when this Valgrind started */
 static ULong exited_clock;        /* the latest clock of a thread that ended */
+static Bool *woken;               /* by ThreadId: back from a futex wait, not yet run */
 
 /* The latest time any thread of the process has reached. */
 static ULong frontier(void)
@@ -270,6 +271,7 @@ static void thread_created(ThreadId parent, ThreadId child)
 {
 	sim_thread *p = parent == VG_INVALID_THREADID ? NULL : threads[parent];
 
+	sim_sched_thread_new(parent, child);
 	/* the main thread is created without a parent, before it runs */
 	if (!p)
 		return;
@@ -298,6 +300,14 @@ static void start_client_code(ThreadId tid, ULong blocks)
 
 	if (!t)
 		t = thread_start(tid);
+	if (sim_sched_may_run(tid) && woken[tid]) {
+		/* woken by another thread: whatever it did before waking us
+		 * happened before what we do next */
+		ULong f = frontier();
+		if (f > sim_thread_clock(t))
+			sim_thread_set_clock(t, f);
+		woken[tid] = False;
+	}
 	sim_set_current(t);
 	if (sim_stream_due()) {
 		emit_stats(False);
@@ -305,10 +315,17 @@ static void start_client_code(ThreadId tid, ULong blocks)
 	}
 }
 
+static void stop_client_code(ThreadId tid, ULong blocks)
+{
+	sim_sched_stopped(tid);
+}
+
 static void thread_exit(ThreadId tid)
 {
 	sim_thread *t = threads[tid];
 
+	sim_sched_thread_exit(tid);
+	woken[tid] = False;
 	if (!t)
 		return;
 	if (sim_thread_clock(t) > exited_clock)
@@ -335,6 +352,7 @@ static Bool futex_waits(UWord op)
 
 static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 {
+	sim_sched_pre_syscall(tid, no, args);
 	if (no == __NR_execve || no == __NR_execveat) {
 		/* the next Valgrind goes on from here; if exec fails, the
 		 * hand-off is taken back after the call */
@@ -348,16 +366,15 @@ static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes 
 {
 	sim_thread *t = threads[tid];
 
+	sim_sched_post_syscall(tid);
 	if (no == __NR_execve || no == __NR_execveat) {
 		HChar path[VKI_PATH_MAX];
 		exec_handoff_path(path, sizeof path);
 		VG_(unlink)(path);
 	} else if (no == __NR_futex && t && !sr_isError(res) && futex_waits(args[1])) {
-		/* woken by another thread: whatever it did before waking us
-		 * happened before what we do next */
-		ULong f = frontier();
-		if (f > sim_thread_clock(t))
-			sim_thread_set_clock(t, f);
+		/* its clock moves on when it runs again: by then the threads
+		 * have run as the schedule says, however late it got back */
+		woken[tid] = True;
 	} else if (no == __NR_prctl && t && !sr_isError(res) && args[0] == VKI_PR_SET_NAME) {
 		HChar name[17];
 		VG_(memset)(name, 0, sizeof name);
@@ -393,6 +410,7 @@ static void fork_child(ThreadId tid)
 		sim_model_after_fork(threads[tid], pid);
 		sim_set_current(threads[tid]);
 	}
+	sim_sched_after_fork(tid);
 	sim_emit_task(PERF_RECORD_FORK, pid, parent, pid, parent_lwp, now());
 }
 
@@ -421,8 +439,9 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 	IRSB *out = deepCopyIRSBExceptStmts(in);
 	IRTypeEnv *tyenv = in->tyenv;
 	Addr pc = 0;
-	/* the instruction's last load, which a store to the same place
-	 * turns into a read-modify-write (one access, as Cachegrind has it) */
+	/* the instruction's last load, which a store or a compare-and-swap
+	 * to the same place turns into a read-modify-write (one access, as
+	 * Cachegrind has it) */
 	IRDirty *load = NULL;
 	IRExpr *load_addr = NULL;
 	Int load_size = 0;
@@ -468,6 +487,12 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 		case Ist_CAS: {
 			IRCAS *cas = st->Ist.CAS.details;
 			Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+			/* a locked add, xadd or xchg is a load and a CAS of what
+			 * it loaded: one read-modify-write */
+			if (load && load_size == size && eqIRAtom(load_addr, cas->addr)) {
+				load->cee = mkIRCallee(2, "sim_modify", VG_(fnptr_to_fnentry)((void *)sim_modify));
+				break;
+			}
 			CALL(out, sim_modify, cas->addr, pc, size, NULL);
 			break;
 		}
@@ -492,14 +517,18 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 		default:
 			break;
 		}
-		/* a load pairs only with a store right after it in the same
-		 * instruction */
+		/* a load pairs only with a store or a compare-and-swap right
+		 * after it in the same instruction */
 		if (st->tag == Ist_IMark || st->tag == Ist_Exit || st->tag == Ist_Store || st->tag == Ist_StoreG ||
 		    st->tag == Ist_LoadG || st->tag == Ist_CAS || st->tag == Ist_LLSC ||
 		    st->tag == Ist_Dirty || last)
 			load = last;
 		addStmtToIRSB(out, st);
 	}
+	/* a spin loop's pause: its turn ends soon (sim_sched.c) */
+	if (in->jumpkind == Ijk_Yield)
+		addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&sim_paused),
+						IRExpr_Const(IRConst_U32(1))));
 	return out;
 }
 
@@ -520,6 +549,7 @@ static void post_clo_init(void)
 	threads = VG_(calloc)("sim.threads", VG_N_THREADS, sizeof *threads);
 	born_clock = VG_(calloc)("sim.born", VG_N_THREADS, sizeof *born_clock);
 	born_parent = VG_(calloc)("sim.born", VG_N_THREADS, sizeof *born_parent);
+	woken = VG_(calloc)("sim.woken", VG_N_THREADS, sizeof *woken);
 	clock = start_clock = take_handoff();
 	born_clock[1] = clock;
 	sim_model_init(&cfg, pid);
@@ -550,6 +580,7 @@ static void pre_clo_init(void)
 	VG_(track_new_mem_startup)(new_mem_startup);
 	VG_(track_new_mem_mmap)(new_mem_mmap);
 	VG_(track_start_client_code)(start_client_code);
+	VG_(track_stop_client_code)(stop_client_code);
 	VG_(track_pre_thread_ll_create)(thread_created);
 	VG_(track_pre_thread_ll_exit)(thread_exit);
 	VG_(atfork)(fork_pre, NULL, fork_child);

@@ -23,8 +23,10 @@
  * by whichever of the two Valgrind runs later: an access looks for foreign
  * writes since the thread's previous access (estimated from the writers'
  * bursts, spread evenly), a write looks for threads that are ahead in
- * logical time and held a copy.  The event of the side that ran earlier is
- * charged to its remembered access, without a call chain.  Estimates below
+ * logical time and held a copy.  The event of the side that ran earlier
+ * happened to its first access after the other's write: it is charged,
+ * without a call chain, to one of its accesses in the burst, in
+ * proportion to the time before each (site_add, past).  Estimates below
  * one carry over in a fraction, so rates come out right on average and
  * results stay deterministic.  docs/simulator.md has the limits.
  *
@@ -46,6 +48,7 @@
 #define ONE 65536u              /* fixed point: 1/65536 of an event */
 #define BURST_GAP (1ull << 20)  /* ticks of silence that end a burst */
 #define MAX_SLOTS 16            /* threads remembered per line */
+#define SITES 3                 /* a thread's accesses to a line told apart */
 
 /* Where an access was served from. */
 enum src { SRC_L1, SRC_L2, SRC_LLC, SRC_SHARED, SRC_HITM, SRC_RAM };
@@ -61,19 +64,29 @@ typedef struct cache {
 	UInt line_bits;
 } cache;
 
+/* One instruction's accesses to one place in a line, in a thread's
+ * latest burst: how much of the thread's logical time came before them
+ * (since its previous access to the line) and before its writes (since
+ * its previous write).  A foreign write that falls in that time made that
+ * access the one to miss. */
+typedef struct site {
+	Addr pc, addr;
+	UInt before, wbefore;
+} site;
+
 /* One thread's recent activity on one line. */
 typedef struct slot {
 	ULong last;            /* its last access */
 	ULong afirst;          /* start of its access burst (ending at last) */
 	ULong wfirst, wlast;   /* its write burst */
 	ULong wdown;           /* when its modified copy was last taken */
-	Addr apc, aaddr;       /* its last access: instruction and data address */
-	Addr wpc, waddr;       /* its last write */
+	site sites[SITES];     /* its accesses in the burst, the heaviest kept */
 	UInt thread;           /* serial of the thread, 0: free */
 	Int lwp;
 	UInt acount, wcount;   /* accesses and writes in the bursts */
 	UInt fmiss, ftaken;    /* carried fractions: a stale copy seen by it, taken by a writer behind it */
-	Bool awrite;           /* its last access wrote */
+	UInt apick, wpick;     /* its accesses, its writes, charged with an event after the fact */
+	UChar writes;          /* its sites that write, a bit each */
 } slot;
 
 struct line_ent {
@@ -113,6 +126,8 @@ static UInt l1_bits;
 static ULong accesses;
 static ULong total[SIM_NEVENTS];
 static ULong next_sample[SIM_NEVENTS]; /* total at which the next sample is due */
+static ULong window_end[SIM_NEVENTS];  /* total at which the window holding that sample ends */
+static ULong draws[SIM_NEVENTS];       /* the generator of the samples' places */
 
 /* The directory: a hash table of line entries, allocated in chunks and
  * never moved or freed (L1 ways point at them). */
@@ -271,7 +286,7 @@ static Bool in_client_code(Addr a)
 	return seg && seg->hasX && (seg->kind == SkFileC || seg->kind == SkAnonC);
 }
 
-static void sample(UInt ev, ULong periods, enum src s, const access_ctx *x)
+static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 {
 	Addr ips[SIM_MAX_STACK];
 	UInt n = 0;
@@ -292,18 +307,44 @@ static void sample(UInt ev, ULong periods, enum src s, const access_ctx *x)
 		}
 	}
 	sim_emit_sample(cfg.slot[ev], pid, x->lwp, x->time, x->pc, x->addr,
-			periods * cfg.period[ev], weight(s), data_src(s, x->write),
+			period, weight(s), data_src(s, x->write),
 			cfg.callchain ? ips : NULL, n);
 }
 
-/* n more events of kind ev; every period-th one is sampled. */
+/* Which of the P events of a window of ev, for a period P, is sampled:
+ * one drawn at random, each with probability 1/P.  A fixed period
+ * samples the same access of every lap of a loop whose lap makes a
+ * multiple of it; a gap drawn around P (a PMU's random low bits) leaves
+ * the next sample near the same place of such a lap for several samples
+ * more.  Windows drawn apart are independent, so an estimate's error is
+ * that of counting the samples (a field's misses as a share of every
+ * miss), whatever the loop.  The generator (xorshift64) starts from a
+ * fixed seed: runs repeat. */
+static ULong draw_place(UInt ev)
+{
+	ULong r = draws[ev];
+
+	r ^= r << 13;
+	r ^= r >> 7;
+	r ^= r << 17;
+	draws[ev] = r;
+	return (ULong)(((unsigned __int128)r * cfg.period[ev]) >> 64);
+}
+
+/* n more events of kind ev; the one drawn in a window is sampled, with
+ * the period as its weight (the windows it ends, when one access makes
+ * several events), so that the periods add up to the count. */
 static inline void count(UInt ev, ULong n, enum src s, const access_ctx *x)
 {
 	total[ev] += n;
 	if (UNLIKELY(total[ev] >= next_sample[ev])) {
-		ULong periods = (total[ev] - next_sample[ev]) / cfg.period[ev] + 1;
-		next_sample[ev] += periods * cfg.period[ev];
-		sample(ev, periods, s, x);
+		ULong windows = 0;
+		do {
+			windows++;
+			next_sample[ev] = window_end[ev] + draw_place(ev) + 1;
+			window_end[ev] += cfg.period[ev];
+		} while (total[ev] >= next_sample[ev]);
+		sample(ev, windows * cfg.period[ev], s, x);
 	}
 }
 
@@ -429,17 +470,73 @@ static Bool carry(UInt *frac, UInt p)
 	return True;
 }
 
-/* Another thread's remembered access or write, for its side of a conflict. */
-static access_ctx past(const slot *o, Bool write, ULong when)
+/* Where an access (a write) of the thread falls in its burst: the time
+ * before it goes to its site, found or made (in place of the lightest). */
+static void site_add(slot *me, const access_ctx *x, ULong now)
 {
-	access_ctx x = {0, o->lwp, when, write ? o->wpc : o->apc, write ? o->waddr : o->aaddr,
-			write || o->awrite};
-	return x;
+	Bool fresh = me->acount == 0 || now - me->last > BURST_GAP || me->acount == ~0u;
+	Bool wfresh = me->wcount == 0 || now - me->wlast > BURST_GAP || me->wcount == ~0u;
+	UInt i, k = 0, gap = fresh ? 1 : (UInt)(now - me->last);
+	UInt wgap = wfresh ? 1 : (UInt)(now - me->wlast);
+	site *st;
+
+	for (i = 0; i < SITES; i++) {
+		if (fresh)
+			me->sites[i].before = 0;
+		if (fresh || (x->write && wfresh))
+			me->sites[i].wbefore = 0;
+	}
+	for (i = 0; i < SITES && (me->sites[i].pc != x->pc || me->sites[i].addr != x->addr); i++)
+		if ((ULong)me->sites[i].before + me->sites[i].wbefore <
+		    (ULong)me->sites[k].before + me->sites[k].wbefore)
+			k = i;
+	if (i == SITES) {
+		i = k;
+		me->sites[i] = (site){x->pc, x->addr, 0, 0};
+		me->writes &= (UChar)~(1u << i);
+	}
+	st = &me->sites[i];
+	if (st->before > (1u << 31) || st->wbefore > (1u << 31))
+		for (k = 0; k < SITES; k++) {
+			me->sites[k].before /= 2;
+			me->sites[k].wbefore /= 2;
+		}
+	st->before += gap;
+	if (x->write) {
+		st->wbefore += wgap;
+		me->writes |= (UChar)(1u << i);
+	}
+}
+
+/* The access (write) of another thread that an event of its side of a
+ * conflict happened to, after the fact: the first after the foreign write
+ * that caused it, which Valgrind ran already.  Each site's share is the
+ * time before it; a low-discrepancy sequence picks, so that every run
+ * charges the same accesses and the shares come out right. */
+static access_ctx past(slot *o, Bool write, ULong when)
+{
+	unsigned __int128 f;
+	ULong sum = 0, upto = 0;
+	UInt k = write ? ++o->wpick : ++o->apick, i;
+
+	for (i = 0; i < SITES; i++)
+		sum += write ? o->sites[i].wbefore : o->sites[i].before;
+	if (!sum && write) /* its writes' sites gave way to others: any access */
+		return past(o, False, when);
+	/* k times the golden ratio, modulo 1, times the sum */
+	f = (unsigned __int128)((ULong)k * 0x9E3779B97F4A7C15ull) * sum;
+	for (i = 0; i < SITES - 1; i++) {
+		upto += write ? o->sites[i].wbefore : o->sites[i].before;
+		if ((ULong)(f >> 64) < upto)
+			break;
+	}
+	return (access_ctx){0, o->lwp, when, o->sites[i].pc, o->sites[i].addr,
+			    write || ((o->writes >> i) & 1)};
 }
 
 /* A coherence miss that an access of another thread suffered in the past:
  * it missed its private levels and was served by a modified copy. */
-static void past_hitm(const slot *o, ULong when)
+static void past_hitm(slot *o, ULong when)
 {
 	access_ctx x = past(o, False, when);
 
@@ -499,15 +596,10 @@ static verdict coherence(sim_thread *t, line_ent *e, const access_ctx *x)
 			v.inval++;
 		}
 	}
+	site_add(me, x, now);
 	burst_add(&me->afirst, &me->last, &me->acount, now);
-	me->apc = x->pc;
-	me->aaddr = x->addr;
-	me->awrite = x->write;
-	if (x->write) {
+	if (x->write)
 		burst_add(&me->wfirst, &me->wlast, &me->wcount, now);
-		me->wpc = x->pc;
-		me->waddr = x->addr;
-	}
 	return v;
 }
 
@@ -687,7 +779,13 @@ void sim_model_init(const sim_config *c, Int process)
 	if (l2_is_llc)
 		cache_init(&llc, &cfg.l2);
 	for (UInt ev = 0; ev < SIM_NEVENTS; ev++)
-		next_sample[ev] = cfg.period[ev] ? cfg.period[ev] : ~0ull;
+		if (cfg.period[ev]) {
+			draws[ev] = 0x9E3779B97F4A7C15ull * (ev + 1);
+			next_sample[ev] = draw_place(ev) + 1;
+			window_end[ev] = cfg.period[ev];
+		} else {
+			next_sample[ev] = ~0ull;
+		}
 }
 
 /* The private caches' ways start remembering their lines' directory
@@ -760,6 +858,7 @@ void sim_model_after_fork(sim_thread *survivor, Int child_pid)
 	accesses = 0;
 	for (UInt ev = 0; ev < SIM_NEVENTS; ev++) {
 		next_sample[ev] -= total[ev];
+		window_end[ev] -= total[ev];
 		total[ev] = 0;
 	}
 	/* the child has one thread: no coherence until it makes another;

@@ -38,6 +38,20 @@ classes() {
 	for l in $(lines_of "$2" "$3"); do field "$1" "$l" 3; done | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 addr() { sed -n 's/^addr //p' "$1"; }
+# line_of EXP: the line of the hot object its program printed
+line_of() { printf '0x%x' "$(addr "$1.out")"; }
+# no_tids: text without its thread ids (the kernel's differ from run to run)
+no_tids() { sed 's/T[0-9]* //g'; }
+# simrec NAME MODE [RECORD OPTIONS...]: MODE of the program under the
+# simulator, a million iterations a thread: sim_NAME, s_NAME.tab, and
+# sim_NAME.counts, the exact counts the recording printed
+simrec() {
+	n=$1 m=$2
+	shift 2
+	"$DSPROF" record --sim "$@" -o "sim_$n" -- "$PROGS/sharing" "$m" 1048576 >"sim_$n.out" 2>"sim_$n.rec.err"
+	grep -o 'simulated .*' "sim_$n.rec.err" >"sim_$n.counts"
+	report "sim_$n" "s_$n"
+}
 
 # ---- the simulator: every access, exact ----
 N=20480 # a multiple of the program's 1024-iteration chunks
@@ -100,6 +114,50 @@ if command -v valgrind >/dev/null 2>&1; then
 	check_eq "sim atomic_padded: the counter's line true, the step's read-mostly" \
 		"$(classes s_atomic_padded.tab "$(addr sim_atomic_padded.out)" 128)" "read-mostly true-sharing"
 
+	# the counter both threads increment atomically, with the global
+	# they read on its line, sampled as recorded by default: each
+	# thread's coherence misses fall on the accesses that suffer them,
+	# the counter's and the global's, not on its last access to the line
+	simrec global_dflt global
+	l=$(line_of sim_global_dflt)
+	check_eq "sim global, default events: each thread writes hits" \
+		"$(awk -F'|' -v l="$l" '$1 == "thread" && $2 == l && $8 ~ /^hits 0-7/ { n++ } END { print n + 0 }' s_global_dflt.tab)" 2
+	check_eq "sim global, default events: true sharing" "$(field s_global_dflt.tab "$l" 3)" true-sharing
+	check_eq "sim global: the evidence, the global falsely shared beside" "$(field s_global_dflt.tab "$l" 4 | no_tids)" \
+		"writes hits 0-7; writes hits 0-7: the same bytes; batch 8-15 only read beside them: false sharing"
+	check_eq "sim global: the fix for each" "$(field s_global_dflt.tab "$l" 5)" \
+		'threads write bytes other threads use: padding cannot help; give each thread its own copy and combine them at the end, or update less often; `batch`, only read, shares the line with those writes (false sharing): give each its own 64-byte line (_Alignas(64) on the variables, or 64-byte aligned allocations): `hits`, `batch`'
+	# the same verdict on every run
+	simrec global_again global
+	check_ge "sim global: the recording printed its exact counts (2 threads x 2^20 loads and lock adds)" \
+		"$(sed -n 's/^simulated \([0-9]*\) accesses.*/\1/p' sim_global_dflt.counts)" $((2 * 2 * 1048576))
+	check_eq "sim global, default events: the same exact counts on a second run" \
+		"$(cat sim_global_again.counts)" "$(cat sim_global_dflt.counts)"
+	check_eq "sim global, default events: the same view on a second run" \
+		"$(cut -d'|' -f1,3-6,8,9 s_global_again.tab | no_tids)" "$(cut -d'|' -f1,3-6,8,9 s_global_dflt.tab | no_tids)"
+	# as the issue recorded it: sim:HITM every 31, sim:stores every 100003
+	simrec global_hs global -e sim:HITM,sim:stores
+	check_eq "sim global, sim:HITM and sim:stores: true sharing" "$(field s_global_hs.tab "$(line_of sim_global_hs)" 3)" \
+		true-sharing
+	check_contains "sim global, sim:HITM and sim:stores: the global falsely shared" s_global_hs.tab \
+		"the same bytes; batch 8-15 only read beside them: false sharing"
+	simrec global_padded global_padded
+	check_eq "sim global_padded: the counter's line true sharing, nothing beside" \
+		"$(field s_global_padded.tab "$(line_of sim_global_padded)" 4 | no_tids)" "writes hits 0-7; writes hits 0-7: the same bytes"
+
+	# one thread's stores (a million: ten samples of sim:stores) beside
+	# another's loads (a HITM each time: thirty thousand samples): the
+	# rule weighs what each event counts, not how often it was sampled
+	simrec publish publish -e sim:HITM,sim:stores
+	l=$(line_of sim_publish)
+	check_eq "sim publish, sampled: false sharing" "$(field s_publish.tab "$l" 3)" false-sharing
+	check_eq "sim publish: the evidence" "$(field s_publish.tab "$l" 4 | no_tids)" \
+		"writes progress 0-7; reads config 8-15: disjoint bytes"
+	check_eq "sim publish: the fix" "$(field s_publish.tab "$l" 5)" \
+		'insert 56 bytes after `progress` (or _Alignas(64) on `config`)'
+	simrec publish_padded publish_padded -e sim:HITM,sim:stores
+	check_eq "sim publish_padded: no line shared" "$(classes s_publish_padded.tab "$(addr sim_publish_padded.out)" 128)" ""
+
 	# read-only table: benign, padded or not (main's initial stores ignored)
 	check_eq "sim readonly: every line of the table read-mostly" \
 		"$(classes s_readonly.tab "$(addr sim_readonly.out)" 512)" read-mostly
@@ -147,7 +205,10 @@ check_eq "cpu-clock counters: the fix" "$(field c_counters.tab "$(printf '0x%x' 
 	'insert 40 bytes after `hits` (or _Alignas(64) on `misses`)'
 check_eq "cpu-clock mttest: false sharing" "$(field c_mttest.tab "$(printf '0x%x' "$(addr clk_mttest.out)")" 3)" false-sharing
 check_eq "cpu-clock atomic: true sharing" "$(field c_atomic.tab "$(printf '0x%x' "$(addr clk_atomic.out)")" 3)" true-sharing
-check_eq "cpu-clock readonly: read-mostly" "$(classes c_readonly.tab "$(addr clk_readonly.out)" 512)" read-mostly
+# (under load, a line at an end of the table, with a sixteenth of its
+# reads, can be left with too few samples to judge: it is not misjudged)
+check_eq "cpu-clock readonly: read-mostly" \
+	"$(classes c_readonly.tab "$(addr clk_readonly.out)" 512 | sed 's/ *too-few-samples//; s/^too-few-samples *//')" read-mostly
 check_eq "cpu-clock readonly: the hottest shared line is the table's" \
 	"$(awk -F'|' '$1 == "line" { print $2; exit }' c_readonly.tab | grep -c "$(lines_of "$(addr clk_readonly.out)" 512 | tr '\n' '|' | sed 's/|$//; s/|/\\|/g')")" 1
 for m in counters_padded mttest_padded; do
@@ -155,6 +216,12 @@ for m in counters_padded mttest_padded; do
 		test -z "$(classes "c_$m.tab" "$(addr "clk_$m.out")" 128 | grep false)"
 done
 check_eq "cpu-clock: no data source, no hitm" "$(field c_counters.tab "$(printf '0x%x' "$(addr clk_counters.out)")" 9)" null
+# a cpu-clock count is nanoseconds, not accesses: the loads and stores
+# columns count its samples
+l=$(printf '0x%x' "$(addr clk_counters.out)")
+check_eq "cpu-clock: the line's loads and stores are samples" \
+	"$(tab c_counters.json kind line loads stores 'samples["cpu-clock"]' |
+		awk -F'|' -v l="$l" '$1 == "line" && $2 == l { print ($3 <= $5 && $4 <= $5 && $4 > 0) ? "yes" : $3 " " $4 " of " $5 " samples" }')" yes
 
 # ---- the table's shape ----
 "$DSPROF" report -i clk_counters --view sharing -f csv >c.csv 2>/dev/null

@@ -10,6 +10,15 @@
  *   atomic     one atomic counter both threads increment by a step both
  *              read beside it: true sharing (padding the counter leaves
  *              it true, never false)
+ *   global     one atomic counter, `tally.hits`, both threads increment,
+ *              with the global they read as their loop's bound, `batch`,
+ *              on the same line: true sharing on `hits`, and `batch`
+ *              falsely shared with it (padded: `batch` on a line of its
+ *              own, read-mostly)
+ *   publish    thread 0 publishes its progress in `status.progress` (a
+ *              plain store), thread 1 reads `status.config` beside it:
+ *              false sharing of a field one thread only reads (padded:
+ *              `config` a line further)
  *   readonly   both threads read a table main filled: read-mostly (padded:
  *              the table begins a line)
  *
@@ -27,6 +36,7 @@
 
 #define NTHREADS 2
 #define TABLE 64
+#define CHUNK_DEFAULT 1024
 
 struct counters {
 	char name[16];
@@ -67,6 +77,34 @@ struct shared_padded {
 
 static struct shared shared __attribute__((aligned(64)));
 static struct shared_padded pshared __attribute__((aligned(64)));
+/* The counter and the global beside it: their own section, kept in
+ * this order, so that `batch` follows `tally` on its line; padded, a
+ * line later. */
+struct tally {
+	long hits;
+};
+
+static struct tally tally __attribute__((aligned(64), section(".data.tally"), no_reorder)) = {0};
+static long batch __attribute__((section(".data.tally"), no_reorder)) = CHUNK_DEFAULT;
+static struct tally ptally __attribute__((aligned(64), section(".data.ptally"), no_reorder)) = {0};
+static long pbatch __attribute__((aligned(64), section(".data.ptally"), no_reorder)) = CHUNK_DEFAULT;
+
+/* A writer's progress and a setting the other thread reads; padded, a
+ * line apart. */
+struct status {
+	volatile long progress;
+	volatile long config;
+};
+
+struct status_padded {
+	volatile long progress;
+	char pad[56];
+	volatile long config;
+};
+
+static struct status status __attribute__((aligned(64)));
+static struct status_padded pstatus __attribute__((aligned(64)));
+
 /* padded: the table begins a line */
 static double table[TABLE];
 static double ptable[TABLE] __attribute__((aligned(64)));
@@ -86,7 +124,7 @@ static int padded;
  * counted loops: under cpu-clock, a sample after a store then lands on
  * the loop's own instructions, from which backtracking finds the store
  * (a branch target right after it would hide it). */
-#define CHUNK 1024
+#define CHUNK CHUNK_DEFAULT
 
 static int more(long i)
 {
@@ -177,6 +215,59 @@ static void *run_atomic(void *arg)
 	return (void *)(padded ? add_shared_padded(&pshared) : add_shared(&shared));
 }
 
+/* The atomic builtins are barriers to the compiler: `batch` is loaded
+ * again at every iteration, beside the counter. */
+__attribute__((noinline)) static long add_tally(void)
+{
+	long i;
+	for (i = 0; more(i); i += CHUNK)
+		for (long j = 0; j < batch; j++)
+			__atomic_fetch_add(&tally.hits, 1, __ATOMIC_RELAXED);
+	return i;
+}
+
+__attribute__((noinline)) static long add_tally_padded(void)
+{
+	long i;
+	for (i = 0; more(i); i += CHUNK)
+		for (long j = 0; j < pbatch; j++)
+			__atomic_fetch_add(&ptally.hits, 1, __ATOMIC_RELAXED);
+	return i;
+}
+
+static void *run_global(void *arg)
+{
+	(void)arg;
+	return (void *)(padded ? add_tally_padded() : add_tally());
+}
+
+/* Through pointers to the struct, so that the accesses are known as
+ * fields. */
+__attribute__((noinline)) static long publish(volatile long *progress)
+{
+	long i;
+	for (i = 0; more(i); i += CHUNK)
+		for (long j = 0; j < CHUNK; j++)
+			*progress = i + j;
+	return i;
+}
+
+__attribute__((noinline)) static long read_config(volatile long *config)
+{
+	long i, s = 0;
+	for (i = 0; more(i); i += CHUNK)
+		for (long j = 0; j < CHUNK; j++)
+			s += *config;
+	return s ? i : 0;
+}
+
+static void *run_publish(void *arg)
+{
+	volatile long *progress = padded ? &pstatus.progress : &status.progress;
+	volatile long *config = padded ? &pstatus.config : &status.config;
+	return (void *)(arg ? read_config(config) : publish(progress));
+}
+
 __attribute__((noinline)) static void *run_readonly(void *arg)
 {
 	const double *t = padded ? ptable : table;
@@ -194,7 +285,7 @@ int main(int argc, char **argv)
 		const char *name;
 		void *(*fn)(void *);
 	} modes[] = {{"counters", run_counters}, {"mttest", run_mttest}, {"atomic", run_atomic},
-		     {"readonly", run_readonly}};
+		     {"global", run_global}, {"publish", run_publish}, {"readonly", run_readonly}};
 	void *(*fn)(void *) = NULL;
 	pthread_t th[NTHREADS];
 	void *addr = NULL;
@@ -202,7 +293,7 @@ int main(int argc, char **argv)
 	size_t len;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: sharing counters|mttest|atomic|readonly[_padded] N|Ss\n");
+		fprintf(stderr, "usage: sharing counters|mttest|atomic|global|publish|readonly[_padded] N|Ss\n");
 		return 2;
 	}
 	snprintf(mode, sizeof mode, "%s", argv[1]);
@@ -229,11 +320,14 @@ int main(int argc, char **argv)
 	memset(cnt, 0, sizeof *cnt);
 	memset(pcnt, 0, sizeof *pcnt);
 	shared.step = pshared.step = 1;
+	status.config = pstatus.config = 1;
 	for (int i = 0; i < TABLE; i++)
 		table[i] = ptable[i] = i * 1.5;
 	addr = fn == run_counters ? (padded ? (void *)pcnt : (void *)cnt)
 	       : fn == run_mttest ? (padded ? (void *)psums : (void *)sums)
 	       : fn == run_atomic ? (padded ? (void *)&pshared : (void *)&shared)
+	       : fn == run_global ? (padded ? (void *)&ptally : (void *)&tally)
+	       : fn == run_publish ? (padded ? (void *)&pstatus : (void *)&status)
 				  : (padded ? (void *)ptable : (void *)table);
 	printf("addr %p\n", addr);
 	fflush(stdout);
