@@ -454,9 +454,11 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 	m->kernel = get_str(m, j, NULL, "kernel");
 	m->arch = get_str(m, j, NULL, "arch");
 	m->cpu_model = get_str(m, j, NULL, "cpu_model");
-	if (get_uint(m, j, NULL, "ncpus", 1, 65536, 0, &u))
+	/* 0 is what the writer writes for unknown (an import of a perf.data
+	 * that does not say) */
+	if (get_uint(m, j, NULL, "ncpus", 1, 65536, U_ZERO, &u))
 		m->ncpus = (unsigned)u;
-	get_uint(m, j, NULL, "page_size", 4096, 1ull << 30, U_POW2, &m->page_size);
+	get_uint(m, j, NULL, "page_size", 4096, 1ull << 30, U_POW2 | U_ZERO, &m->page_size);
 	if (get_uint(m, j, NULL, "huge_page_size", 8192, 1ull << 34, U_POW2 | U_ZERO, &u)) {
 		if (u && m->page_size && u <= m->page_size)
 			bad(m, NULL, "huge_page_size", ds_json_get(j, "huge_page_size"), "is not larger than page_size %llu",

@@ -765,6 +765,10 @@ TEST(meta_roundtrip)
 	m.start_wall = 1700000000.25;
 	CHECK(ds_meta_write(&m, path, &err) == 0);
 	CHECK(ds_meta_read(&r, path, &err) == 0);
+	/* what the writer writes for unknown (ncpus, page_size 0) reads back
+	 * as unknown, without a note */
+	CHECK_EQ_U64(r.nproblems, 0);
+	CHECK(r.ncpus == 0 && r.page_size == 0);
 	CHECK_STR(r.host, "h\"ost");
 	CHECK(r.argc == 4 && strcmp(r.argv[3], "./a b") == 0);
 	CHECK(r.ncaches == 1 && r.caches[0].line == 64 && r.caches[0].size == 49152);
@@ -816,15 +820,15 @@ TEST(meta_values_checked)
 		const char *from, *to, *says;
 	} cases[] = {
 		{"\"page_size\": 4096", "\"page_size\": 3",
-		 "meta.json: page_size 3 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		 "meta.json: page_size 3 is not a power of two from 4096 to 1073741824 (or 0, unknown); taken as unknown"},
 		{"\"page_size\": 4096", "\"page_size\": 12288",
-		 "meta.json: page_size 12288 is not a power of two from 4096 to 1073741824; taken as unknown"},
+		 "meta.json: page_size 12288 is not a power of two from 4096 to 1073741824 (or 0, unknown); taken as unknown"},
 		{"\"line\": 64", "\"line\": 48",
 		 "meta.json: caches[0].line 48 is not a power of two from 8 to 4096; taken as unknown"},
 		{"\"ncpus\": 8", "\"ncpus\": -5",
-		 "meta.json: ncpus -5 is not a whole number from 1 to 65536; taken as unknown"},
+		 "meta.json: ncpus -5 is not a whole number from 1 to 65536 (or 0, unknown); taken as unknown"},
 		{"\"ncpus\": 8", "\"ncpus\": \"8\"",
-		 "meta.json: ncpus \"8\" is not a whole number from 1 to 65536; taken as unknown"},
+		 "meta.json: ncpus \"8\" is not a whole number from 1 to 65536 (or 0, unknown); taken as unknown"},
 		{"\"ns\": 1000", "\"ns\": 1e308",
 		 "meta.json: start.ns 1e+308 is not a whole number from 0 to 2^64-1; taken as unknown"},
 		{"\"wall\": 1700000000.25", "\"wall\": 1e308",
