@@ -155,9 +155,12 @@ test-run: $(PROG) $(UNIT_BINS) $(TOOL_BINS) $(TESTPROGS) $(FUZZ_REPLAYS)
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
+# The fuzzers run even when the suite fails: both say what they found.
 check: deps
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run
-	@$(MAKE) --no-print-directory fuzz
+	@status=0; \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run || status=1; \
+	$(MAKE) --no-print-directory fuzz || status=1; \
+	exit $$status
 
 fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS) $(TOOL_BINS) sim
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)

@@ -24,8 +24,18 @@ fail=0
 WORKDIR=$(mktemp -d)
 trap 'rm -rf "$WORKDIR"' EXIT
 
-seeded() { # target what...
+# begin TARGET: c, its corpus, and d, a scratch folder for its seeds
+begin() {
+	c="$FUZZ/corpus/$1" d="$WORKDIR/$1"
+	mkdir -p "$c" "$d"
+}
+
+# seeded TARGET WHAT...: empty seeds (what could not be made) go; a corpus
+# left empty fails
+seeded() {
 	t=$1; shift
+	find "$FUZZ/corpus/$t" -size 0 -delete
+	ls "$FUZZ/corpus/$t" | grep -q . || { echo "not ok - fuzz: no seed for $t could be made ($*)"; exit 1; }
 	echo "# corpus of $t: $(ls "$FUZZ/corpus/$t" | wc -l) inputs, seeded with $*"
 }
 
@@ -44,10 +54,7 @@ bundle() {
 }
 
 seed_perfdata() {
-	c="$FUZZ/corpus/perfdata"
-	mkdir -p "$c"
-	d="$WORKDIR/perfdata"
-	mkdir -p "$d"
+	begin perfdata
 	"$BUILD/dsprof" record -q -o "$d/a" -e cpu-clock -e page-faults -- "$PROGS/behave" spin 0.05 >/dev/null 2>&1 &&
 		cp "$d/a/perf.data" "$c/dsprof-two-events.data"
 	"$BUILD/dsprof" record -q -o "$d/b" --call-graph=none -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
@@ -62,15 +69,11 @@ seed_perfdata() {
 	for k in mem period cache tracing; do
 		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
 	done
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no seed corpus could be recorded"; exit 1; }
 	seeded perfdata "dsprof and perf recordings, mkperf layouts"
 }
 
 seed_json() {
-	c="$FUZZ/corpus/json"
-	mkdir -p "$c"
-	d="$WORKDIR/json"
-	mkdir -p "$d"
+	begin json
 	"$BUILD/dsprof" record -q -o "$d/a" -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/a/meta.json" "$c/meta.json"
 	"$BUILD/dsprof" report -i "$d/a" --format json >"$c/report.json" 2>/dev/null
@@ -80,8 +83,7 @@ seed_json() {
 # Expressions and filters, one per file: the first byte picks the compiler
 # (bit 0: filter; bit 1: syntax only, without a machine).
 seed_mobj() {
-	c="$FUZZ/corpus/mobj"
-	mkdir -p "$c"
+	begin mobj
 	printf '\000(VADDR>>6)&63' >"$c/set"
 	printf '\000VADDR / L1D_LINE * L1D_LINE' >"$c/line"
 	printf '\000VADDR>255 ? VADDR>>6 : -1' >"$c/oracle"
@@ -99,12 +101,9 @@ seed_mobj() {
 # debug files in a /usr/lib/debug tree (by build-id and by
 # .gnu_debuglink), MiniDebugInfo, and real-world code: SQLite and LevelDB
 # when their Debian sources are unpacked in BUILD_DIR/src (apt-get source
-# sqlite3 leveldb there; docs/testing.md).
+# sqlite3 leveldb there; README.md, Fuzzing).
 seed_elf() {
-	c="$FUZZ/corpus/elf"
-	mkdir -p "$c"
-	d="$WORKDIR/elf"
-	mkdir -p "$d"
+	begin elf
 	what="toy programs"
 	gcc -O2 -g -o "$c/gcc-dwarf5" "$SRC/selftime.c" 2>/dev/null
 	clang -O2 -gdwarf-4 -Wno-unknown-attributes -o "$c/clang-dwarf4" "$SRC/selftime.c" 2>/dev/null
@@ -162,7 +161,6 @@ seed_elf() {
 	else
 		echo "# fuzz_elf: no LevelDB source in $BUILD/src (apt-get source leveldb there): no LevelDB seeds"
 	fi
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no ELF seed could be built"; exit 1; }
 	seeded elf "$what"
 }
 
@@ -171,10 +169,7 @@ seed_elf() {
 # meta.json, kernel symbols, the vDSO, an unfinished one, and pairs to
 # compare, with filters, memory objects, a machine and view options.
 seed_session() {
-	c="$FUZZ/corpus/session"
-	mkdir -p "$c"
-	d="$WORKDIR/session"
-	mkdir -p "$d"
+	begin session
 	what=""
 	"$BUILD/dsprof" record -q -o "$d/ds" -e cpu-clock/1000000 -d 0.08 -- "$PROGS/dsfields" stream 1000 \
 		>/dev/null 2>&1
@@ -207,51 +202,37 @@ seed_session() {
 			b/perf.data="$d/sim/b/perf.data" b/meta.json="$d/sim/b/meta.json" opts="$d/simopts"
 		what="$what, ${said#\# fixed experiments: }"
 	fi
-	find "$c" -size 0 -delete
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no session could be recorded"; exit 1; }
 	seeded session "$what"
 }
 
 # meta.json as dsprof writes it for each backend, and as import makes it.
 seed_meta() {
-	c="$FUZZ/corpus/meta"
-	mkdir -p "$c"
-	d="$WORKDIR/meta"
-	mkdir -p "$d"
+	begin meta
 	"$BUILD/dsprof" record -q -o "$d/rec" -e cpu-clock -e page-faults -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/rec/meta.json" "$c/record.json"
 	"$BUILD/dsprof" record -q -o "$d/att" -d 0.05 -p $$ >/dev/null 2>&1 && cp "$d/att/meta.json" "$c/attach.json"
 	"$BUILD/dsprof" import "$TOP/tests/corpus/perf/pipe.data" -o "$d/imp" >/dev/null 2>&1 &&
 		cp "$d/imp/meta.json" "$c/import.json"
 	fuzz_experiments "$d/sim" >/dev/null && cp "$d/sim/a/meta.json" "$c/fixed.json"
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no meta.json could be recorded"; exit 1; }
 	seeded meta "record, attach, import, the fixed experiment"
 }
 
 # kallsyms: what experiments keep, and pieces of this kernel's (module
 # symbols included) when it shows addresses.
 seed_kallsyms() {
-	c="$FUZZ/corpus/kallsyms"
-	mkdir -p "$c"
-	d="$WORKDIR/kallsyms"
-	mkdir -p "$d"
+	begin kallsyms
 	"$BUILD/dsprof" record -q -o "$d/a" -e cpu-clock -- "$PROGS/behave" spin 0.05 >/dev/null 2>&1 &&
 		cp "$d/a/kallsyms" "$c/kept" 2>/dev/null
 	head -400 /proc/kallsyms >"$c/head"
 	grep -m 200 '\[' /proc/kallsyms >"$c/modules"
 	awk 'NR % 997 == 0' /proc/kallsyms >"$c/sparse"
 	sed 's/^[0-9a-f]*/0000000000000000/' "$c/head" >"$c/hidden"
-	find "$c" -size 0 -delete
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no kallsyms seed"; exit 1; }
 	seeded kallsyms "kept by record, pieces of /proc/kallsyms, addresses hidden"
 }
 
 # Machine model files, user memory-object files and edits of them.
 seed_machine() {
-	c="$FUZZ/corpus/machine"
-	mkdir -p "$c"
-	d="$WORKDIR/machine"
-	mkdir -p "$d"
+	begin machine
 	printf '# mine\nbank = VADDR >> 3 & 7\n\nnode = PADDR < 0 ? -1 : PADDR >> 30\n' >"$d/mobj"
 	printf 'half = VADDR >> 5\nbank = VADDR >> 4 & 3\nnode = 1\n' >"$d/define"
 	printf 'L1D=32K:8:64,L2=1M:16:64,L3=32M:16:64,PAGE_SIZE=4K,HUGE_PAGE_SIZE=2M' >"$d/override"
@@ -268,8 +249,7 @@ seed_machine() {
 # events in the protocol's order (fuzz_simstream.c), with and without call
 # chains, and of a program that forks and execs (several streams).
 seed_simstream() {
-	c="$FUZZ/corpus/simstream"
-	mkdir -p "$c"
+	begin simstream
 	if [ ! -x "$BUILD/sim/lib/dsprofsim-amd64-linux" ]; then
 		echo "not ok - fuzz: no simulator in $BUILD/sim to record streams with ('make sim')"
 		exit 1
@@ -295,15 +275,13 @@ seed_simstream() {
 		[ "$chain" = yes ] && set -- "$@" callchain=/dev/null
 		[ $# -gt 0 ] && bundle "$c/$name" "$@"
 	done
-	ls "$c" | grep -q . || { echo "not ok - fuzz: the simulator wrote no stream"; exit 1; }
 	seeded simstream "the tool's streams: call chains or not, fork and exec"
 }
 
 # Key sequences (one key a byte after a settings byte: fuzz_tui.c), from
 # what the TUI's unit tests type.
 seed_tui() {
-	c="$FUZZ/corpus/tui"
-	mkdir -p "$c"
+	begin tui
 	printf '\0001234567890i?' >"$c/tabs"
 	printf '\001\n\n\b\b5\x83\x81\n\b\x80\n\x81\x81\x81\n' >"$c/compare-enter"
 	printf '\010/count_h\ns\x87\x80\x80\nm\x81\x81 \033' >"$c/search-sort"
