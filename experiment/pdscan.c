@@ -15,10 +15,11 @@
  * Records compressed by `perf record -z` (PERF_RECORD_COMPRESSED, and
  * COMPRESSED2 with its data size) are pieces of one zstd stream, and a
  * record may span two of them: the data is decompressed once, here, into
- * memory, and read from there.  The same copy is made when a record of
- * perf's own is no multiple of 8 bytes long (a pipe's TRACING_DATA), so
- * that the records after it are 8-aligned as the kernel wrote them and
- * their u64 fields can be read in place.
+ * memory, and read from there.  The same copy is made when a record is not
+ * 8-aligned in memory (after a record of perf's own that is no multiple of 8
+ * bytes long, a pipe's TRACING_DATA; or where reading resumed after a
+ * corrupt stretch), so that every record is 8-aligned as the kernel wrote
+ * them and their u64 fields can be read in place.
  */
 #include "experiment/pdread_int.h"
 
@@ -104,8 +105,8 @@ static bool cut_record(const unsigned char *d, uint64_t size, uint64_t off)
 
 /* List the gaps of [d, d + size) in pd->gaps and count their bytes; the
  * bytes of whole records go to *whole.  Says whether the records must be
- * copied before they are read: zstd records are in it, or a record whose
- * length is no multiple of 8 leaves the ones after it misaligned. */
+ * copied before they are read: zstd records are in it, or a record is not
+ * 8-aligned (its u64 fields could not be read in place). */
 static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, uint64_t *whole)
 {
 	uint64_t off = 0;
@@ -116,7 +117,11 @@ static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, ui
 		uint64_t ext = pd_extent(d, size, off), next, bad;
 		if (ext) {
 			uint32_t type = rd32(d + off);
-			copy |= type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2 || ext % 8;
+			/* a record not 8-aligned in memory: after a record of odd
+			 * length, a resync inside a corrupt stretch, a data section
+			 * at an odd offset */
+			copy |= type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2 || ext % 8 ||
+				(uintptr_t)(d + off) % 8;
 		}
 		if (ext && (off + ext == size || pd_extent(d, size, off + ext))) {
 			*whole += ext;

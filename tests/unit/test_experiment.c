@@ -278,6 +278,46 @@ TEST(salvage_corrupt_record)
 	free(img);
 }
 
+/* Junk of odd length before the samples: reading resumes after it, and the
+ * records there are read 8-aligned all the same (their u64 fields, call
+ * chains included, are read in place: fuzz_session found them misaligned). */
+TEST(salvage_resync_misaligned)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s1 = record_at(img, 1), end = img64(img, 40) + img64(img, 48), size = img64(img, 48) + 3;
+	ds_buf b = {0};
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	uint64_t cur = 0;
+	int samples = 0, aligned = 0, chains = 0;
+
+	/* the records up to the first sample, 3 bytes of junk, the rest of the data */
+	ds_buf_append(&b, img, s1);
+	ds_buf_append(&b, "\xff\xff\xff", 3);
+	ds_buf_append(&b, img + s1, end - s1);
+	memcpy(b.p + 48, &size, 8);
+	CHECK(ds_perfdata_open_mem(b.p, b.len, "img", &pd, &err) == 0);
+	while (pd && ds_perfdata_next(pd, &cur, &r, &err) > 0) {
+		const ds_sample *sm = &r.u.sample;
+		if (r.kind != DS_REC_SAMPLE)
+			continue;
+		samples++;
+		aligned += (uintptr_t)r.raw % 8 == 0;
+		if (sm->nr_callchain == 3 && (uintptr_t)sm->callchain % 8 == 0 &&
+		    sm->callchain[0] == (uint64_t)PERF_CONTEXT_USER && sm->callchain[2] == sm->ip + 0x200)
+			chains++;
+	}
+	CHECK_EQ_U64(samples, 3);
+	CHECK_EQ_U64(aligned, 3);
+	CHECK_EQ_U64(chains, 1);
+	CHECK(pd && ds_perfdata_damage_of(pd)->corrupt_stretches == 1);
+	ds_perfdata_close(pd);
+	ds_buf_free(&b);
+	free(img);
+}
+
 /* Only the last byte missing, or one bit flipped in a feature section's
  * size: every sample is intact, the one feature is named. */
 TEST(salvage_features)
@@ -1009,6 +1049,7 @@ int main(void)
 	RUN(roundtrip);
 	RUN(salvage_cut);
 	RUN(salvage_corrupt_record);
+	RUN(salvage_resync_misaligned);
 	RUN(salvage_features);
 	RUN(salvage_bad_attr);
 	RUN(unfinished_recording_is_readable);
