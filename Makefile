@@ -107,8 +107,9 @@ $(BUILD)/bench/%: bench/%.c
 FUZZ_NAMES := perfdata json mobj elf session meta kallsyms machine simstream tui
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_REPLAYS := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%-replay)
+# UBSan's reports stop the fuzzer (else it prints them and goes on: no finding).
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I/usr/include/libdwarf $(PKG_CFLAGS) \
-               -fsanitize=address,undefined
+               -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/cli/render.o \
                  $(BUILD)/fuzz/obj/tests/fuzz/fuzz.o
 FUZZ_LIB := $(BUILD)/fuzz/libdsprof-fuzz.a

@@ -100,7 +100,7 @@ bool fz_write(const char *name, const void *data, size_t size)
 		mkdir(path, 0755);
 		*s = '/';
 	}
-	ok = (f = fopen(path, "wb")) && fwrite(data, 1, size, f) == size;
+	ok = (f = fopen(path, "wb")) && (!size || fwrite(data, 1, size, f) == size);
 	ok = (!f || fclose(f) == 0) && ok;
 	free(path);
 	return ok;
