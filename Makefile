@@ -113,7 +113,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I/usr/include/libdwarf $(PKG
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/cli/render.o \
                  $(BUILD)/fuzz/obj/tests/fuzz/fuzz.o
 FUZZ_LIB := $(BUILD)/fuzz/libdsprof-fuzz.a
-$(BUILD)/fuzz/obj/%.o: %.c
+$(BUILD)/fuzz/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
