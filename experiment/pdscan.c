@@ -433,8 +433,11 @@ static void cut_time(const ds_perfdata *pd, uint64_t recorded_end, ds_buf *b)
 		ds_buf_puts(b, " of the recording (up to its recorded end)");
 	} else if (d->last_time > d->first_time && pd->bytes_whole) {
 		double span = (double)(d->last_time - d->first_time);
+		double held = span * (double)d->bytes_cut / (double)pd->bytes_whole;
+		if (held >= 0x1p64) /* more nanoseconds than a count holds: no estimate */
+			return;
 		ds_buf_puts(b, "; it held roughly the last ");
-		fmt_duration(b, (uint64_t)(span * (double)d->bytes_cut / (double)pd->bytes_whole));
+		fmt_duration(b, (uint64_t)held);
 		ds_buf_puts(b, " of the recording (at the rate of the data before it)");
 	}
 }

@@ -257,6 +257,26 @@ TEST(salvage_cut)
 	free(img);
 }
 
+/* A cut whose estimate of the time it held would not fit a count of
+ * nanoseconds (a header claiming exabytes of data): no estimate, and no
+ * undefined conversion (fuzz_session found it). */
+TEST(salvage_cut_time_overflow)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3), t = 1000000000, size = 1ull << 62;
+	readout o;
+
+	memcpy(img + s2 + 32, &t, 8); /* the second sample's time */
+	memcpy(img + 48, &size, 8);
+	o = read_image(img, s3 + 20);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0] + o.samples[1], 2);
+	CHECK(HAS(o, "is cut short: "));
+	CHECK(!HAS(o, "it held roughly"));
+	free(img);
+}
+
 /* A corrupt record in the middle: skipped, and reading goes on after it. */
 TEST(salvage_corrupt_record)
 {
@@ -1048,6 +1068,7 @@ int main(void)
 		return 1;
 	RUN(roundtrip);
 	RUN(salvage_cut);
+	RUN(salvage_cut_time_overflow);
 	RUN(salvage_corrupt_record);
 	RUN(salvage_resync_misaligned);
 	RUN(salvage_features);
