@@ -251,10 +251,12 @@ static int inflate_into(ZSTD_DStream *z, const unsigned char *src, size_t n, gro
 	}
 }
 
-/* The data with every compressed record replaced by what it holds, and
- * every record 8-aligned, in pd->own. */
-static void copy_records(ds_perfdata *pd, growing *g)
+/* The data with every compressed record replaced by what it holds (when
+ * `inflate`; else copied as it is), and every record 8-aligned, in pd->own. */
+static void copy_records(ds_perfdata *pd, growing *g, bool inflate)
 {
+	unsigned char *old = pd->own;
+	uint64_t old_size = pd->own_size;
 	ZSTD_DStream *z = ZSTD_createDStream();
 	uint64_t off = 0;
 	bool broken = !z || ZSTD_isError(ZSTD_initDStream(z));
@@ -281,7 +283,7 @@ static void copy_records(ds_perfdata *pd, growing *g)
 		ext = pd_extent(pd->data, pd->data_size, off);
 		type = rd32(pd->data + off);
 		memcpy(&sz, pd->data + off + 6, 2);
-		if (type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2) {
+		if (inflate && (type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2)) {
 			const unsigned char *src = pd->data + off + 8;
 			uint64_t n = sz - 8u;
 			if (type == PF_RECORD_COMPRESSED2) {
@@ -308,6 +310,8 @@ static void copy_records(ds_perfdata *pd, growing *g)
 	pd->own_size = g->cap;
 	pd->data = g->p;
 	pd->data_size = g->len;
+	if (old)
+		munmap(old, old_size);
 }
 
 void pd_scan(ds_perfdata *pd)
@@ -317,12 +321,18 @@ void pd_scan(ds_perfdata *pd)
 
 	if (!find_gaps(pd, pd->data, pd->data_size, &pd->bytes_whole))
 		return;
-	copy_records(pd, &g);
+	copy_records(pd, &g, true);
 	/* the decompressed stream may hold damage, or end inside a record (a
-	 * cut file) */
+	 * cut file); reading resumes after damage where it can, maybe not
+	 * 8-aligned: then the records are copied once more, aligned, without
+	 * the damage (compressed records inside decompressed data are not
+	 * perf's: they stay as they are) */
 	pd->gaps.n = 0;
-	if (g.unsound || g.checked != pd->data_size)
-		find_gaps(pd, pd->data, pd->data_size, &inner);
+	if ((g.unsound || g.checked != pd->data_size) && find_gaps(pd, pd->data, pd->data_size, &inner)) {
+		growing again = {0};
+		copy_records(pd, &again, false);
+		pd->gaps.n = 0;
+	}
 }
 
 /* ---- counting, on the first pass over every record ---- */

@@ -298,6 +298,33 @@ TEST(salvage_corrupt_record)
 	free(img);
 }
 
+/* Read every record of an image: its samples, how many of them are
+ * 8-aligned in memory, and how many carry the call chain put_sample gives
+ * two frames (read in place, through an aligned pointer). */
+static void aligned_samples(const void *img, size_t len, int *samples, int *aligned, int *chains,
+			    unsigned *stretches)
+{
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	uint64_t cur = 0;
+
+	*samples = *aligned = *chains = 0;
+	CHECK(ds_perfdata_open_mem(img, len, "img", &pd, &err) == 0);
+	while (pd && ds_perfdata_next(pd, &cur, &r, &err) > 0) {
+		const ds_sample *sm = &r.u.sample;
+		if (r.kind != DS_REC_SAMPLE)
+			continue;
+		(*samples)++;
+		*aligned += (uintptr_t)r.raw % 8 == 0;
+		if (sm->nr_callchain == 3 && (uintptr_t)sm->callchain % 8 == 0 &&
+		    sm->callchain[0] == (uint64_t)PERF_CONTEXT_USER && sm->callchain[2] == sm->ip + 0x200)
+			(*chains)++;
+	}
+	*stretches = pd ? ds_perfdata_damage_of(pd)->corrupt_stretches : 0;
+	ds_perfdata_close(pd);
+}
+
 /* Junk of odd length before the samples: reading resumes after it, and the
  * records there are read 8-aligned all the same (their u64 fields, call
  * chains included, are read in place: fuzz_session found them misaligned). */
@@ -307,33 +334,19 @@ TEST(salvage_resync_misaligned)
 	char *img = two_event_image(&len);
 	uint64_t s1 = record_at(img, 1), end = img64(img, 40) + img64(img, 48), size = img64(img, 48) + 3;
 	ds_buf b = {0};
-	ds_perfdata *pd = NULL;
-	ds_err err = {0};
-	ds_record r;
-	uint64_t cur = 0;
-	int samples = 0, aligned = 0, chains = 0;
+	int samples, aligned, chains;
+	unsigned stretches;
 
 	/* the records up to the first sample, 3 bytes of junk, the rest of the data */
 	ds_buf_append(&b, img, s1);
 	ds_buf_append(&b, "\xff\xff\xff", 3);
 	ds_buf_append(&b, img + s1, end - s1);
 	memcpy(b.p + 48, &size, 8);
-	CHECK(ds_perfdata_open_mem(b.p, b.len, "img", &pd, &err) == 0);
-	while (pd && ds_perfdata_next(pd, &cur, &r, &err) > 0) {
-		const ds_sample *sm = &r.u.sample;
-		if (r.kind != DS_REC_SAMPLE)
-			continue;
-		samples++;
-		aligned += (uintptr_t)r.raw % 8 == 0;
-		if (sm->nr_callchain == 3 && (uintptr_t)sm->callchain % 8 == 0 &&
-		    sm->callchain[0] == (uint64_t)PERF_CONTEXT_USER && sm->callchain[2] == sm->ip + 0x200)
-			chains++;
-	}
+	aligned_samples(b.p, b.len, &samples, &aligned, &chains, &stretches);
 	CHECK_EQ_U64(samples, 3);
 	CHECK_EQ_U64(aligned, 3);
 	CHECK_EQ_U64(chains, 1);
-	CHECK(pd && ds_perfdata_damage_of(pd)->corrupt_stretches == 1);
-	ds_perfdata_close(pd);
+	CHECK_EQ_U64(stretches, 1);
 	ds_buf_free(&b);
 	free(img);
 }
@@ -518,6 +531,30 @@ TEST(compressed_records)
 	CHECK(o.dmg.bytes_undecoded > cut[3] - cut[1]);
 	CHECK(HAS(o, "compressed (zstd) records in 'img' do not decompress"));
 	free(img);
+
+	/* junk of odd length inside the compressed records: the samples after
+	 * it are read 8-aligned all the same (fuzz_perfdata found them not) */
+	{
+		ds_buf junked = {0};
+		int samples, aligned, chains;
+		unsigned stretches;
+		size_t half = recs.len / 2 - recs.len / 2 % 64;
+		ds_buf_append(&junked, recs.p, half);
+		ds_buf_append(&junked, "\xff\xff\xff", 3);
+		ds_buf_append(&junked, recs.p + half, recs.len - half);
+		zn = ZSTD_compress(z, ZSTD_compressBound(recs.len) + 64, junked.p, junked.len, 1);
+		CHECK(!ZSTD_isError(zn) && zn < UINT16_MAX - 16);
+		file.len = 0;
+		put_compressed(&file, 83, z, zn);
+		w = ds_pdw_create(path, &ev, 1, &err);
+		CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+		img = ds_read_file(path, &len);
+		aligned_samples(img, len, &samples, &aligned, &chains, &stretches);
+		CHECK(samples >= 299 && aligned == samples);
+		CHECK_EQ_U64(stretches, 1);
+		free(img);
+		ds_buf_free(&junked);
+	}
 	free(z);
 	free(path);
 	ds_buf_free(&recs);
