@@ -18,10 +18,14 @@ FUZZ_SECONDS ?= 30
 FUZZ_TARGETS ?=
 
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
+# libc6-dbg resolves samples in libc the same on every machine.  make bench
+# also installs BENCH_DEBS: dpkg-dev, cmake, tcl and libgmock-dev get and
+# build bench/realprogs.sh's real programs.
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev libzstd-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
-        dwarves tmux
+        dwarves tmux libc6-dbg
+BENCH_DEBS := dpkg-dev cmake tcl libgmock-dev
 
 PKG_MODULES := libelf capstone papi liblzma zlib libzstd
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
@@ -136,7 +140,7 @@ $(BUILD)/bench/mobj_eval: bench/mobj_eval.c $(LIB)
 
 deps:
 	@missing=""; \
-	for p in $(DEBS); do \
+	for p in $(DEBS) $(if $(filter bench,$(MAKECMDGOALS)),$(BENCH_DEBS)); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \

@@ -37,6 +37,24 @@ typedef struct ds_session_opts {
  * file and say what to do; a session's problems with symbols are notes. */
 int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out, ds_err *err);
 void ds_session_close(ds_session *s);
+/* ---- finishing a recording ----
+ * Run once on an experiment just recorded, on its machine, while the files
+ * it sampled are still those that ran (analyze/finish.c).  Call chains get
+ * back the caller that a user-space function without a frame hid from the
+ * frame-pointer walk, from the user stack copy each sample carries, and
+ * the copies are dropped, so that perf reads the chains as it reads its
+ * own; the header gets HEADER_BUILD_ID, the build-id of every object a
+ * sample or a call chain falls in.  DIR/perf.data is rewritten beside
+ * itself and renamed over it; after a failure it is as it was. */
+typedef struct ds_finish_result {
+	uint64_t bytes;            /* data bytes after */
+	uint64_t chains_completed; /* samples whose chain got a caller back */
+	size_t nbuild_ids;
+	DS_VEC(char *) notes;      /* objects whose build-id cannot be known, and why */
+} ds_finish_result;
+int ds_experiment_finish(const char *dir, ds_finish_result *res, ds_err *err);
+void ds_finish_result_fini(ds_finish_result *r);
+
 /* The experiment's meta data (from meta.json, or made from the perf.data
  * header for imported recordings). */
 const ds_meta *ds_session_meta(const ds_session *s);
@@ -81,7 +99,13 @@ typedef struct ds_row {
 	uint64_t *incl_samples; /* per event, when the table is inclusive */
 	uint64_t *incl_count;
 	bool note;            /* annotates the rows around it (a cache-line boundary, an
-			       * alignment remark): text shows it without metrics */
+			       * alignment remark): text shows it without metrics, CSV and
+			       * JSON with empty (null) metrics */
+	bool text_only;       /* a note whose text is also a cell of the row it annotates
+			       * (a sharing line's evidence and fix): CSV and JSON leave it out */
+	unsigned depth;       /* in a tree (ds_table.tree), its level under the nearest row
+			       * before it one level up, its parent: text indents its name two
+			       * spaces a level; CSV and JSON give the parent's name */
 } ds_row;
 
 typedef struct ds_table_event {
@@ -111,6 +135,7 @@ typedef struct ds_table {
 	size_t ncols;
 	bool inclusive;
 	bool has_metrics;     /* false for the samples view: one row per sample */
+	bool tree;            /* rows nest (ds_row.depth): CSV and JSON add `parent` */
 	ds_row *rows;
 	size_t nrows;
 	size_t total_rows;    /* before --limit */

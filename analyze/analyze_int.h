@@ -19,6 +19,8 @@ typedef struct dso_ent {
 	bool kernel;
 	uint32_t maj, min;
 	uint64_t ino;
+	uint8_t build_id[DS_BUILD_ID_MAX]; /* as recorded (MMAP2 or HEADER_BUILD_ID) */
+	uint8_t build_id_size;             /* 0: not recorded */
 } dso_ent;
 
 /* dso index of samples whose address is in no known mapping */
@@ -195,6 +197,7 @@ struct ds_session {
 	DS_VEC(uint64_t) thread_count;
 
 	ds_hash *chain_index;         /* key: u32 site indices, leaf first */
+	ds_vec_u64 chain_buf;         /* ds_session_full_chain's answer */
 	DS_VEC(uint64_t) chain_samples;
 	DS_VEC(uint64_t) chain_count;
 	bool callchains;
@@ -265,6 +268,13 @@ size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *add
  * (tb_row's byte-key table costs too much per sample on large
  * experiments); its index. */
 size_t tb_row_new(tb *b, const char *name);
+/* Put the events `first` accepts before the others, each group in its
+ * order: a view shows first, and sorts by, the events that matter to it.
+ * After the rows are filled, before tb_finish. */
+void tb_events_first(tb *b, bool (*first)(const char *event));
+/* Whether an event counts coherence misses: loads served from another
+ * core's modified copy (HITM: sim:HITM, perf c2c's). */
+bool ds_event_coherence(const char *event);
 void tb_cell_str(ds_row *r, size_t col, const char *s);
 void tb_cell_u64(ds_row *r, size_t col, uint64_t v);
 /* Free a row's contents (for views that drop rows after tb_finish). */
@@ -409,6 +419,11 @@ bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea,
 			uint64_t *vaddr);
 /* Address-space lookup used by pass 2 and by the samples view. */
 uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel);
+/* A sample's call chain as it should read (context markers included): the
+ * kernel's, with the caller that a user-space leaf without a frame hid from
+ * the frame-pointer walk put back after the leaf, read from the sample's
+ * user stack copy.  Valid until the next call. */
+const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n);
 /* The comm of a thread (by the last COMM at or before its end). */
 const char *ds_thread_comm(ds_session *s, size_t ti);
 /* The index of thread (pid, tid) in threads, made when new. */

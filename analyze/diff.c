@@ -366,11 +366,6 @@ static bool within_noise(const ds_table_event *eb, const ds_table_event *ea, uin
 	return d * d < 4 * var;
 }
 
-static bool is_coherence(const char *event)
-{
-	return strcasestr(event, "hitm") != NULL;
-}
-
 /* ---- building the diff ---- */
 
 typedef DS_VEC(ds_diff_finding) finding_vec;
@@ -845,7 +840,7 @@ static void verdict_event(finding_vec *v, const ds_diff *d, const ds_diff_event 
 	eb = &t->events[de->before];
 	ea = &t->events[de->after];
 	noise = eb->count != ea->count && within_noise(eb, ea, eb->samples, eb->count, ea->samples, ea->count);
-	if (is_coherence(de->name))
+	if (ds_event_coherence(de->name))
 		ds_buf_puts(&b, "coherence misses: ");
 	change_text(&b, de->name, eb->count, ea->count, eb->time_ns);
 	if (noise)
@@ -1379,7 +1374,7 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_t
 	}
 	/* for each coherence event, or else the first event of both */
 	for (size_t k = 0; sh[BEFORE] && k < d->nevents; k++)
-		if (d->events[k].before >= 0 && d->events[k].after >= 0 && is_coherence(d->events[k].name)) {
+		if (d->events[k].before >= 0 && d->events[k].after >= 0 && ds_event_coherence(d->events[k].name)) {
 			verdict_lines(&lines, d, sh, &d->events[k], objs_t[BEFORE] ? objs_t : NULL);
 			told++;
 		}
@@ -1408,7 +1403,7 @@ static int verdict_sessions(ds_diff *d, ds_session *s[2], const char *view, ds_t
 			return -1;
 		}
 		for (size_t k = 0; k < f->nevents; k++)
-			if (f->events[k].before >= 0 && f->events[k].after >= 0 && is_coherence(f->events[k].name))
+			if (f->events[k].before >= 0 && f->events[k].after >= 0 && ds_event_coherence(f->events[k].name))
 				verdict_rows(&fns, f, &f->events[k], "function");
 		ds_diff_free(f);
 		ds_table_free(t[BEFORE]);
@@ -1438,7 +1433,7 @@ int ds_diff_sessions(ds_session *before, ds_session *after, const char *view, co
 		goto out;
 	for (size_t k = 0; k < (*out)->nevents; k++)
 		coherence |= (*out)->events[k].before >= 0 && (*out)->events[k].after >= 0 &&
-			     is_coherence((*out)->events[k].name);
+			     ds_event_coherence((*out)->events[k].name);
 	/* without coherence misses, the lines are told in the views about lines */
 	if ((coherence || strcmp(view, "sharing") == 0 || strcmp(view, "hotlines") == 0) &&
 	    verdict_sessions(*out, s, view, t, err)) {

@@ -405,10 +405,10 @@ static void hl_row(ds_session *s, hl_build *h, tb *b, uint32_t e)
 		ds_buf_printf(&name, "0x%" PRIx64, a->line);
 		break;
 	case HL_ROW_OBJECT:
-		ds_buf_printf(&name, "  %s", s->dobjs.v[a->id].name);
+		ds_buf_puts(&name, s->dobjs.v[a->id].name);
 		break;
 	case HL_ROW_CODE:
-		ds_buf_printf(&name, "  %s", h->code_name.v[a->id]);
+		ds_buf_puts(&name, h->code_name.v[a->id]);
 		if (h->code_source.v[a->id])
 			ds_buf_printf(&name, "  %s", h->code_source.v[a->id]);
 		break;
@@ -416,6 +416,7 @@ static void hl_row(ds_session *s, hl_build *h, tb *b, uint32_t e)
 	r = tb_row_new(b, name.p); /* first: it may move b->v */
 	row = &b->v.v[r];
 	ds_buf_free(&name);
+	row->depth = a->kind != HL_ROW_LINE; /* objects and code under their line */
 	memcpy(row->samples, a->m, h->nev * sizeof *row->samples);
 	memcpy(row->count, a->m + h->nev, h->nev * sizeof *row->count);
 	tb_cell_str(row, HL_KIND,
@@ -675,6 +676,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		h.site_code[i] = -1;
 	/* two runs share no addresses: a diff compares the objects and the code */
 	h.b.t->diff_rows = "object,code";
+	h.b.t->tree = true;
 	/* a field or a line of code on several lines is one row of a diff:
 	 * its accesses add up, its threads and CPUs are the union */
 	h.b.t->diff_combine = hl_combine;

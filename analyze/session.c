@@ -71,14 +71,18 @@ bool ds_sample_wanted(const ds_session *s, uint32_t tid)
 
 /* ---- objects and address spaces ---- */
 
+/* An object is its path and file (device and inode) or, when the kernel
+ * told it instead, its build-id: two builds at one path are two objects. */
 static uint32_t dso_intern(ds_session *s, const char *path, uint32_t maj, uint32_t mn,
-			   uint64_t ino, bool kernel)
+			   uint64_t ino, const uint8_t *bid, uint8_t bid_size, bool kernel)
 {
 	ds_buf key = {0};
 	bool added;
 	size_t i;
 
-	ds_buf_printf(&key, "%s%c%u:%u:%llu", path, 0, maj, mn, (unsigned long long)ino);
+	ds_buf_printf(&key, "%s%c%u:%u:%llu:", path, 0, maj, mn, (unsigned long long)ino);
+	if (bid_size)
+		ds_buf_append(&key, bid, bid_size);
 	i = ds_hash_intern(s->dso_index, key.p, key.len, &added);
 	ds_buf_free(&key);
 	if (added) {
@@ -90,6 +94,9 @@ static uint32_t dso_intern(ds_session *s, const char *path, uint32_t maj, uint32
 		d.maj = maj;
 		d.min = mn;
 		d.ino = ino;
+		if (bid_size)
+			memcpy(d.build_id, bid, bid_size);
+		d.build_id_size = bid_size;
 		ds_vec_push(&s->dsos, d);
 	}
 	return (uint32_t)i;
@@ -221,7 +228,7 @@ uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip
 	if (kernel) {
 		m = find_map(&s->kernel, ip, UINT64_MAX);
 		if (!m)
-			return site_intern(s, dso_intern(s, "[kernel.kallsyms]", 0, 0, 0, true), ip);
+			return site_intern(s, dso_intern(s, "[kernel.kallsyms]", 0, 0, 0, NULL, 0, true), ip);
 	} else {
 		const proc *p = proc_find(s, pid);
 		uint64_t t = time;
@@ -289,6 +296,81 @@ static char *experiment_dir(const ds_session *s)
 	return slash ? ds_xstrndup(s->path, (size_t)(slash - s->path)) : ds_xstrdup(".");
 }
 
+/* path inside the experiment's archive/ as perf lays out its build-id cache
+ * (archive/.build-id/xx/rest is a link to the object's folder, which holds
+ * `elf` and, when there was one, the separate debug file `debug`); NULL
+ * when absent, or when the link leads out of archive/. */
+static char *archived_file(const ds_session *s, const dso_ent *d, const char *name)
+{
+	char hex[2 * DS_BUILD_ID_MAX + 1];
+	char *dir = experiment_dir(s), *top = ds_xasprintf("%s/archive", dir), *link, *real, *root;
+	size_t n;
+
+	ds_build_id_hex(d->build_id, d->build_id_size, hex);
+	link = ds_xasprintf("%s/.build-id/%.2s/%s/%s", top, hex, hex + 2, name);
+	real = realpath(link, NULL);
+	root = realpath(top, NULL);
+	n = root ? strlen(root) : 0;
+	if (real && (!root || strncmp(real, root, n) != 0 || real[n] != '/' || access(real, R_OK) != 0)) {
+		free(real);
+		real = NULL;
+	}
+	free(root);
+	free(link);
+	free(top);
+	free(dir);
+	return real;
+}
+
+/* The copy of d's file that `dsprof archive` kept, when its build-id is
+ * the recorded one, with its debug file. */
+static ds_dso *open_archived(ds_session *s, const dso_ent *d, ds_dso_opts *o)
+{
+	char *elf, *debug;
+	ds_dso *dso = NULL;
+	const uint8_t *id;
+	size_t n;
+	ds_err err;
+
+	if (!d->build_id_size || !(elf = archived_file(s, d, "elf")))
+		return NULL;
+	debug = archived_file(s, d, "debug");
+	o->debug_file = debug;
+	dso = ds_dso_open(elf, o, &err);
+	o->debug_file = NULL;
+	if (dso && (!(id = ds_dso_build_id(dso, &n)) || n != d->build_id_size ||
+		    memcmp(id, d->build_id, n) != 0)) {
+		ds_session_note_add(s, "ignoring '%s': its build-id is not the recorded one", elf);
+		ds_dso_close(dso);
+		dso = NULL;
+	}
+	free(elf);
+	free(debug);
+	return dso;
+}
+
+/* An object whose build-id differs from the recorded one is another
+ * program: its symbols and instructions would answer wrongly, so it is
+ * treated as absent. */
+static void check_build_id(ds_session *s, dso_ent *d, const char *path)
+{
+	char want[2 * DS_BUILD_ID_MAX + 1], have[2 * DS_BUILD_ID_MAX + 1] = "none";
+	size_t n;
+	const uint8_t *id = ds_dso_build_id(d->dso, &n);
+
+	if (id && n == d->build_id_size && memcmp(id, d->build_id, n) == 0)
+		return;
+	ds_build_id_hex(d->build_id, d->build_id_size, want);
+	if (id)
+		ds_build_id_hex(id, n < DS_BUILD_ID_MAX ? n : DS_BUILD_ID_MAX, have);
+	ds_session_note_add(s, "'%s' is not the file that was recorded (build-id %s here, %s in the "
+			       "recording): its samples are shown as [unknown]; 'dsprof archive' where "
+			       "it was recorded keeps the recorded files with the experiment",
+			    path, have, want);
+	ds_dso_close(d->dso);
+	d->dso = NULL;
+}
+
 static void load_dso(ds_session *s, dso_ent *d)
 {
 	ds_err err = {0};
@@ -346,18 +428,17 @@ static void load_dso(ds_session *s, dso_ent *d)
 	if (n > 10 && strcmp(path + n - 10, " (deleted)") == 0)
 		path[n - 10] = 0;
 	o.debug_root = s->opts.debug_root;
-	d->dso = ds_dso_open(path, &o, &err);
-	if (!d->dso) {
+	if (!(d->dso = open_archived(s, d, &o)) && !(d->dso = ds_dso_open(path, &o, &err)))
 		ds_session_note_add(s, "%s; its samples are shown as [unknown]", err.msg);
-	} else {
-		const char *note = ds_dso_note(d->dso);
-		if (d->ino && stat(path, &st) == 0 &&
-		    (st.st_ino != d->ino || major(st.st_dev) != d->maj || minor(st.st_dev) != d->min))
-			ds_session_note_add(s, "'%s' is not the file that was recorded (it was replaced "
-					       "since); its symbols may be wrong", path);
-		if (note)
-			ds_session_note_add(s, "%s", note);
-	}
+	else if (d->build_id_size)
+		check_build_id(s, d, path);
+	else if (d->ino && stat(path, &st) == 0 &&
+		 (st.st_ino != d->ino || major(st.st_dev) != d->maj || minor(st.st_dev) != d->min))
+		ds_session_note_add(s, "'%s' is not the file that was recorded (it was replaced "
+				       "since, and the experiment has no build-id to tell); its symbols "
+				       "may be wrong", path);
+	if (d->dso && ds_dso_note(d->dso))
+		ds_session_note_add(s, "%s", ds_dso_note(d->dso));
 	free(path);
 }
 
@@ -427,7 +508,7 @@ static void side_band(ds_session *s, const ds_record *r)
 		e.pgoff = m->pgoff;
 		e.time = r->time;
 		e.dso = dso_intern(s, kernel ? "[kernel.kallsyms]" : m->filename, m->maj, m->min,
-				   m->ino, kernel);
+				   m->ino, m->build_id, m->has_build_id ? m->build_id_size : 0, kernel);
 		ds_vec_push(kernel ? &s->kernel.maps : &proc_get(s, m->pid)->maps, e);
 		break;
 	}
@@ -515,6 +596,41 @@ static uint64_t leaf_caller(ds_session *s, const ds_sample *sm, uint32_t i)
 	return ra;
 }
 
+static uint64_t sample_time(const ds_sample *sm)
+{
+	return (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
+}
+
+const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n)
+{
+	bool user_first = false, done = false;
+
+	if (!sm->stack_size) { /* no copy: the chain is as complete as it gets */
+		*n = sm->nr_callchain;
+		return sm->callchain;
+	}
+	s->chain_buf.n = 0;
+	ds_vec_reserve(&s->chain_buf, sm->nr_callchain + 1);
+	for (uint64_t i = 0; i < sm->nr_callchain; i++) {
+		uint64_t ip = sm->callchain[i], ra;
+		s->chain_buf.v[s->chain_buf.n++] = ip;
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user_first = ip == (uint64_t)PERF_CONTEXT_USER && !done;
+			continue;
+		}
+		if (!user_first || ip == 0)
+			continue;
+		/* the user stack copy belongs to the first user-space frame */
+		user_first = false;
+		done = true;
+		ra = leaf_caller(s, sm, ds_session_site(s, sm->pid, sample_time(sm), ip, false));
+		if (ra && !(i + 1 < sm->nr_callchain && sm->callchain[i + 1] == ra))
+			s->chain_buf.v[s->chain_buf.n++] = ra;
+	}
+	*n = s->chain_buf.n;
+	return s->chain_buf.v;
+}
+
 /* Chain of unique instructions for one sample: the leaf, then each caller.
  * Return addresses point after the call, so callers are looked up at
  * address - 1, which lies in the calling instruction (and line). */
@@ -522,15 +638,16 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 {
 	uint32_t key[131];
 	const size_t max = sizeof key / sizeof key[0];
-	size_t n = 0;
+	size_t n = 0, nc;
 	bool kernel = ds_ip_is_kernel(misc), first = true;
+	const uint64_t *chain = ds_session_full_chain(s, sm, &nc);
+	uint64_t t = sample_time(sm);
 	bool added;
 	size_t ci;
 
 	key[n++] = leaf;
-	for (uint64_t i = 0; i < sm->nr_callchain && n < max; i++) {
-		uint64_t ip = sm->callchain[i], ra;
-		uint32_t user_leaf;
+	for (size_t i = 0; i < nc && n < max; i++) {
+		uint64_t ip = chain[i];
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
 			first = true;
@@ -538,23 +655,13 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 		}
 		if (ip == 0)
 			continue; /* where a frame-pointer walk ran off the stack: no caller */
-		if (!first) {
-			key[n++] = ds_session_site(s, sm->pid, sm->time, ip - 1, kernel);
+		if (first) {
+			first = false;
+			if (ip != sm->ip) /* else the leaf itself */
+				key[n++] = ds_session_site(s, sm->pid, t, ip, kernel);
 			continue;
 		}
-		first = false;
-		if (ip == sm->ip) {
-			user_leaf = leaf; /* the leaf itself */
-		} else {
-			user_leaf = ds_session_site(s, sm->pid, sm->time, ip, kernel);
-			key[n++] = user_leaf;
-		}
-		/* the user stack copy belongs to the first user-space frame */
-		if (kernel || n >= max || !(ra = leaf_caller(s, sm, user_leaf)))
-			continue;
-		if (i + 1 < sm->nr_callchain && sm->callchain[i + 1] == ra)
-			continue; /* the chain has it after all */
-		key[n++] = ds_session_site(s, sm->pid, sm->time, ra - 1, false);
+		key[n++] = ds_session_site(s, sm->pid, t, ip - 1, kernel);
 	}
 	ci = ds_hash_intern(s->chain_index, key, n * sizeof key[0], &added);
 	if (added)
@@ -608,7 +715,7 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
 			continue;
 		period = sm->period ? sm->period : 1;
-		t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
+		t = sample_time(sm);
 		leaf = ds_session_site(s, sm->pid, t, sm->ip, ds_ip_is_kernel(r.misc));
 		s->site_samples.v[(size_t)leaf * s->nev + (size_t)r.evidx]++;
 		s->site_count.v[(size_t)leaf * s->nev + (size_t)r.evidx] += period;
@@ -756,6 +863,23 @@ static int read_side_band(ds_session *s, ds_err *err)
 	return 0;
 }
 
+/* The build-ids the header lists, for the objects whose MMAP records gave
+ * none (the kernel's are not checked: its symbols come from kallsyms). */
+static void header_build_ids(ds_session *s)
+{
+	size_t n;
+	const ds_build_id *ids = ds_perfdata_build_ids(s->pd, &n);
+
+	for (size_t i = 0; i < s->dsos.n && n; i++) {
+		dso_ent *d = &s->dsos.v[i];
+		const ds_build_id *b;
+		if (d->kernel || d->build_id_size || !(b = ds_build_id_find(ids, n, d->path)) || b->kernel)
+			continue;
+		memcpy(d->build_id, b->id, b->size);
+		d->build_id_size = b->size;
+	}
+}
+
 /* This machine's kallsyms and vdso only fit an experiment recorded on this
  * very host and kernel (and, for an unfinished one, which names it, boot). */
 static void decide_same_machine(ds_session *s)
@@ -818,7 +942,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	s->chain_index = ds_hash_new();
 	s->kernel.parent = -1;
 	ds_meta_init(&s->meta);
-	dso_intern(s, "[unknown]", 0, 0, 0, false); /* DSO_UNKNOWN */
+	dso_intern(s, "[unknown]", 0, 0, 0, NULL, 0, false); /* DSO_UNKNOWN */
 
 	if (ds_expdir_resolve(path, &pdpath, &metapath, err) ||
 	    ds_perfdata_open(pdpath, &s->pd, err))
@@ -836,7 +960,10 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	s->ev_count = ds_xcalloc(s->nev, sizeof *s->ev_count);
 	unfinished(s, metapath != NULL);
 	decide_same_machine(s);
-	if (read_side_band(s, err) || (!s->opts.deferred && (read_samples(s, 0, err) || check_tids(s, err))))
+	if (read_side_band(s, err))
+		goto fail;
+	header_build_ids(s);
+	if (!s->opts.deferred && (read_samples(s, 0, err) || check_tids(s, err)))
 		goto fail;
 	free(pdpath);
 	free(metapath);
@@ -876,6 +1003,7 @@ void ds_session_close(ds_session *s)
 	ds_hash_free(s->site_index);
 	ds_hash_free(s->thread_index);
 	ds_hash_free(s->chain_index);
+	ds_vec_free(&s->chain_buf);
 	ds_vec_free(&s->sites);
 	ds_vec_free(&s->site_charge);
 	ds_vec_free(&s->site_samples);

@@ -819,7 +819,9 @@ static size_t sh_row(sh_build *h, uint64_t line, enum sh_kind kind, uint32_t id,
 	ds_row *row = &h->b.v.v[r];
 	tb_cell_str(row, SH_KIND, kind_names[kind]);
 	tb_cell_u64(row, SH_LINE, line);
-	row->note = kind >= ROW_EVIDENCE;
+	row->depth = kind != ROW_LINE;
+	/* notes are cells of the line's row for programs (note_row) */
+	row->note = row->text_only = kind >= ROW_EVIDENCE;
 	return r;
 }
 
@@ -852,7 +854,7 @@ static void note_row(sh_build *h, size_t line_row, uint64_t line, enum sh_kind k
 	char *name;
 	if (!text->len)
 		return;
-	name = ds_xasprintf("  %s: %s", what, ds_buf_str(text));
+	name = ds_xasprintf("%s: %s", what, ds_buf_str(text));
 	sh_row(h, line, kind, 0, name);
 	free(name);
 	tb_cell_str(&h->b.v.v[line_row], col, ds_buf_str(text));
@@ -918,7 +920,7 @@ static void emit_line(ds_session *s, sh_build *h, line_view *l, uint64_t *nclass
 		for (e = b; e < l->n && A(l, e)->k.thread == th; e++)
 			;
 		ds_buf_reset(&text);
-		ds_buf_printf(&text, "  T%u %s", s->threads.v[th].tid, comm ? comm : "");
+		ds_buf_printf(&text, "T%u %s", s->threads.v[th].tid, comm ? comm : "");
 		tr = sh_row(h, line, ROW_THREAD, th, text.p);
 		sum_accs(h, l, b, e, tr);
 		tb_cell_u64(&h->b.v.v[tr], SH_TID, s->threads.v[th].tid);
@@ -1014,6 +1016,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	/* two runs share no addresses or thread ids: a diff knows a line by its data */
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
+	h.b.t->tree = true;
 	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);
@@ -1065,6 +1068,8 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 		tb_prop(h.b.t, "note", DS_PROP_TEXT, "%s",
 			"no event samples data sources: no HITM counts (the simulator's and perf c2c/mem "
 			"recordings have them)");
+	/* coherence misses first: what a shared line costs, and its order */
+	tb_events_first(&h.b, ds_event_coherence);
 	rc = tb_finish(&h.b, &all, out, err);
 	if (rc == 0)
 		ds_group_lines(*out, SH_LINE, SH_KIND, "line", subs, caps, 4, o ? o->limit : 0);

@@ -41,6 +41,44 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
 	memset(&b->v, 0, sizeof b->v);
 }
 
+/* Reorder v (n elements of size sz) as perm says: new[k] = old[perm[k]]. */
+static void permute(void *v, size_t n, size_t sz, const size_t *perm)
+{
+	char *old;
+	if (!v || n < 2)
+		return;
+	old = ds_xmalloc(n * sz);
+	memcpy(old, v, n * sz);
+	for (size_t k = 0; k < n; k++)
+		memcpy((char *)v + k * sz, old + perm[k] * sz, sz);
+	free(old);
+}
+
+void tb_events_first(tb *b, bool (*first)(const char *event))
+{
+	ds_table *t = b->t;
+	size_t *perm = ds_xcalloc(t->nevents ? t->nevents : 1, sizeof *perm), k = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t e = 0; e < t->nevents; e++)
+			if (first(t->events[e].name) == (pass == 0))
+				perm[k++] = e;
+	permute(t->events, t->nevents, sizeof *t->events, perm);
+	for (size_t r = 0; r < b->v.n; r++) {
+		ds_row *row = &b->v.v[r];
+		permute(row->samples, t->nevents, sizeof *row->samples, perm);
+		permute(row->count, t->nevents, sizeof *row->count, perm);
+		permute(row->incl_samples, t->nevents, sizeof *row->incl_samples, perm);
+		permute(row->incl_count, t->nevents, sizeof *row->incl_count, perm);
+	}
+	free(perm);
+}
+
+bool ds_event_coherence(const char *event)
+{
+	return strcasestr(event, "hitm") != NULL;
+}
+
 /* A new row without a key (the view finds its rows itself); its index. */
 size_t tb_row_new(tb *b, const char *name)
 {

@@ -250,8 +250,9 @@ static void add_memop(const ds_decoder *d, const cs_insn *in, const cs_x86_op *o
 	m->write = !m->address_only && (op->access & CS_AC_WRITE);
 }
 
-/* push and pop touch the stack without a memory operand: make it explicit,
- * so that a sample after one is the stack's. */
+/* push, pop, call and ret touch the stack without a memory operand: make
+ * it explicit (after the operand they have, as `push [mem]` and `call
+ * [mem]` do), so that a sample there, or after a push, is the stack's. */
 static void add_stack_access(ds_insn *out, bool push)
 {
 	ds_memop *m;
@@ -546,9 +547,13 @@ bool ds_decode(ds_decoder *d, const uint8_t *code, size_t len, uint64_t addr, ds
 					  reg_bit(d->arch->dwarf_of_cs(op->mem.index));
 		}
 	}
+	classify_flow(in, out);
 	if (in->id == X86_INS_PUSH || in->id == X86_INS_POP)
 		add_stack_access(out, in->id == X86_INS_PUSH);
-	classify_flow(in, out);
+	else if (out->flow == DS_FLOW_CALL || out->flow == DS_FLOW_INDIRECT_CALL)
+		add_stack_access(out, true); /* the return address */
+	else if (in_group(in, CS_GRP_RET))
+		add_stack_access(out, false);
 	classify_move(d, in, out);
 	classify_alu(in, out);
 	return true;

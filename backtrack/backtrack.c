@@ -136,22 +136,24 @@ static bool read_table(fn *f, uint64_t table, bool rel)
  * `lea r, [rip + table]` (32-bit relative entries, as GCC and Clang emit
  * for position-independent code): just before the jump, or anywhere in
  * the function when the entry is loaded as `[base + i * 4]` from a base
- * register the compiler set up once, outside a loop.  A jump through a
- * single memory slot is a tail call through a function pointer.  Any
- * other indirect jump might land anywhere in the function, whose blocks
- * are then unknown. */
-static void resolve_indirect(fn *f, size_t k)
+ * register the compiler set up once, outside a loop.  Any other indirect
+ * jump is a tail call through a function pointer (`jmp [rip + slot]`,
+ * `mov rax, [rdi + 8]; jmp rax`, SQLite's `jmp` to pPage->xParseCell)
+ * or through an array of them (`[r * 8]`), and leaves the function;
+ * unless the jump follows a 32-bit entry (`[base + i * 4]`: a relative
+ * table dsprof could not find) or the function takes the address of its
+ * own code (computed goto): then it might land anywhere in the function,
+ * whose blocks are unknown. */
+static void resolve_indirect(fn *f, size_t k, bool own_labels)
 {
 	const ds_insn *j = &f->insns.v[k];
 	int base = DS_REG_NONE;
+	bool rel_entry = false;
 
 	if (j->nmem && j->mem[0].base == DS_REG_NONE && !j->mem[0].rip_relative &&
 	    j->mem[0].index != DS_REG_NONE && j->mem[0].scale == 8 &&
 	    read_table(f, (uint64_t)j->mem[0].disp, false))
 		return;
-	if (j->nmem && (j->mem[0].rip_relative || j->mem[0].base == DS_REG_NONE) &&
-	    j->mem[0].index == DS_REG_NONE)
-		return; /* jmp [rip + slot]: a tail call through a function pointer */
 	for (size_t i = k; i-- > 0 && k - i <= 12;) {
 		const ds_insn *l = &f->insns.v[i];
 		if (l->flow != DS_FLOW_NEXT && l->flow != DS_FLOW_COND)
@@ -159,9 +161,12 @@ static void resolve_indirect(fn *f, size_t k)
 		if (l->move == DS_MOVE_LEA && l->nmem && l->mem[0].rip_relative &&
 		    read_table(f, l->addr + l->len + (uint64_t)l->mem[0].disp, true))
 			return;
-		if (base == DS_REG_NONE && l->nmem && !l->mem[0].address_only && l->mem[0].scale == 4 &&
-		    l->mem[0].index != DS_REG_NONE && !l->mem[0].rip_relative)
-			base = l->mem[0].base;
+		if (l->nmem && !l->mem[0].address_only && l->mem[0].scale == 4 &&
+		    l->mem[0].index != DS_REG_NONE && !l->mem[0].rip_relative) {
+			rel_entry = true;
+			if (base == DS_REG_NONE)
+				base = l->mem[0].base;
+		}
 	}
 	for (size_t i = 0; base != DS_REG_NONE && i < f->insns.n; i++) {
 		const ds_insn *l = &f->insns.v[i];
@@ -169,7 +174,24 @@ static void resolve_indirect(fn *f, size_t k)
 		    read_table(f, l->addr + l->len + (uint64_t)l->mem[0].disp, true))
 			return;
 	}
-	f->indirect = true;
+	if (rel_entry || own_labels)
+		f->indirect = true;
+}
+
+/* Whether f computes the address of an instruction of its own (`lea r,
+ * [rip + label]` into f, past its entry): a computed goto's labels. */
+static bool takes_own_address(const fn *f)
+{
+	for (size_t k = 0; k < f->insns.n; k++) {
+		const ds_insn *l = &f->insns.v[k];
+		uint64_t a;
+		if (l->move != DS_MOVE_LEA || !l->nmem || !l->mem[0].rip_relative)
+			continue;
+		a = l->addr + l->len + (uint64_t)l->mem[0].disp;
+		if (a > f->start && a < f->end)
+			return true;
+	}
+	return false;
 }
 
 static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_t end)
@@ -178,6 +200,7 @@ static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_
 	size_t avail;
 	const uint8_t *code = ds_dso_code_at(d, start, &avail);
 	uint64_t a = start;
+	bool own_labels;
 
 	f->dso = d;
 	f->start = start;
@@ -196,6 +219,7 @@ static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_
 		ds_vec_push(&f->insns, in);
 		a += in.len;
 	}
+	own_labels = takes_own_address(f);
 	for (size_t k = 0; k < f->insns.n; k++) {
 		const ds_insn *in = &f->insns.v[k];
 		if (in->flow == DS_FLOW_JUMP || in->flow == DS_FLOW_COND || in->flow == DS_FLOW_CALL)
@@ -203,7 +227,7 @@ static fn *decode_function(ds_backtracker *b, ds_dso *d, uint64_t start, uint64_
 		if ((in->flow == DS_FLOW_JUMP || in->flow == DS_FLOW_COND) && in->target == start)
 			f->entry_jumped = true;
 		else if (in->flow == DS_FLOW_INDIRECT_JUMP)
-			resolve_indirect(f, k);
+			resolve_indirect(f, k, own_labels);
 	}
 	return f;
 }
@@ -270,6 +294,7 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 		switch (prev->flow) {
 		case DS_FLOW_CALL:
 		case DS_FLOW_INDIRECT_CALL:
+		case DS_FLOW_SYSCALL: /* the time was the kernel's, not the load's before it */
 			out->verdict = DS_BT_CALL;
 			return;
 		case DS_FLOW_JUMP:

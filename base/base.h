@@ -185,6 +185,8 @@ char *ds_read_file_err(const char *path, size_t *len, ds_err *err);
 char *ds_read_file(const char *path, size_t *len);
 /* First line of a small file without the newline, or NULL. */
 char *ds_read_line(const char *path);
+/* mkdir -p of the directory that holds path (errors show when path is used). */
+void ds_make_parents(const char *path);
 
 /* ---- JSON --------------------------------------------------------------- */
 typedef struct ds_jw {

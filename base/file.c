@@ -9,11 +9,13 @@
  * not block (O_NONBLOCK; O_NOCTTY so that a terminal never becomes ours),
  * the descriptor is checked again (the path may have changed in between),
  * and only a regular file is read, with blocking reads as usual.
+ * Also here: making the directories a file is about to be written in.
  */
 #include "base/base.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,4 +124,16 @@ char *ds_read_line(const char *path)
 	if (s)
 		s[strcspn(s, "\n")] = 0;
 	return s;
+}
+
+void ds_make_parents(const char *path)
+{
+	char *dir = ds_xstrdup(path);
+
+	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		mkdir(dir, 0755);
+		*s = '/';
+	}
+	free(dir);
 }

@@ -16,8 +16,11 @@
 # 3. Report cost against the number of samples: the same program recorded
 #    for 1x and 8x as long (same unique instructions, 8x the samples).
 # Then bench/layout.sh, bench/layout_objects.sh (relocatable objects' types
-# against pahole's, counted), bench/sim.sh and bench/tui.sh (dsprof tui on
-# ten million samples: first screen, keys, memory), each with its own targets.
+# against pahole's, counted), bench/sim.sh, bench/realprogs.sh (real
+# programs from Debian sources, SQLite and LevelDB: the share of their
+# samples resolved to typed data, per backend) and bench/tui.sh (dsprof tui
+# on ten million samples: first screen, keys, memory), each with its own
+# targets.
 set -eu
 BUILD=$(cd "${1:?usage: bench/run.sh BUILD_DIR}" && pwd)
 DSPROF="$BUILD/dsprof"
@@ -97,4 +100,5 @@ echo; "$BUILD/bench/mobj_eval"
 echo; sh "$(dirname "$0")/layout.sh" "$BUILD"
 sh "$(dirname "$0")/layout_objects.sh" "$BUILD"
 sh "$(dirname "$0")/sim.sh" "$BUILD"
+sh "$(dirname "$0")/realprogs.sh" "$BUILD"
 echo; sh "$(dirname "$0")/tui.sh" "$BUILD"

@@ -16,6 +16,13 @@ int cmd_layout(int argc, char **argv);
 int cmd_mobj(int argc, char **argv);
 int cmd_tui(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_archive(int argc, char **argv);
+
+/* Keep the experiment's sampled objects in INPUT/archive (dsprof archive,
+ * record --archive); notes on stderr say which could not be kept. */
+int cli_archive(const char *input, bool quiet, ds_err *err);
+/* Copy a file whole and sync it. */
+int cli_copy_file(const char *from, const char *to, ds_err *err);
 
 /* When no experiment was named and there is no dsprof.data here: say
  * how to make or name one, and return 1; else 0. */
@@ -57,6 +64,8 @@ void cli_render_diff(FILE *f, const struct ds_diff *d, enum cli_format fmt, cons
  * says why kernel samples will show as [kernel]. */
 void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n);
 
+/* "dsprof: note: MSG" on stderr, MSG made safe for a terminal. */
+void cli_note(const char *msg);
 /* Text safe for a terminal (escape sequences in names neutralized). */
 void cli_puts_safe(FILE *f, const char *s);
 

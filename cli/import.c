@@ -3,13 +3,10 @@
 
 #include "experiment/experiment.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 static const char import_usage[] =
 	"usage: dsprof import PERF.DATA [-o DIR]\n"
@@ -18,35 +15,6 @@ static const char import_usage[] =
 	"'perf record', 'perf mem record' or 'perf c2c record'.  The file is copied unchanged.\n"
 	"\n"
 	"  -o, --output DIR   experiment directory (default dsprof.data)\n";
-
-static int copy_file(const char *from, const char *to, ds_err *err)
-{
-	int in = ds_open_regular(from, err), out;
-	char buf[1 << 16];
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return ds_err_set(err, DS_EENV, "cannot create '%s': %s", to, strerror(errno));
-	}
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (n < 0 || fsync(out) < 0) {
-		ds_err_set(err, DS_EENV, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
-		close(in);
-		close(out);
-		return -1;
-	}
-	close(in);
-	close(out);
-	return 0;
-}
 
 /* Kernel addresses of a sample: its IP in kernel mode, and the kernel part
  * of its call chain (return addresses, looked up at address - 1). */
@@ -128,11 +96,8 @@ static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash
 	if (uname(&u) != 0 || !in->hostname || !in->osrelease || strcmp(u.nodename, in->hostname) ||
 	    strcmp(u.release, in->osrelease))
 		return;
-	if (ds_expdir_save_vdso(outdir, &err)) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, err.msg);
-		fputc('\n', stderr);
-	}
+	if (ds_expdir_save_vdso(outdir, &err))
+		cli_note(err.msg);
 	ips = ds_xcalloc(n ? n : 1, sizeof *ips);
 	for (size_t i = 0; i < n; i++)
 		memcpy(&ips[i], ds_hash_key(kips, i, NULL), 8);
@@ -146,9 +111,7 @@ static void print_damage(const ds_perfdata *pd)
 	size_t n;
 	char **notes = ds_perfdata_damage_notes(pd, 0, &n);
 	for (size_t i = 0; i < n; i++) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, notes[i]);
-		fputc('\n', stderr);
+		cli_note(notes[i]);
 		free(notes[i]);
 	}
 	free(notes);
@@ -198,7 +161,7 @@ int cmd_import(int argc, char **argv)
 		goto out;
 	}
 	cli_say_moved(&prev);
-	if (copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
+	if (cli_copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
 		status = cli_fail(&err);
 		cli_discard(outdir, &prev);
 		goto out;

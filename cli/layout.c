@@ -318,11 +318,8 @@ static int run(source *src, char **types, int ntypes, const char *debug_root, ds
 		rc = -1;
 	}
 	ds_buf_free(&out);
-	if (rc == 0 && ds_dso_note(src->dso)) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, ds_dso_note(src->dso));
-		fputc('\n', stderr);
-	}
+	if (rc == 0 && ds_dso_note(src->dso))
+		cli_note(ds_dso_note(src->dso));
 	return rc;
 }
 
@@ -378,11 +375,8 @@ int cmd_layout(int argc, char **argv)
 	}
 	if (run(&src, argv + optind, argc - optind, debug_root, &err))
 		status = cli_fail(&err);
-	for (size_t i = 0; status == 0 && src.session && i < ds_session_nnotes(src.session); i++) {
-		fputs("dsprof: note: ", stderr);
-		cli_puts_safe(stderr, ds_session_note(src.session, i));
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; status == 0 && src.session && i < ds_session_nnotes(src.session); i++)
+		cli_note(ds_session_note(src.session, i));
 out:
 	ds_dso_close(src.dso);
 	ds_session_close(src.session);

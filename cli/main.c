@@ -20,6 +20,7 @@ static const struct {
 	{"diff", cmd_diff, "compare two experiments view by view (rows matched by name)"},
 	{"list", cmd_list, "list the events this machine supports"},
 	{"import", cmd_import, "make an experiment out of a perf.data recorded by perf"},
+	{"archive", cmd_archive, "keep the sampled object files with an experiment, by build-id"},
 	{"layout", cmd_layout, "print the layout of structs as pahole does (holes, cache lines)"},
 	{"mobj", cmd_mobj, "list, define and undefine memory objects (cache lines, sets, pages...)"},
 	{"tui", cmd_tui, "browse an experiment's views in the terminal"},
@@ -126,6 +127,13 @@ int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt)
 	else
 		return cli_usage_error(cmd, "unknown format '%s' (text, csv or json)", arg);
 	return 0;
+}
+
+void cli_note(const char *msg)
+{
+	fputs("dsprof: note: ", stderr);
+	cli_puts_safe(stderr, msg);
+	fputc('\n', stderr);
 }
 
 void cli_print_notes(const ds_session *s, const char *label, const ds_table *shown)

@@ -1,6 +1,7 @@
 /* dsprof record [options] -- COMMAND [ARGS] | -p PID */
 #include "cli/cli.h"
 
+#include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
 #include "experiment/experiment.h"
 #include "memobj/memobj.h"
@@ -32,6 +33,8 @@ static const char record_usage[] =
 	"  -o, --output DIR           experiment directory (default dsprof.data)\n"
 	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
 	"  -q, --quiet                no summary line at the end\n"
+	"      --archive              keep the sampled object files with the experiment\n"
+	"                             (as 'dsprof archive' does), to analyze it elsewhere\n"
 	"\n"
 	"      --sim                  simulate the caches instead of sampling the PMU (under\n"
 	"                             Valgrind); events sim:NAME (default sim:L1D_MISS,\n"
@@ -278,6 +281,21 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 		fprintf(stderr, "dsprof: note: physical addresses need CAP_SYS_ADMIN; recorded without them\n");
 }
 
+/* What only this machine, right after the run, can put into the
+ * experiment: the call chains' missing callers and the build-ids. */
+static int finish(const char *outdir, ds_record_result *res, ds_err *err)
+{
+	ds_finish_result fr;
+	int rc = ds_experiment_finish(outdir, &fr, err);
+
+	if (rc == 0)
+		res->bytes = fr.bytes;
+	for (size_t i = 0; i < fr.notes.n; i++)
+		cli_note(fr.notes.v[i]);
+	ds_finish_result_fini(&fr);
+	return rc;
+}
+
 /* -e takes a list, as perf's does: "cpu-clock,page-faults".  Commas inside
  * a PMU's terms ("cpu/event=0x3c,umask=0/") belong to that event; a slash
  * followed by digits only is a period ("page-faults/100,cpu-clock").  Cut
@@ -317,6 +335,7 @@ int cmd_record(int argc, char **argv)
 		{"sim", no_argument, NULL, 'S'},
 		{"machine", required_argument, NULL, 'M'},
 		{"cache", required_argument, NULL, 'C'},
+		{"archive", no_argument, NULL, 'A'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -326,7 +345,7 @@ int cmd_record(int argc, char **argv)
 	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
 	const char *outdir = "dsprof.data";
-	bool quiet = false;
+	bool quiet = false, archive = false;
 	ds_err err = {0};
 	int c, status = 0, ntarget;
 	uint64_t u;
@@ -405,6 +424,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'C':
 			cache = optarg;
+			break;
+		case 'A':
+			archive = true;
 			break;
 		case 'h':
 			fputs(record_usage, stdout);
@@ -490,9 +512,11 @@ int cmd_record(int argc, char **argv)
 		ds_record_result_fini(&res);
 		goto out;
 	}
-	/* the experiment is complete when meta.json and the kernel symbols are
-	 * in place; until then it stays marked unfinished */
-	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err))
+	/* the experiment is complete when meta.json, the completed perf.data
+	 * and the kernel symbols are in place; until then it stays marked
+	 * unfinished */
+	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err) ||
+	    finish(outdir, &res, &err))
 		status = cli_fail(&err);
 	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	if (!status && ds_expdir_complete(outdir, &err))
@@ -500,6 +524,8 @@ int cmd_record(int argc, char **argv)
 	summary(outdir, &res, quiet);
 	if (sim)
 		sim_summary(&o, &sres, &left_out, quiet);
+	if (!status && archive && cli_archive(outdir, quiet, &err))
+		status = cli_fail(&err);
 	if (!status && res.target_exited) {
 		int st = res.wait_status;
 		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

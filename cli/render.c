@@ -68,7 +68,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 
 	for (size_t r = 0; r < t->nrows; r++) {
 		char *n = safe(t->rows[r].name, ascii);
-		size_t w = ds_text_width(n);
+		size_t w = 2 * t->rows[r].depth + ds_text_width(n);
 		if (w > namew && (w <= 60 || !t->rows[r].note)) /* long notes overflow their row */
 			namew = w;
 		free(n);
@@ -112,7 +112,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
 		char *n = safe(row->name, ascii);
-		size_t pad;
+		size_t pad, w;
 		fputc(' ', f);
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
 			char cnt[32];
@@ -131,8 +131,9 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 					pct(row->incl_count[e], t->events[e].count), row->incl_samples[e], cnt);
 			}
 		}
-		pad = ds_text_width(n) < namew ? namew - ds_text_width(n) : 0;
-		fprintf(f, "  %s%*s", n, (int)pad, "");
+		w = 2 * row->depth + ds_text_width(n);
+		pad = w < namew ? namew - w : 0;
+		fprintf(f, "  %*s%s%*s", (int)(2 * row->depth), "", n, (int)pad, "");
 		free(n);
 		for (size_t c = 0; c < t->ncols; c++) {
 			char *v;
@@ -209,10 +210,21 @@ static void csv_field(FILE *f, const char *s)
 	ds_buf_free(&b);
 }
 
+/* The name of row r's parent in a tree: the nearest row before it one
+ * level up; NULL at the top. */
+static const char *parent_of(const ds_table *t, size_t r)
+{
+	unsigned d = t->rows[r].depth;
+	while (d && r-- > 0)
+		if (t->rows[r].depth == d - 1)
+			return t->rows[r].name;
+	return NULL;
+}
+
 static void render_csv(FILE *f, const ds_table *t)
 {
 	char buf[512];
-	fputs("name", f);
+	fputs(t->tree ? "name,parent" : "name", f);
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputc(',', f);
 		csv_field(f, t->cols[c].name);
@@ -228,13 +240,23 @@ static void render_csv(FILE *f, const ds_table *t)
 	fputs("\r\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
+		if (row->text_only)
+			continue;
 		csv_field(f, row->name);
+		if (t->tree) {
+			fputc(',', f);
+			csv_field(f, parent_of(t, r) ? parent_of(t, r) : "");
+		}
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(',', f);
 			ds_cell_text(buf, sizeof buf, &t->cols[c], &row->cells[c], false);
 			csv_field(f, buf);
 		}
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+			if (row->note) {
+				fputs(t->inclusive ? ",,,," : ",,", f);
+				continue;
+			}
 			fprintf(f, ",%" PRIu64 ",%" PRIu64, row->samples[e], row->count[e]);
 			if (t->inclusive)
 				fprintf(f, ",%" PRIu64 ",%" PRIu64, row->incl_samples[e], row->incl_count[e]);
@@ -248,6 +270,10 @@ static void render_csv(FILE *f, const ds_table *t)
 static void json_per_event(ds_jw *w, const char *key, const ds_table *t, const uint64_t *v)
 {
 	ds_jw_key(w, key);
+	if (!v) {
+		ds_jw_null(w);
+		return;
+	}
 	ds_jw_obj_begin(w);
 	for (size_t e = 0; e < t->nevents; e++) {
 		ds_jw_key(w, t->events[e].name);
@@ -273,9 +299,18 @@ static void json_rows(ds_jw *w, const ds_table *t)
 	ds_jw_arr_begin(w);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
+		if (row->text_only)
+			continue;
 		ds_jw_obj_begin(w);
 		ds_jw_key(w, "name");
 		ds_jw_str(w, row->name);
+		if (t->tree) {
+			ds_jw_key(w, "parent");
+			if (parent_of(t, r))
+				ds_jw_str(w, parent_of(t, r));
+			else
+				ds_jw_null(w);
+		}
 		for (size_t c = 0; c < t->ncols; c++) {
 			const ds_cell *v = &row->cells[c];
 			ds_jw_key(w, t->cols[c].name);
@@ -296,11 +331,12 @@ static void json_rows(ds_jw *w, const ds_table *t)
 			}
 		}
 		if (t->has_metrics) {
-			json_per_event(w, "samples", t, row->samples);
-			json_per_event(w, "count", t, row->count);
+			/* a note has no metrics: null, not zero */
+			json_per_event(w, "samples", t, row->note ? NULL : row->samples);
+			json_per_event(w, "count", t, row->note ? NULL : row->count);
 			if (t->inclusive) {
-				json_per_event(w, "incl_samples", t, row->incl_samples);
-				json_per_event(w, "incl_count", t, row->incl_count);
+				json_per_event(w, "incl_samples", t, row->note ? NULL : row->incl_samples);
+				json_per_event(w, "incl_count", t, row->note ? NULL : row->incl_count);
 			}
 		}
 		ds_jw_obj_end(w);

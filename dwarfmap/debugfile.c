@@ -151,11 +151,11 @@ static bool by_debuglink(ds_dso *d, const char *root)
 	return ok;
 }
 
-void ds_dso_find_debug_file(ds_dso *d, const char *debug_root)
+void ds_dso_find_debug_file(ds_dso *d, const char *debug_root, const char *first)
 {
 	const char *root = debug_root ? debug_root : "/usr/lib/debug";
 
-	if (!by_build_id(d, root))
+	if ((!first || !try_debug(d, first, NULL)) && !by_build_id(d, root))
 		by_debuglink(d, root);
 }
 

@@ -103,7 +103,7 @@ ds_dso *ds_dso_open(const char *path, const ds_dso_opts *opts, ds_err *err)
 	d->progress = opts && opts->progress;
 	read_layout(d);
 	check_build_id(d, opts);
-	ds_dso_find_debug_file(d, opts ? opts->debug_root : NULL);
+	ds_dso_find_debug_file(d, opts ? opts->debug_root : NULL, opts ? opts->debug_file : NULL);
 	if (ds_elf_is_open(&d->debug) && ds_elf_has_dwarf(&d->debug))
 		d->dwarf = &d->debug;
 	else if (ds_elf_has_dwarf(&d->main))
@@ -164,6 +164,11 @@ const char *ds_dso_symbol_source(const ds_dso *d)
 const char *ds_dso_debug_file(const ds_dso *d)
 {
 	return d->dwarf ? d->dwarf->path : NULL;
+}
+
+const char *ds_dso_separate_debug_file(const ds_dso *d)
+{
+	return ds_elf_is_open(&d->debug) ? d->debug.path : NULL;
 }
 
 const char *ds_dso_note(const ds_dso *d)

@@ -45,6 +45,7 @@ typedef struct ds_dso_opts {
 	bool progress;           /* progress lines on stderr (a terminal) while reading a large
 				  * object's types and variables; never from a thread beside a
 				  * full-screen interface, whose screen they would overwrite */
+	const char *debug_file;  /* a separate debug file to try first (an archived one), or NULL */
 } ds_dso_opts;
 
 /* Open an ELF file.  NULL with err when the file cannot be read or is not
@@ -77,6 +78,16 @@ const char *ds_dso_debug_file(const ds_dso *d);
 const char *ds_dso_note(const ds_dso *d);
 /* Build-id of the file (NULL when it has none). */
 const uint8_t *ds_dso_build_id(const ds_dso *d, size_t *size);
+/* The separate debug file that was found for it (by build-id or debuglink),
+ * or NULL. */
+const char *ds_dso_separate_debug_file(const ds_dso *d);
+
+/* The build-id (NT_GNU_BUILD_ID note) of the ELF file at path into id (at
+ * most cap bytes): its size, 0 when the file has none or cannot be read. */
+size_t ds_build_id_of_file(const char *path, uint8_t *id, size_t cap);
+/* The same from a block of notes, as the kernel shows its own in
+ * /sys/kernel/notes. */
+size_t ds_build_id_of_notes(const void *notes, size_t len, uint8_t *id, size_t cap);
 
 /* File offset (mapping pgoff + ip - start) -> vaddr through the PT_LOAD
  * segments; false when the offset lies in no loadable segment.  For

@@ -261,8 +261,10 @@ bool ds_cu_line_table_sane(const ds_dwarf *dw, Dwarf_Die cu); /* true without on
 
 /* ---- loaders ---- */
 void ds_dso_load_symbols(ds_dso *d);
-/* Find and open the separate debug file for d->main into d->debug. */
-void ds_dso_find_debug_file(ds_dso *d, const char *debug_root);
+/* Find and open the separate debug file for d->main into d->debug: `first`
+ * when given and its build-id matches, else by build-id under debug_root,
+ * else by .gnu_debuglink. */
+void ds_dso_find_debug_file(ds_dso *d, const char *debug_root, const char *first);
 /* Decompress .gnu_debugdata of d->main into d->mini; false when absent. */
 bool ds_dso_open_minidebug(ds_dso *d);
 void ds_dso_free_lines(ds_dso *d);

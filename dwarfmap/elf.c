@@ -205,6 +205,44 @@ size_t ds_elf_build_id(const ds_elf *e, uint8_t *out, size_t cap)
 	return 0;
 }
 
+size_t ds_build_id_of_file(const char *path, uint8_t *id, size_t cap)
+{
+	ds_elf e;
+	ds_err err;
+	size_t n;
+
+	if (ds_elf_open_file(&e, path, &err) < 0)
+		return 0;
+	n = ds_elf_build_id(&e, id, cap);
+	ds_elf_close(&e);
+	return n;
+}
+
+/* Notes outside an ELF file: 4-byte words namesz, descsz, type, then the
+ * name and the descriptor, each padded to 4 bytes. */
+size_t ds_build_id_of_notes(const void *notes, size_t len, uint8_t *id, size_t cap)
+{
+	const uint8_t *p = notes;
+	size_t off = 0;
+
+	while (len - off >= 12) {
+		uint32_t w[3];
+		uint64_t name, desc;
+		memcpy(w, p + off, sizeof w);
+		name = ((uint64_t)w[0] + 3) & ~3ull;
+		desc = ((uint64_t)w[1] + 3) & ~3ull;
+		if (name > len - off - 12 || desc > len - off - 12 - name)
+			return 0;
+		if (w[2] == NT_GNU_BUILD_ID && w[0] == 4 && memcmp(p + off + 12, "GNU", 4) == 0 && w[1]) {
+			size_t n = w[1] < cap ? w[1] : cap;
+			memcpy(id, p + off + 12 + name, n);
+			return n;
+		}
+		off += 12 + name + desc;
+	}
+	return 0;
+}
+
 bool ds_elf_has_dwarf(const ds_elf *e)
 {
 	static const char *const names[] = {".debug_line", ".zdebug_line"};

@@ -53,8 +53,8 @@ static bool sim_name(const char *n)
  * (malloc'd); *n counts the names, SIZE_MAX when dir cannot be read. */
 static char *stranger(const char *dir, bool sim, size_t *n)
 {
-	static const char *const own[] = {"perf.data", "meta.json", "meta.json.tmp", "kallsyms",
-					  "vdso.so", "sim", MARK};
+	static const char *const own[] = {"perf.data", "perf.data.tmp", "meta.json", "meta.json.tmp",
+					  "kallsyms", "vdso.so", "sim", "archive", MARK};
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char *found = NULL;

@@ -50,6 +50,33 @@ bool ds_attr_precise(const struct perf_event_attr *attr);
 /* Whether the event counts nanoseconds (cpu-clock, task-clock). */
 bool ds_attr_counts_time(const struct perf_event_attr *attr);
 
+/* ---- build-ids (the HEADER_BUILD_ID feature) ----
+ * Which file each sampled object was, as perf records it: one entry per
+ * object, its name as the MMAP records give it ("[kernel.kallsyms]" and
+ * "[vdso]" for those) and the build-id of its ELF note.  Analysis matches
+ * objects by it; `dsprof archive` keeps the files by it. */
+
+#define DS_BUILD_ID_MAX 20 /* perf keeps at most 20 bytes (SHA-1) */
+
+typedef struct ds_build_id {
+	char *path;
+	uint8_t id[DS_BUILD_ID_MAX];
+	uint8_t size;
+	bool kernel;      /* the kernel or a kernel module (PERF_RECORD_MISC_KERNEL) */
+} ds_build_id;
+
+/* Append the feature section for ids[0..n) to out. */
+void ds_build_id_feature_put(ds_buf *out, const ds_build_id *ids, size_t n);
+/* Parse a feature section (or, in pipe mode, one HEADER_BUILD_ID record's
+ * body) into *ids (appending to *n entries); entries that do not parse end
+ * the section, keeping those before them.  Free with ds_build_ids_free. */
+void ds_build_id_feature_parse(const void *p, size_t len, ds_build_id **ids, size_t *n);
+void ds_build_ids_free(ds_build_id *ids, size_t n);
+/* The entry for path, or NULL. */
+const ds_build_id *ds_build_id_find(const ds_build_id *ids, size_t n, const char *path);
+/* Lower-case hex of a build-id into out (2 * size + 1 bytes). */
+void ds_build_id_hex(const uint8_t *id, size_t size, char *out);
+
 /* ---- perf.data writer ----
  * Layout: file header, attr ids, attrs, data records, feature sections.
  * The data size in the header is updated after every flush, so a recording
@@ -65,6 +92,11 @@ typedef struct ds_pdw_info {
 	int clockid;      /* -1 when samples use perf's default clock */
 	uint64_t clock_wall_ns, clock_ref_ns; /* a pair of simultaneous readings */
 	uint64_t first_sample_time, last_sample_time; /* 0 when no samples */
+	const ds_build_id *build_ids; /* HEADER_BUILD_ID, when nbuild_ids > 0 */
+	size_t nbuild_ids;
+	/* A file whose other feature sections this one keeps (a rewrite of it):
+	 * every section of `features_from` the fields above do not give, as it is. */
+	const struct ds_perfdata *features_from;
 } ds_pdw_info;
 
 ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, ds_err *err);
@@ -115,6 +147,10 @@ typedef struct ds_sample {
 	const uint64_t *regs;      /* popcount(regs_mask) values in bit order */
 	const uint8_t *stack;      /* user stack from the sampled SP up (PERF_SAMPLE_STACK_USER) */
 	uint64_t stack_size;       /* bytes of it that are valid (the kernel's dyn_size) */
+	/* the whole PERF_SAMPLE_STACK_USER field in the record (its size, the
+	 * bytes, dyn_size), for a rewrite that drops it; NULL when absent */
+	const uint8_t *stack_field;
+	uint32_t stack_field_len;
 	uint64_t weight;
 	uint64_t data_src;
 	uint64_t phys_addr;
@@ -223,6 +259,10 @@ const ds_event *ds_perfdata_event(const ds_perfdata *pd, size_t i);
 const ds_perfdata_header_info *ds_perfdata_info(const ds_perfdata *pd);
 uint64_t ds_perfdata_data_size(const ds_perfdata *pd);
 const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size);
+/* The build-ids the file lists (HEADER_BUILD_ID); *n = 0 when none. */
+const ds_build_id *ds_perfdata_build_ids(const ds_perfdata *pd, size_t *n);
+/* The raw bytes of feature section `bit` (PERFILE2 files), NULL when absent. */
+const void *ds_perfdata_feature(const ds_perfdata *pd, int bit, size_t *len);
 
 /* Iteration: *cursor starts at 0.  Returns 1 with *rec filled, 0 at the
  * end, -1 with err on failure.  Damage is no failure: unreadable stretches

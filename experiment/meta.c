@@ -454,8 +454,7 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 	m->kernel = get_str(m, j, NULL, "kernel");
 	m->arch = get_str(m, j, NULL, "arch");
 	m->cpu_model = get_str(m, j, NULL, "cpu_model");
-	/* 0 is what the writer writes for unknown (an import of a perf.data
-	 * that does not say) */
+	/* 0: an import of a recording that did not say (another machine's) */
 	if (get_uint(m, j, NULL, "ncpus", 1, 65536, U_ZERO, &u))
 		m->ncpus = (unsigned)u;
 	get_uint(m, j, NULL, "page_size", 4096, 1ull << 30, U_POW2 | U_ZERO, &m->page_size);

@@ -232,6 +232,9 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 	case PF_FEAT_ARCH: dst = &in->arch; break;
 	case PF_FEAT_CPUDESC: dst = &in->cpudesc; break;
 	case PF_FEAT_CPUID: dst = &in->cpuid; break;
+	case PF_FEAT_BUILD_ID:
+		ds_build_id_feature_parse(p, len, &pd->build_ids, &pd->nbuild_ids);
+		return;
 	case PF_FEAT_NRCPUS:
 		if (len >= 8) {
 			in->nr_cpus_avail = rd32(p);
@@ -344,10 +347,12 @@ static void read_features(ds_perfdata *pd, const struct pf_header *h)
 		}
 		memcpy(&sec, pd->img + off, sizeof sec);
 		off += sizeof sec;
-		if (!in_file(pd, sec.offset, sec.size))
+		if (!in_file(pd, sec.offset, sec.size)) {
 			pd->dmg.features_lost[bit / 64] |= 1ull << (bit % 64);
-		else
+		} else {
+			pd->feat[bit] = sec;
 			parse_feature(pd, bit, pd->img + sec.offset, sec.size);
+		}
 	}
 }
 
@@ -418,10 +423,12 @@ static void event_update_name(ds_perfdata *pd, const unsigned char *r, uint16_t 
 
 /* Pipe mode: attrs, names and features arrive as records before the
  * kernel's; a HEADER_ATTR that cannot be read is left out (its samples
- * then name no event and are counted as such). */
+ * then name no event and are counted as such).  Build-ids may come later
+ * too ('perf inject -b' puts each before the first sample that needs it). */
 static void parse_pipe_header(ds_perfdata *pd)
 {
 	uint64_t off = 0;
+	bool kernel = false;
 
 	pd->info.pipe_mode = true;
 	pd->data_off = sizeof(struct pf_pipe_header);
@@ -446,7 +453,11 @@ static void parse_pipe_header(ds_perfdata *pd)
 			break;
 		type = rd32(r);
 		memcpy(&size, r + 6, 2);
-		if (type == PF_RECORD_HEADER_ATTR) {
+		if (type == PF_RECORD_HEADER_BUILD_ID) {
+			ds_build_id_feature_parse(r, size, &pd->build_ids, &pd->nbuild_ids);
+		} else if (kernel || type < PF_RECORD_HEADER_ATTR) {
+			kernel = true; /* kernel records: the attrs are all known by now */
+		} else if (type == PF_RECORD_HEADER_ATTR) {
 			if (attr_len(pd, r + 8, size - 8u, off, &sz, &ignored) == 0)
 				add_event(pd, r + 8, sz, r + 8 + sz, (size - 8 - sz) / 8);
 		} else if (type == PF_RECORD_EVENT_UPDATE && size >= 24 &&
@@ -454,8 +465,6 @@ static void parse_pipe_header(ds_perfdata *pd)
 			event_update_name(pd, r, size);
 		} else if (type == PF_RECORD_HEADER_FEATURE && size >= 16) {
 			parse_feature(pd, (int)rd64(r + 8), r + 16, size - 16u);
-		} else if (type < PF_RECORD_HEADER_ATTR) {
-			break; /* kernel records: the attrs are all known by now */
 		}
 		off += ext;
 	}
@@ -564,6 +573,7 @@ void ds_perfdata_close(ds_perfdata *pd)
 	free(pd->info.cpudesc);
 	free(pd->info.cpuid);
 	free(pd->info.cmdline);
+	ds_build_ids_free(pd->build_ids, pd->nbuild_ids);
 	free(pd->label);
 	free(pd);
 }
@@ -578,6 +588,20 @@ const void *ds_perfdata_image(const ds_perfdata *pd, size_t *size)
 {
 	*size = pd->size;
 	return pd->img;
+}
+
+const ds_build_id *ds_perfdata_build_ids(const ds_perfdata *pd, size_t *n)
+{
+	*n = pd->nbuild_ids;
+	return pd->build_ids;
+}
+
+const void *ds_perfdata_feature(const ds_perfdata *pd, int bit, size_t *len)
+{
+	if (bit < 0 || bit >= PF_FEAT_BITS || !pd->feat[bit].size)
+		return NULL;
+	*len = pd->feat[bit].size;
+	return pd->img + pd->feat[bit].offset;
 }
 
 /* ---- records ---- */
@@ -714,6 +738,7 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 		}
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
+		const unsigned char *field = r.p;
 		uint64_t n = take64(&r);
 		if (n > len) {
 			r.bad = true;
@@ -725,6 +750,8 @@ static int parse_sample(const ds_perfdata *pd, ds_record *rec, const unsigned ch
 			if (!s->stack)
 				s->stack_size = 0;
 		}
+		s->stack_field = field;
+		s->stack_field_len = (uint32_t)(r.p - field);
 	}
 	if (t & PERF_SAMPLE_WEIGHT) {
 		s->weight = take64(&r);

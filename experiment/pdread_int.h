@@ -35,6 +35,9 @@ struct ds_perfdata {
 	int is_pos;        /* u64 index from the end in other records, -1 when none */
 	bool sample_id_all;
 	ds_perfdata_header_info info;
+	struct pf_section feat[PF_FEAT_BITS]; /* where each feature section is; size 0 when absent */
+	ds_build_id *build_ids; /* HEADER_BUILD_ID */
+	size_t nbuild_ids;
 	ds_perfdata_damage dmg;
 	/* counting: records before `counted` were counted once into dmg */
 	uint64_t counted;

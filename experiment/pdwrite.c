@@ -196,12 +196,40 @@ static void put_string(ds_buf *b, const char *s)
 static void put_u32(ds_buf *b, uint32_t v) { ds_buf_append(b, &v, 4); }
 static void put_u64(ds_buf *b, uint64_t v) { ds_buf_append(b, &v, 8); }
 
+typedef struct feature {
+	int bit;
+	ds_buf data;
+} feature;
+
+static int cmp_feature(const void *a, const void *b)
+{
+	return ((const feature *)a)->bit - ((const feature *)b)->bit;
+}
+
+/* The sections of info->features_from that the others do not replace. */
+static int carry_features(const ds_pdw_info *info, feature *feat, int nf)
+{
+	int n = nf;
+
+	if (!info->features_from)
+		return nf;
+	for (int bit = 0; bit < PF_FEAT_BITS && n < PF_FEAT_BITS; bit++) {
+		const void *p;
+		size_t len;
+		bool have = false;
+		for (int i = 0; i < nf && !have; i++)
+			have = feat[i].bit == bit;
+		if (have || !(p = ds_perfdata_feature(info->features_from, bit, &len)))
+			continue;
+		feat[n].bit = bit;
+		ds_buf_append(&feat[n++].data, p, len);
+	}
+	return n;
+}
+
 int ds_pdw_finish(ds_pdw *w, const ds_pdw_info *info, ds_err *err)
 {
-	struct {
-		int bit;
-		ds_buf data;
-	} feat[16];
+	feature feat[PF_FEAT_BITS];
 	int nf = 0;
 	ds_buf idx = {0}, all = {0};
 	uint64_t off;
@@ -211,6 +239,8 @@ int ds_pdw_finish(ds_pdw *w, const ds_pdw_info *info, ds_err *err)
 		goto out;
 	memset(feat, 0, sizeof feat);
 #define FEAT(b) (feat[nf].bit = (b), &feat[nf++].data)
+	if (info->nbuild_ids)
+		ds_build_id_feature_put(FEAT(PF_FEAT_BUILD_ID), info->build_ids, info->nbuild_ids);
 	if (info->hostname)
 		put_string(FEAT(PF_FEAT_HOSTNAME), info->hostname);
 	if (info->osrelease)
@@ -264,6 +294,8 @@ int ds_pdw_finish(ds_pdw *w, const ds_pdw_info *info, ds_err *err)
 		put_u64(b, info->clock_ref_ns);
 	}
 #undef FEAT
+	nf = carry_features(info, feat, nf);
+	qsort(feat, (size_t)nf, sizeof *feat, cmp_feature);
 
 	/* the index follows the data; features follow the index, in bit order */
 	off = w->hdr.data.offset + w->data_size + (uint64_t)nf * sizeof(struct pf_section);

@@ -361,19 +361,6 @@ int ds_mobj_file_read(const char *path, ds_mobj_def **defs, size_t *n, ds_err *e
 	return rc;
 }
 
-/* mkdir -p of the directory that holds path. */
-static void make_parents(const char *path)
-{
-	char *dir = ds_xstrdup(path);
-
-	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		mkdir(dir, 0755);
-		*s = '/';
-	}
-	free(dir);
-}
-
 /* Replace path's contents all at once: a reader sees the old file or the
  * new one, and a crash leaves one of them.  A symbolic link (dotfiles kept
  * elsewhere) is written through. */
@@ -386,7 +373,7 @@ static int write_atomic(const char *path, const char *data, size_t len, ds_err *
 
 	if (!target)
 		target = ds_xstrdup(path);
-	make_parents(target);
+	ds_make_parents(target);
 	if (stat(target, &st) == 0)
 		mode = st.st_mode & 07777;
 	tmp = ds_xasprintf("%s.XXXXXX", target);

@@ -36,9 +36,10 @@
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256           /* 1 MiB per CPU with 4 KiB pages */
 #define DRAIN_INTERVAL_MS 250
-/* User stack kept with each call chain: enough to find the return address
- * of a leaf function that has no frame of its own, which frame pointers
- * cannot (see analyze/session.c). */
+/* User stack copied with each call chain: enough to find the return
+ * address of a leaf function that has no frame of its own, which frame
+ * pointers cannot.  analyze/finish.c puts that caller into the chain when
+ * the recording ends, and drops the copy. */
 #define LEAF_STACK_BYTES 256
 
 struct ring {
@@ -64,6 +65,7 @@ typedef struct rec {
 	int pidfd;                   /* -p: the attached process, to see it end */
 	uint64_t first_time, last_time;
 	ds_hash *kernel_ips;         /* so that the kernel symbols they need can be kept */
+	bool no_mmap_build_ids;      /* the kernel cannot put build-ids in MMAP2 records (before 5.12) */
 	ds_physaddr *phys;           /* fills in the physical addresses faults lack, or NULL */
 	ds_buf recs;                 /* with phys: the records being completed */
 } rec;
@@ -160,8 +162,11 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 		a->sample_freq = o->freq ? o->freq : DEFAULT_FREQ;
 	}
 	if (i == 0) {
-		/* side-band records once, on the first event */
+		/* side-band records once, on the first event; MMAP2 records
+		 * carry the build-id the kernel read when the file was mapped,
+		 * which no later change of the file can falsify */
 		a->mmap = a->mmap2 = a->mmap_data = 1;
+		a->build_id = !r->no_mmap_build_ids;
 		a->comm = a->comm_exec = 1;
 		a->task = 1;
 	}
@@ -269,6 +274,12 @@ static int open_events(rec *r, ds_err *err)
 					/* physical addresses need CAP_SYS_ADMIN: record without */
 					with_phys = false;
 					r->res->phys_addr_dropped = true;
+					setup_attr(r, i, &a, with_phys);
+					fd = perf_event_open(&a, r->tids.v[t], cpu, -1, PERF_FLAG_FD_CLOEXEC);
+				}
+				if (fd < 0 && errno == EINVAL && a.build_id) {
+					/* an older kernel: build-ids are read from the files at the end */
+					r->no_mmap_build_ids = true;
 					setup_attr(r, i, &a, with_phys);
 					fd = perf_event_open(&a, r->tids.v[t], cpu, -1, PERF_FLAG_FD_CLOEXEC);
 				}

@@ -235,7 +235,7 @@ static void measure(tui_app *a, tab_state *ts)
 	memset(ts->colw, 0, ts->t->ncols * sizeof *ts->colw);
 	for (size_t k = 0; k < ts->vis.n && k < 5000; k++) {
 		const ds_row *r = &ts->t->rows[ts->vis.v[k]];
-		int w = grid_width(&a->scr, r->name);
+		int w = 2 * (int)r->depth + grid_width(&a->scr, r->name);
 		if (w > ts->namew)
 			ts->namew = w > 200 ? 200 : w;
 		for (size_t c = 0; c < ts->t->ncols; c++) {

@@ -633,6 +633,8 @@ static void draw_table(tui_app *a)
 					else
 						x += grid_raw(s, y, x, 2, st, "  ");
 				}
+				for (unsigned d = 0; d < r->depth; d++) /* its level in the tree */
+					x += grid_raw(s, y, x, 2, st, "  ");
 				if (!sel && a->search && *a->search && strcasestr(r->name, a->search))
 					st = ST_MATCH;
 				/* a note (evidence, a fix, an alignment remark) has no

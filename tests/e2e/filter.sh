@@ -42,14 +42,14 @@ check_eq "DOBJ: only the type and its fields" \
 check_eq "FIELD: only the function that touches it" "$(awk -F, 'NR > 1 && $4 > 0 { print $1 }' d2.csv)" bump_misses
 "$DSPROF" report -i clk --view hotlines --filter 'FIELD == "struct counters.hits"' -f csv >d3.csv 2>d3.err
 check_eq "FIELD on hotlines: one line, one field" \
-	"$(awk -F, 'NR > 1 && $2 != "code" { print $2 ":" $11 }' d3.csv | tr '\n' ' ')" "line: object:struct counters.hits "
+	"$(awk -F, 'NR > 1 && $3 != "code" { print $3 ":" $12 }' d3.csv | tr '\n' ' ')" "line: object:struct counters.hits "
 
 # ---- the access's operands ----
-tid=$("$DSPROF" report -i clk --view hotlines -f csv | awk -F, '$2 == "code" && $12 == "bump_misses" { print $8; exit }')
+tid=$("$DSPROF" report -i clk --view hotlines -f csv | awk -F, '$3 == "code" && $13 == "bump_misses" { print $9; exit }')
 "$DSPROF" report -i clk --view threads --filter "THRID == $tid" -f csv >t.csv 2>t.err
 check_eq "THRID: one thread" "$(awk -F, 'NR > 1 && $4 > 0 { print $3 }' t.csv)" "$tid"
 in_line=$(kept clk "VADDR >= $hot && VADDR < $hot + 64")
-line_n=$("$DSPROF" report -i clk --view hotlines -f csv | awk -F, -v l="$hot" '$1 == l { print $14 }')
+line_n=$("$DSPROF" report -i clk --view hotlines -f csv | awk -F, -v l="$hot" '$1 == l { print $15 }')
 check_eq "VADDR: the samples in the hot line" "$in_line" "$line_n"
 check_eq "VADDR & a mask: the same" "$(kept clk "(VADDR & ~63) == $hot")" "$line_n"
 # (kernel addresses are negative: values are signed)

@@ -5,7 +5,7 @@
 . "$TOP/tests/lib.sh"
 
 # line_rows CSV: the line rows' names, in order
-line_rows() { awk -F, 'NR > 1 && $2 == "line" { print $1 }' "$1"; }
+line_rows() { awk -F, 'NR > 1 && $3 == "line" { print $1 }' "$1"; }
 # sub CSV LINE KIND NAME COLUMN: a column of the KIND row named NAME under LINE
 sub() {
 	awk -F, -v line="$2" -v kind="$3" -v name="$4" -v col="$5" '
@@ -24,7 +24,7 @@ if command -v valgrind >/dev/null 2>&1; then
 	"$DSPROF" report -i sim --view hotlines -f csv >sim.csv 2>sim.rep.err
 	check_eq "sim: the hottest line is the counters' line" "$(line_rows sim.csv | sed -n 1p)" "$hot"
 	check_eq "sim: its fields, hottest first" \
-		"$(awk -F, -v l="$hot" 'NR > 1 && $3 == l && $2 == "object" { print $11 }' sim.csv | sed -n 1,2p | sort | tr '\n' ' ')" \
+		"$(awk -F, -v l="$hot" 'NR > 1 && $4 == l && $3 == "object" { print $12 }' sim.csv | sed -n 1,2p | sort | tr '\n' ' ')" \
 		"struct counters.hits struct counters.misses "
 	check_eq "sim: hits at bytes 0-7" "$(sub sim.csv "$hot" object "struct counters.hits" offsets)" "0-7"
 	check_eq "sim: misses at bytes 8-15" "$(sub sim.csv "$hot" object "struct counters.misses" offsets)" "8-15"
@@ -40,7 +40,7 @@ if command -v valgrind >/dev/null 2>&1; then
 	stores=$(sub sim.csv "$hot" line "" stores)
 	check "sim: the line's stores are the threads' and main's ($stores)" \
 		test "$stores" -ge $((2 * N + 2)) -a "$stores" -le $((2 * N + 6))
-	check_ge "sim: three threads touched the line" "$(awk -F, -v l="$hot" '$1 == l { print $7 }' sim.csv)" 3
+	check_ge "sim: three threads touched the line" "$(awk -F, -v l="$hot" '$1 == l { print $8 }' sim.csv)" 3
 else
 	skip "hotlines under the simulator: valgrind is not installed ('make deps' installs it)"
 fi
@@ -50,36 +50,40 @@ fi
 hot=$(sed -n 's/^line //p' clk.out)
 "$DSPROF" report -i clk --view hotlines -f csv >clk.csv 2>clk.rep.err
 check_eq "cpu-clock: the hottest line is the counters' line" "$(line_rows clk.csv | sed -n 1p)" "$hot"
-line_n=$(awk -F, -v l="$hot" '$1 == l { print $14 }' clk.csv)
+line_n=$(awk -F, -v l="$hot" '$1 == l { print $15 }' clk.csv)
 hits_n=$(sub clk.csv "$hot" object "struct counters.hits" samples:cpu-clock)
 miss_n=$(sub clk.csv "$hot" object "struct counters.misses" samples:cpu-clock)
 check_ge "cpu-clock: the line has samples" "${line_n:-0}" 100
 check_ge "cpu-clock: hits has a fair share (>= 25%)" $((${hits_n:-0} * 4)) "${line_n:-1}"
 check_ge "cpu-clock: misses has a fair share (>= 25%)" $((${miss_n:-0} * 4)) "${line_n:-1}"
 check_ge "cpu-clock: both fields make the line" $((${hits_n:-0} + ${miss_n:-0})) $((${line_n:-1} * 9 / 10))
-check_ge "cpu-clock: loads seen" "$(awk -F, -v l="$hot" '$1 == l { print $5 }' clk.csv)" 1
-check_ge "cpu-clock: stores seen" "$(awk -F, -v l="$hot" '$1 == l { print $6 }' clk.csv)" 1
-check_eq "cpu-clock: two threads" "$(awk -F, -v l="$hot" '$1 == l { print $7 }' clk.csv)" 2
-check_eq "cpu-clock: bump_hits touched hits' bytes" "$(awk -F, -v l="$hot" '$3 == l && $2 == "code" && $12 == "bump_hits" { print $4; exit }' clk.csv)" "0-7"
+check_ge "cpu-clock: loads seen" "$(awk -F, -v l="$hot" '$1 == l { print $6 }' clk.csv)" 1
+check_ge "cpu-clock: stores seen" "$(awk -F, -v l="$hot" '$1 == l { print $7 }' clk.csv)" 1
+check_eq "cpu-clock: two threads" "$(awk -F, -v l="$hot" '$1 == l { print $8 }' clk.csv)" 2
+check_eq "cpu-clock: bump_hits touched hits' bytes" "$(awk -F, -v l="$hot" '$4 == l && $3 == "code" && $13 == "bump_hits" { print $5; exit }' clk.csv)" "0-7"
 
 # ---- the table's shape: a tree in CSV and JSON ----
 check_eq "csv: the header" "$(head -1 clk.csv | tr -d '\r')" \
-	"name,kind,line,offsets,loads,stores,nthreads,threads,ncpus,cpus,dataobject,function,source,samples:cpu-clock,count:cpu-clock"
-check_eq "csv: rows follow their line" "$(awk -F, 'NR > 1 { if ($2 == "line") cur = $3; else if ($3 != cur) bad++ } END { print bad + 0 }' clk.csv)" 0
-check_eq "csv: the first row is a line" "$(awk -F, 'NR == 2 { print $2 }' clk.csv)" line
-check_eq "csv: every line has its object rows" "$(awk -F, 'NR > 1 { if ($2 == "line") { if (open && !obj) bad++; open = 1; obj = 0 } else if ($2 == "object") obj = 1 }
+	"name,parent,kind,line,offsets,loads,stores,nthreads,threads,ncpus,cpus,dataobject,function,source,samples:cpu-clock,count:cpu-clock"
+check_eq "csv: rows follow their line" "$(awk -F, 'NR > 1 { if ($3 == "line") cur = $4; else if ($4 != cur) bad++ } END { print bad + 0 }' clk.csv)" 0
+check_eq "csv: a sub-row's parent is its line" "$(awk -F, 'NR > 1 { if ($3 == "line") { cur = $1; if ($2 != "") bad++ } else if ($2 != cur) bad++ } END { print bad + 0 }' clk.csv)" 0
+check_eq "csv: names are plain" "$(awk -F, 'NR > 1 && $1 ~ /^ /' clk.csv | wc -l)" 0
+check_eq "csv: the first row is a line" "$(awk -F, 'NR == 2 { print $3 }' clk.csv)" line
+check_eq "csv: every line has its object rows" "$(awk -F, 'NR > 1 { if ($3 == "line") { if (open && !obj) bad++; open = 1; obj = 0 } else if ($3 == "object") obj = 1 }
 	END { if (open && !obj) bad++; print bad + 0 }' clk.csv)" 0
 "$DSPROF" report -i clk --view hotlines -f json >clk.json 2>/dev/null
 check_eq "json: the first row is the hot line" "$("$TOOLS/dsjq" '.rows[0].line' clk.json)" "$hot"
 check_eq "json: its kind" "$("$TOOLS/dsjq" '.rows[0].kind' clk.json)" line
 check_eq "json: a field row names its object" "$("$TOOLS/dsjq" '.rows[1].kind' clk.json)" object
+check_eq "json: ... under its line" "$("$TOOLS/dsjq" '.rows[1].parent' clk.json)" "$hot"
+check_eq "json: the line is at the top" "$("$TOOLS/dsjq" '.rows[0].parent' clk.json)" null
 check_eq "json: numbers are numbers" "$("$TOOLS/dsjq" '.rows[0].nthreads' clk.json)" 2
 check_eq "json: the line size" "$("$TOOLS/dsjq" '.properties.line_size' clk.json)" \
 	"$("$TOOLS/dsjq" '.caches[0].line' clk/meta.json)"
 check_eq "json: the level" "$("$TOOLS/dsjq" '.properties.level' clk.json)" L1D
 "$DSPROF" report -i clk --view hotlines -n 1 -f json >one.json 2>/dev/null
 check_eq "--limit 1: one line" "$("$TOOLS/dsjq" '.rows[0].kind' one.json)/$("$TOOLS/dsjq" '.rows[1].kind' one.json)" line/object
-lines_in_one=$("$DSPROF" report -i clk --view hotlines -n 1 -f csv | awk -F, '$2 == "line"' | wc -l)
+lines_in_one=$("$DSPROF" report -i clk --view hotlines -n 1 -f csv | awk -F, '$3 == "line"' | wc -l)
 check_eq "--limit 1: the sub-rows of one line only" "$lines_in_one" 1
 "$DSPROF" report -i clk --view hotlines -n 1 >one.txt 2>&1
 check_contains "text: the line row" one.txt "^ +[0-9.]+% +[0-9]+ +[0-9.]+s  $hot +line +0-15"

@@ -6,7 +6,7 @@ check_eq "make install succeeds" "$?" 0
 check "dsprof installed" test -x "$T/prefix/bin/dsprof"
 "$T/prefix/bin/dsprof" --version >v.txt
 check_contains "installed dsprof runs" v.txt '^dsprof [0-9]+\.[0-9]+\.[0-9]+$'
-for page in dsprof dsprof-record dsprof-report dsprof-list dsprof-import dsprof-tui; do
+for page in dsprof dsprof-record dsprof-report dsprof-list dsprof-import dsprof-archive dsprof-tui; do
 	check "man page $page.1 installed" test -s "$T/prefix/share/man/man1/$page.1"
 done
 MANWIDTH=80 man -l "$T/prefix/share/man/man1/dsprof-record.1" >man.txt 2>man.err

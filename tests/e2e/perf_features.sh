@@ -22,9 +22,9 @@ perf_modules() { # perf.data
 "$DSPROF" report -i mem -v hotlines -f csv >mem.csv 2>mem.err
 check_eq "perf mem: hotlines without --line-size (status 0)" "$?" 0
 check_eq "perf mem: loads on the kernel line" \
-	"$(awk -F, '$2 == "line" && $3 ~ /^0xffff/ { print $5 }' mem.csv)" 200
+	"$(awk -F, '$3 == "line" && $4 ~ /^0xffff/ { print $6 }' mem.csv)" 200
 check_eq "perf mem: loads on the user line" \
-	"$(awk -F, '$2 == "line" && $3 !~ /^0xffff/ { print $5 }' mem.csv)" 300
+	"$(awk -F, '$3 == "line" && $4 !~ /^0xffff/ { print $6 }' mem.csv)" 300
 check_eq "perf mem: user samples per module as perf counts them" \
 	"$(perf_modules mem.data | awk '$1 == "prog" { print $2 }')" 300
 # the recording describes no caches and comes from another machine

@@ -80,3 +80,74 @@ perf report -i pipe.data --stdio --no-children -n --sort sym -t '|' 2>/dev/null 
 		if (s !~ /^0x/) print s, $2 }' | sort >perf3.txt
 our_counts pipeexp cpu-clock >ours3.txt
 compare "per-symbol counts (pipe mode)" perf3.txt ours3.txt
+
+# Call chains as perf reads them.  leafcall spends its time in walk and in
+# libc's memchr (called from scan), which set up no frame: the
+# frame-pointer walk from inside them skips their caller, which the
+# recording puts back.  perf must read the chains as it reads its own:
+# no stack unwound a second time on top of them (which shows as a frame
+# 0xffffffffffffffff and the leaf twice), and the callers there.
+# samples, samples with a 0xffffffffffffffff frame, samples whose chain
+# repeats its leaf, samples in walk, those called from main, samples in
+# memchr, those called from scan: from perf script -F ip,sym
+chain_stats() { # script output
+	awk '/^\t/ { a[n] = $1; s[n++] = $2; next }
+	n { total++; bad = dup = 0
+	    for (i = 0; i < n; i++) { if (a[i] == "ffffffffffffffff") bad = 1; if (i && a[i] == a[0]) dup = 1 }
+	    ff += bad; dups += dup
+	    if (s[0] == "walk") { walk++; if (n > 1 && s[1] == "main") walk_main++ }
+	    if (s[0] ~ /^__memchr/) { mc++; if (n > 1 && s[1] == "scan") mc_scan++ }
+	    n = 0 }
+	END { print total + 0, ff + 0, dups + 0, walk + 0, walk_main + 0, mc + 0, mc_scan + 0 }' "$1"
+}
+"$DSPROF" record -q -o chains -- "$PROGS/leafcall" 1 >/dev/null
+perf script -i chains/perf.data -F ip,sym >chains.txt 2>chains.err
+check_eq "perf script reads the call chains without a warning" "$(cat chains.err)" ""
+read -r total ff dups walk walk_main mc mc_scan <<EOS
+$(chain_stats chains.txt)
+EOS
+check_ge "perf script: samples with call chains" "$total" 100
+check_eq "perf sees no 0xffffffffffffffff frame (samples with one)" "$ff" 0
+check_eq "perf sees no chain repeat its leaf (samples that do)" "$dups" 0
+check_ge "perf: samples in walk" "$walk" 20
+check_ge "perf: walk (no frame) is called from main, % of its samples" \
+	"$((walk_main * 100 / (walk ? walk : 1)))" 95
+check_ge "perf: samples in memchr" "$mc" 20
+check_ge "perf: memchr (no frame) is called from scan, % of its samples" \
+	"$((mc_scan * 100 / (mc ? mc : 1)))" 95
+# perf report's caller graph: walk's callers, no frame perf made up
+# (paths under 5% of walk's samples are left out: a sample may fall where
+# even the stack copy cannot tell the caller)
+perf report -i chains/perf.data -G -g graph,5 --stdio --no-children --sort sym >graph.txt 2>graph.err
+check_eq "perf report -G: no warning" "$(cat graph.err)" ""
+check_eq "perf report -G: no 0xffffffffffffffff frame" "$(grep -c ffffffffffffffff graph.txt)" 0
+check_eq "perf report -G: walk's chain is main, walk" \
+	"$(awk '/\[\.\] walk *$/ { on = 1; next } on && /^ *$/ { exit } on && !/^ *\| *$/ { $1 = $1; printf "%s ", $0 }' graph.txt)" \
+	"---main walk "
+# the reference: perf's own recording of the same program reads the same way
+perf record -q -g -e cpu-clock -o own.data "$PROGS/leafcall" 1 >/dev/null 2>&1
+perf script -i own.data -F ip,sym >own.txt 2>/dev/null
+read -r ototal off odups _ <<EOS
+$(chain_stats own.txt)
+EOS
+check_ge "perf's own -g recording: samples" "$ototal" 100
+check_eq "perf's own -g recording: no 0xffffffffffffffff frame either" "$off" 0
+check_eq "perf's own -g recording: no repeated leaf either" "$odups" 0
+
+# Build-ids: perf lists every sampled object with the build-id its file has
+perf buildid-list -i chains/perf.data >bids.txt 2>bids.err
+check_eq "perf buildid-list reads our perf.data without a warning" "$(cat bids.err)" ""
+check_eq "perf buildid-list: objects listed without a build-id" "$(awk 'NF < 2' bids.txt | wc -l)" 0
+check_contains "perf buildid-list lists libc" bids.txt ' /.*/libc\.so\.6$'
+libc=$(awk '$2 ~ /\/libc\.so\.6$/ { print $2; exit }' bids.txt)
+for obj in "$PROGS/leafcall" "${libc:-libc.so.6}"; do
+	want=$(readelf -n "$obj" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
+	check_eq "perf buildid-list: build-id of ${obj##*/}" \
+		"$(awk -v f="$obj" '$2 == f { print $1 }' bids.txt)" "${want:-(none)}"
+done
+mismatch=$(while read -r id file; do
+	case "$file" in /*) ;; *) continue ;; esac
+	have=$(readelf -n "$file" 2>/dev/null | awk '/Build ID:/ { print $3; exit }')
+	[ "$have" = "$id" ] || echo "$file"
+done <bids.txt)
+check_eq "perf buildid-list: every file listed has that build-id here" "$mismatch" ""

@@ -15,12 +15,12 @@ SOCK="$T/tmux.sock"
 tm() { tmux -S "$SOCK" -f /dev/null "$@"; }
 trap 'tm kill-server 2>/dev/null' EXIT
 
-# start NAME ENV...: dsprof tui in a 100x30 window of its own, on $T/exp
-# or on what ARGS says
+# start NAME ENV...: dsprof tui in a 100x30 window (WIDTH columns) of its
+# own, on $T/exp or on what ARGS says
 ARGS="-i '$T/exp'"
 start() {
 	name=$1; shift
-	tm new-session -d -s "$name" -x 100 -y 30 \
+	tm new-session -d -s "$name" -x "${WIDTH:-100}" -y 30 \
 		"env $* '$DSPROF' tui $ARGS; echo TUI-EXIT=\$?; sleep 60"
 }
 # The status line's right end while the active tab waits for its view
@@ -204,6 +204,21 @@ PROG
 	fi
 else
 	skip "no C compiler to build a program with a hostile thread name"
+fi
+
+# the Sharing tab leads with the event that matters to it: at 160 columns
+# the default simulated events (L1D_MISS, LLC_MISS, HITM) hid HITM
+if command -v valgrind >/dev/null 2>&1; then
+	if "$DSPROF" record -q --sim -o simexp -- "$PROGS/sim_false_sharing" adjacent 1000 >/dev/null 2>&1; then
+		ARGS="-i '$T/simexp'" WIDTH=160 start shr LANG=C.UTF-8 NO_COLOR=
+		keys shr 9; screen "sim, 160 columns: the Sharing tab" shr '^Sharing'
+		screen "sim, 160 columns: its first event is sim:HITM" shr '^ *sim:HITM'
+		keys shr q; screen "sim, 160 columns: quits" shr 'TUI-EXIT=0'
+	else
+		not_ok "record --sim of sim_false_sharing"
+	fi
+else
+	not_ok "valgrind is not installed ('make deps' installs it): no simulated experiment for the Sharing tab"
 fi
 
 # the command line

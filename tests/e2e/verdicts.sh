@@ -31,6 +31,16 @@ for sc in ok crossed-branch-target after-call after-jump indirect-jumps no-funct
 	"$DSPROF" record -q -o "e-$sc" -- "$V" "$sc" 0.5 >/dev/null
 	check_verdict "$sc" "e-$sc" 80 all
 done
+# a tail call through a function pointer leaves the function: the loads
+# before it are triggers (it made the whole function indirect-jumps)
+"$DSPROF" record -q -o e-tail -- "$V" tail-call 0.5 >/dev/null
+"$DSPROF" report -i e-tail --type-stats -f csv >tail.ts 2>&1
+pct=$(csv_lookup tail.ts name "backtrack: ok" percent)
+if awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 80) }'; then
+	ok "tail-call: ${pct}% of the samples ok (>= 80%)"
+else
+	not_ok "tail-call: ${pct:-0}% of the samples ok, want >= 80%: $(tr '\n' ' ' <tail.ts)"
+fi
 "$DSPROF" record -q -o e-far -- "$V" trigger-not-found 0.5 >/dev/null
 check_verdict trigger-not-found e-far 60
 
@@ -42,6 +52,15 @@ check_verdict not-memory e-nm 80 all
 check_contains "not-memory: counted as instruction fetches" not-memory.ts '^address: instruction fetch \(not data\),address,[0-9]{4}'
 "$DSPROF" report -i e-nm --view pcs -f csv >nm.pcs 2>&1
 check_contains "not-memory: the fetched instruction is v_notmem's first" nm.pcs '^v_notmem\+0x0,.*,<unknown: instruction-fetch>,not-memory,'
+
+# a call's push of the return address is a stack access (it was
+# not-memory): the faults of a deep recursion are its stack's
+"$DSPROF" record -q -e page-faults -o e-sc -- "$V" stack-call >/dev/null
+"$DSPROF" report -i e-sc --view dataobjects -f csv >sc.csv 2>&1
+n=$(csv_lookup sc.csv name "<stack v_deep>" samples:page-faults)
+check "stack-call: the call's faults are <stack v_deep> (${n:-0} of 390 or so)" test "${n:-0}" -ge 300
+"$DSPROF" report -i e-sc --view pcs -f csv >sc.pcs 2>&1
+check_eq "stack-call: the call's verdict" "$(csv_lookup sc.pcs function v_deep verdict)" ok
 
 # JIT code in anonymous memory is no file: no note about opening it
 "$DSPROF" report -i e-no-code --view pcs >nc.txt 2>nc.err

@@ -28,6 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					sum += r.u.sample.callchain[i];
 				for (int i = 0; r.u.sample.regs && i < __builtin_popcountll(r.u.sample.regs_mask); i++)
 					sum += r.u.sample.regs[i];
+				if (r.u.sample.stack_field)
+					sum += r.u.sample.stack_field[r.u.sample.stack_field_len - 1];
 			} else if (r.kind == DS_REC_MMAP) {
 				sum += strlen(r.u.mmap.filename);
 			} else if (r.kind == DS_REC_COMM) {
@@ -36,6 +38,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		for (size_t i = 0; i < ds_perfdata_nevents(pd); i++)
 			sum += strlen(ds_perfdata_event(pd, i)->name);
+		{
+			size_t n;
+			const ds_build_id *ids = ds_perfdata_build_ids(pd, &n);
+			for (size_t i = 0; i < n; i++)
+				sum += strlen(ids[i].path) + ids[i].size + ids[i].id[DS_BUILD_ID_MAX - 1];
+		}
 		ds_perfdata_close(pd);
 	}
 	free(copy);

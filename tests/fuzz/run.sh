@@ -69,7 +69,10 @@ seed_perfdata() {
 	for k in mem period cache tracing; do
 		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
 	done
-	seeded perfdata "dsprof and perf recordings, mkperf layouts"
+	# HEADER_BUILD_ID records in a pipe
+	"$BUILD/tests/tools/mkperf" buildid "$c/mkperf-buildid-pipe.data" /opt/mkperf/lib.so \
+		00112233445566778899aabbccddeeff00112233 0x1000 pipe
+	seeded perfdata "dsprof and perf recordings, mkperf layouts, build-id records"
 }
 
 seed_json() {
@@ -100,8 +103,8 @@ seed_mobj() {
 # that is hand-written assembly in part (verdicts.c), C++ templates, split
 # debug files in a /usr/lib/debug tree (by build-id and by
 # .gnu_debuglink), MiniDebugInfo, and real-world code: SQLite and LevelDB
-# when their Debian sources are unpacked in BUILD_DIR/src (apt-get source
-# sqlite3 leveldb there; README.md, Fuzzing).
+# when their Debian sources are in BUILD_DIR/real, where make bench fetches
+# and builds them (README.md, Fuzzing).
 seed_elf() {
 	begin elf
 	what="toy programs"
@@ -138,28 +141,28 @@ seed_elf() {
 			xz -f "$d/mini" && objcopy --add-section .gnu_debugdata="$d/mini.xz" "$d/bare" "$c/minidebuginfo"
 		what="$what, split debug files, MiniDebugInfo"
 	fi
-	# real-world code, as small objects: SQLite's extensions and shell
-	# helpers, LevelDB's units (C++)
-	sq=$(ls -d "$BUILD"/src/sqlite3-[0-9]*/ 2>/dev/null | head -1)
-	if [ -n "$sq" ]; then
-		inc="$BUILD/src/sqlite3-build"
-		[ -f "$inc/sqlite3.h" ] || inc="$sq/src"
-		for f in series csv carray uint decimal regexp; do
-			gcc -O2 -g -I"$inc" -I"$sq/src" -c -o "$c/sqlite-$f.o" "$sq/ext/misc/$f.c" 2>/dev/null
-		done
-		ls "$c"/sqlite-* >/dev/null 2>&1 && what="$what, SQLite ($(ls "$c"/sqlite-* | wc -l) objects)"
+	# real-world code, as small objects: SQLite's extensions, LevelDB's
+	# units (C++); their sources are where make bench puts them
+	sq=$(ls -d "$BUILD"/real/sqlite3-[0-9]*/ 2>/dev/null | head -1)
+	if [ -z "$sq" ]; then
+		echo "# fuzz_elf: no SQLite source in $BUILD/real (apt-get source sqlite3 there, or make bench): no SQLite seeds"
+	elif [ ! -f "$BUILD/real/sqlite-build/sqlite3.h" ]; then
+		echo "# fuzz_elf: SQLite is not configured in $BUILD/real/sqlite-build (make bench does it): no SQLite seeds"
 	else
-		echo "# fuzz_elf: no SQLite source in $BUILD/src (apt-get source sqlite3 there): no SQLite seeds"
+		for f in series csv carray uint decimal regexp; do
+			gcc -O2 -g -I"$BUILD/real/sqlite-build" -I"$sq/src" -c -o "$c/sqlite-$f.o" "$sq/ext/misc/$f.c" 2>/dev/null
+		done
+		what="$what, SQLite ($(ls "$c"/sqlite-* 2>/dev/null | wc -l) objects)"
 	fi
-	lv=$(ls -d "$BUILD"/src/leveldb-[0-9]*/ 2>/dev/null | head -1)
+	lv=$(ls -d "$BUILD"/real/leveldb-[0-9]*/ 2>/dev/null | head -1)
 	if [ -n "$lv" ]; then
 		for f in util/hash util/coding util/cache db/dbformat table/block table/format; do
 			g++ -std=c++11 -O2 -g -DLEVELDB_PLATFORM_POSIX=1 -DLEVELDB_IS_BIG_ENDIAN=0 -I"$lv" \
 				-I"$lv/include" -c -o "$c/leveldb-$(basename $f).o" "$lv/$f.cc" 2>/dev/null
 		done
-		ls "$c"/leveldb-* >/dev/null 2>&1 && what="$what, LevelDB ($(ls "$c"/leveldb-* | wc -l) objects)"
+		what="$what, LevelDB ($(ls "$c"/leveldb-* 2>/dev/null | wc -l) objects)"
 	else
-		echo "# fuzz_elf: no LevelDB source in $BUILD/src (apt-get source leveldb there): no LevelDB seeds"
+		echo "# fuzz_elf: no LevelDB source in $BUILD/real (apt-get source leveldb there, or make bench): no LevelDB seeds"
 	fi
 	seeded elf "$what"
 }

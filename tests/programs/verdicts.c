@@ -12,6 +12,9 @@
  *   after-call             calls back to back: IPs are return addresses
  *   after-jump             a block entered by a `ret` to a pushed address
  *   indirect-jumps         a function with a jump through memory
+ *   tail-call              ok's loop in a function that ends with a tail
+ *                          call through a function pointer (`jmp *%rax`):
+ *                          it leaves the function, so the verdict is ok
  *   trigger-not-found      100 ALU instructions: more than the walk limit
  *   no-function            code outside every symbol's bounds
  *   bad-decode             a byte that does not decode in the function
@@ -19,6 +22,9 @@
  *   not-memory             (-e page-faults) a code page dropped and fetched
  *                          again, 4000 times: the fault's IP is an ALU
  *                          instruction
+ *   stack-call             (-e page-faults) a recursion 200,000 calls deep
+ *                          whose only stack access is the call's push of
+ *                          the return address: the faults are the stack's
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +54,33 @@ __asm__(
 	"	jnz 1b\n"
 	"	ret\n"
 	"	.size v_ok, .-v_ok\n"
+
+	/* SQLite's getCellInfo ends with `jmp` to pPage->xParseCell */
+	"	.p2align 4\n"
+	"	.type v_tail, @function\n"
+	"v_tail:\n"
+	"	xor %eax, %eax\n"
+	"1:	mov (%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	mov 8(%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	mov 16(%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	mov 24(%rsi), %rdx\n"
+	"	add %rdx, %rax\n"
+	"	dec %rdi\n"
+	"	jnz 1b\n"
+	"	mov v_tail_next(%rip), %rax\n"
+	"	jmp *%rax\n"
+	"	.size v_tail, .-v_tail\n"
+	"	.type v_ret, @function\n"
+	"v_ret:\n"
+	"	ret\n"
+	"	.size v_ret, .-v_ret\n"
+	"	.data\n"
+	"v_tail_next:\n"
+	"	.quad v_ret\n"
+	"	.text\n"
 
 	"	.p2align 4\n"
 	"	.type v_target, @function\n"
@@ -173,6 +206,14 @@ __asm__(
 	"	ret\n"
 	"	.size v_notmem, .-v_notmem\n"
 	"	.p2align 12\n"
+
+	"	.type v_deep, @function\n"
+	"v_deep:\n"
+	"	dec %rdi\n"
+	"	jz 1f\n"
+	"	call v_deep\n"
+	"1:	ret\n"
+	"	.size v_deep, .-v_deep\n"
 	"	.text\n");
 
 void v_ok(long n, void *buf);
@@ -180,10 +221,12 @@ void v_target(long n, void *buf);
 void v_call(long n, void *buf);
 void v_jump(long n, void *buf);
 void v_indirect(long n, void *buf);
+void v_tail(long n, void *buf);
 void v_far(long n, void *buf);
 void v_nofunc(long n, void *buf);
 void v_bad(long n, void *buf);
 long v_notmem(long n);
+void v_deep(long n);
 
 /* The body of v_target's loop, for anonymous memory:
  *   mov $3,%eax; 1: imul %rax,%rax (x4); dec %rdi; jnz 1b; ret */
@@ -257,6 +300,7 @@ int main(int argc, char **argv)
 		{"after-call", v_call},
 		{"after-jump", v_jump},
 		{"indirect-jumps", v_indirect},
+		{"tail-call", v_tail},
 		{"trigger-not-found", v_far},
 		{"no-function", v_nofunc},
 		{"bad-decode", v_bad},
@@ -274,8 +318,12 @@ int main(int argc, char **argv)
 		return run_nocode(seconds);
 	if (strcmp(argv[1], "not-memory") == 0)
 		return run_notmem();
+	if (strcmp(argv[1], "stack-call") == 0) {
+		v_deep(200000);
+		return 0;
+	}
 usage:
-	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|after-call|after-jump|indirect-jumps|"
-			"trigger-not-found|no-function|bad-decode|no-code|not-memory [SECONDS]\n");
+	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|after-call|after-jump|indirect-jumps|tail-call|"
+			"trigger-not-found|no-function|bad-decode|no-code|not-memory|stack-call [SECONDS]\n");
 	return 2;
 }

@@ -12,8 +12,15 @@
  *                       L2) and 250 samples with addresses on one line
  *   mkperf tracing OUT  pipe mode with a TRACING_DATA record (12-byte header,
  *                       then its payload) before 150 samples
+ *   mkperf buildid OUT OBJECT HEX OFFSET [pipe]
+ *                       a recording of another machine: OBJECT mapped at
+ *                       0x7f0000000000 from its start, 200 samples at OFFSET
+ *                       in it, HEADER_BUILD_ID giving OBJECT the build-id HEX
+ *                       (in pipe mode, a HEADER_BUILD_ID record before the
+ *                       samples, as 'perf inject -b' writes it)
  *
- * Every sample lies in /opt/mkperf/prog, mapped at 0x400000 by pid 42.
+ * Otherwise every sample lies in /opt/mkperf/prog, mapped at 0x400000 by
+ * pid 42.
  */
 #include "experiment/experiment.h"
 
@@ -26,6 +33,7 @@
 #define KERNEL_IP 0xffffffff81234560ull
 #define KERNEL_LINE 0xffff888012345600ull
 #define HEAP_LINE 0x5555deadbe00ull
+#define OBJECT_BASE 0x7f0000000000ull
 
 static void fix_size(ds_buf *b, size_t start)
 {
@@ -44,22 +52,30 @@ static void u64(ds_buf *b, uint64_t v)
 	ds_buf_append(b, &v, 8);
 }
 
-static void mmap2(ds_buf *b, const struct perf_event_attr *a, uint64_t id)
+static void map_object(ds_buf *b, const struct perf_event_attr *a, uint64_t id, const char *path,
+		       uint64_t base, uint64_t len)
 {
 	size_t start = b->len;
 	uint32_t pt[2] = {PID, PID}, dev[2] = {8, 1}, prot[2] = {5, 2};
+	static const char zeros[8];
 	header(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
 	ds_buf_append(b, pt, 8);
-	u64(b, 0x400000);
-	u64(b, 0x10000);
+	u64(b, base);
+	u64(b, len);
 	u64(b, 0);
 	ds_buf_append(b, dev, 8);
 	u64(b, 1234);
 	u64(b, 0);
 	ds_buf_append(b, prot, 8);
-	ds_buf_append(b, PROG "\0\0\0\0\0\0\0", 24); /* 17 bytes, padded to 8 */
+	ds_buf_append(b, path, strlen(path));
+	ds_buf_append(b, zeros, 8 - strlen(path) % 8); /* NUL-terminated, padded to 8 */
 	ds_sample_id_append(b, a, PID, PID, 1, id, 0);
 	fix_size(b, start);
+}
+
+static void mmap2(ds_buf *b, const struct perf_event_attr *a, uint64_t id)
+{
+	map_object(b, a, id, PROG, 0x400000, 0x10000);
 }
 
 /* A sample in the attr's sample_type order, for the fields these files use. */
@@ -95,14 +111,15 @@ static void attr_init(struct perf_event_attr *a, uint64_t sample_type, uint64_t 
 	a->exclude_guest = 1;
 }
 
-static int write_file(const char *out, const char *name, const struct perf_event_attr *a, const ds_buf *recs)
+static int write_file(const char *out, const char *name, const struct perf_event_attr *a, const ds_buf *recs,
+		      const ds_build_id *ids, size_t nids)
 {
 	uint64_t id = 7;
 	ds_event ev = {.name = (char *)name, .attr = *a, .ids = &id, .nids = 1};
 	char *argv[] = {"perf", "record"};
 	ds_pdw_info info = {.hostname = "elsewhere", .osrelease = "6.1.0-mkperf", .version = "6.1",
 			    .arch = "x86_64", .cpudesc = "mkperf", .nr_cpus_online = 1, .nr_cpus_avail = 1,
-			    .argc = 2, .argv = argv, .clockid = -1};
+			    .argc = 2, .argv = argv, .clockid = -1, .build_ids = ids, .nbuild_ids = nids};
 	ds_err err = {0};
 	ds_pdw *w = ds_pdw_create(out, &ev, 1, &err);
 	if (!w || ds_pdw_write(w, recs->p, recs->len, &err) || ds_pdw_finish(w, &info, &err)) {
@@ -130,7 +147,7 @@ static int mem(const char *out)
 		       kernel ? KERNEL_IP : 0x401000 + (uint64_t)(i % 7) * 4, t += 1000,
 		       (kernel ? KERNEL_LINE : HEAP_LINE) + (uint64_t)(i % 8) * 8, 30, LOAD_L1);
 	}
-	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b);
+	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b, NULL, 0);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -147,7 +164,7 @@ static int period(const char *out)
 	for (int i = 0; i < 400; i++)
 		sample(&b, &a, 7, PERF_RECORD_MISC_USER, 0x401000 + (uint64_t)(i % 3) * 16, t += 1000, 0,
 		       120 | 7ull << 32 | 3ull << 48, 0);
-	rc = write_file(out, "cycles", &a, &b);
+	rc = write_file(out, "cycles", &a, &b, NULL, 0);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -256,6 +273,50 @@ static int tracing(const char *out)
 	return rc;
 }
 
+static bool parse_hex(const char *hex, ds_build_id *b)
+{
+	size_t n = strlen(hex);
+	if (n % 2 || n == 0 || n / 2 > DS_BUILD_ID_MAX)
+		return false;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return false;
+		b->id[i] = (uint8_t)v;
+	}
+	b->size = (uint8_t)(n / 2);
+	return true;
+}
+
+static int buildid(const char *out, const char *object, const char *hex, const char *offset, bool pipe)
+{
+	struct perf_event_attr a;
+	ds_build_id bid = {.path = (char *)object};
+	ds_buf b = {0}, feat = {0};
+	uint64_t t = 1000, off = strtoull(offset, NULL, 0);
+	uint32_t type = 67; /* HEADER_BUILD_ID: the feature's entry as a record */
+	int rc;
+
+	if (!parse_hex(hex, &bid)) {
+		fprintf(stderr, "mkperf: '%s' is not a build-id in hex\n", hex);
+		return 2;
+	}
+	attr_init(&a, PERF_SAMPLE_PERIOD, 1000);
+	if (pipe) {
+		pipe_start(&b, &a, 7);
+		ds_build_id_feature_put(&feat, &bid, 1);
+		memcpy(feat.p, &type, 4);
+		ds_buf_append(&b, feat.p, feat.len);
+	}
+	map_object(&b, &a, 7, object, OBJECT_BASE, off + 0x100000);
+	for (int i = 0; i < 200; i++)
+		sample(&b, &a, 7, PERF_RECORD_MISC_USER, OBJECT_BASE + off, t += 1000, 0, 0, 0);
+	rc = pipe ? write_pipe(out, &b) : write_file(out, "cycles", &a, &b, &bid, 1);
+	ds_buf_free(&feat);
+	ds_buf_free(&b);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "mem"))
@@ -266,6 +327,9 @@ int main(int argc, char **argv)
 		return cache(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "tracing"))
 		return tracing(argv[2]);
-	fprintf(stderr, "usage: mkperf mem|period|cache|tracing OUT\n");
+	if ((argc == 6 || (argc == 7 && !strcmp(argv[6], "pipe"))) && !strcmp(argv[1], "buildid"))
+		return buildid(argv[2], argv[3], argv[4], argv[5], argc == 7);
+	fprintf(stderr, "usage: mkperf mem|period|cache|tracing OUT\n"
+			"       mkperf buildid OUT OBJECT HEX OFFSET [pipe]\n");
 	return 2;
 }

@@ -78,7 +78,13 @@ TEST(decode_flow_and_moves)
 	CHECK(in.flow == DS_FLOW_INDIRECT_JUMP);
 	CHECK(dec1("ff d0", 0, &in));                            /* call rax */
 	CHECK(in.flow == DS_FLOW_INDIRECT_CALL);
+	/* calls push the return address, ret pops it: stack accesses */
+	CHECK(dec1("e8 10 00 00 00", 0x1000, &in) && in.nmem == 1);
+	CHECK(in.mem[0].base == RSP && in.mem[0].disp == -8 && in.mem[0].write && !in.mem[0].read);
+	CHECK(dec1("ff 15 10 00 00 00", 0, &in) && in.nmem == 2);   /* call [rip + 0x10] */
+	CHECK(in.mem[0].rip_relative && in.mem[0].read && in.mem[1].base == RSP && in.mem[1].write);
 	CHECK(dec1("c3", 0, &in) && in.flow == DS_FLOW_RET);
+	CHECK(in.nmem == 1 && in.mem[0].base == RSP && in.mem[0].disp == 0 && in.mem[0].read);
 	CHECK(dec1("0f 0b", 0, &in) && in.flow == DS_FLOW_STOP);  /* ud2 */
 	CHECK(dec1("0f 05", 0, &in) && in.flow == DS_FLOW_SYSCALL);
 	CHECK(dec1("0f a2", 0, &in));                            /* cpuid */
@@ -195,6 +201,30 @@ static const char asm_src[] =
 	"	jmp *%rax\n"
 	"	.size f_indirect, .-f_indirect\n"
 	"\n"
+	"	.type f_sys, @function\n"
+	"f_sys:\n"
+	"	mov (%rdi), %rax\n"
+	"	syscall\n"
+	".Lip_sys:\n"
+	"	ret\n"
+	"	.size f_sys, .-f_sys\n"
+	"\n"
+	"	.type f_fparray, @function\n"
+	"f_fparray:\n"
+	"	mov (%rsi,%rdi,8), %rax\n"
+	".Lip_fparray:\n"
+	"	jmp *%rax\n"
+	"	.size f_fparray, .-f_fparray\n"
+	"\n"
+	"	.type f_goto, @function\n"
+	"f_goto:\n"
+	"	lea 1f(%rip), %rax\n"
+	"	mov (%rdi), %rdx\n"
+	".Lip_goto:\n"
+	"	jmp *%rax\n"
+	"1:	ret\n"
+	"	.size f_goto, .-f_goto\n"
+	"\n"
 	"	.type f_switch, @function\n"
 	"f_switch:\n"
 	"	lea table(%rip), %rdx\n"
@@ -252,6 +282,9 @@ static const char asm_src[] =
 	"	.globl ip_jump\n	.set ip_jump, .Lip_jump - f_load\n"
 	"	.globl ip_rip\n	.set ip_rip, .Lip_rip - f_load\n"
 	"	.globl ip_indirect\n	.set ip_indirect, .Lip_indirect - f_indirect\n"
+	"	.globl ip_sys\n	.set ip_sys, .Lip_sys - f_sys\n"
+	"	.globl ip_fparray\n	.set ip_fparray, .Lip_fparray - f_fparray\n"
+	"	.globl ip_goto\n	.set ip_goto, .Lip_goto - f_goto\n"
 	"	.globl ip_case\n	.set ip_case, .Lip_case - f_switch\n"
 	"	.globl ip_far\n	.set ip_far, .Lip_far - f_far\n"
 	"	.globl ip_precise_mem\n	.set ip_precise_mem, .Lip_precise_mem - f_precise\n"
@@ -286,6 +319,9 @@ static uint64_t ip_of(const char *label)
 		{"ip_jump", "f_load"},
 		{"ip_rip", "f_load"},
 		{"ip_indirect", "f_indirect"},
+		{"ip_fparray", "f_fparray"},
+		{"ip_sys", "f_sys"},
+		{"ip_goto", "f_goto"},
 		{"ip_case", "f_switch"},
 		{"ip_far", "f_far"},
 		{"ip_precise_mem", "f_precise"},
@@ -330,7 +366,15 @@ TEST(verdicts)
 	CHECK(t.verdict == DS_BT_JUMP);
 	at("ip_rip", false, &t);
 	CHECK(t.verdict == DS_BT_OK && t.mem.rip_relative);
+	/* a tail call through a function pointer leaves the function: the
+	 * load before it is the trigger */
 	at("ip_indirect", false, &t);
+	CHECK(t.verdict == DS_BT_OK && t.mem.base == RDI);
+	at("ip_fparray", false, &t);      /* ... through an array of them */
+	CHECK(t.verdict == DS_BT_OK && t.mem.base == RSI && t.mem.scale == 8);
+	at("ip_sys", false, &t);          /* after a system call: the kernel's time */
+	CHECK(t.verdict == DS_BT_CALL);
+	at("ip_goto", false, &t);         /* a computed goto may land anywhere */
 	CHECK(t.verdict == DS_BT_INDIRECT);
 	at("ip_case", false, &t);         /* a jump table read from .rodata: blocks known */
 	CHECK(t.verdict == DS_BT_BRANCH_TARGET ? false : t.verdict == DS_BT_OK);

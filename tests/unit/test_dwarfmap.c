@@ -288,6 +288,68 @@ TEST(build_id_debug_dir)
 	ds_buf_free(&file);
 }
 
+/* An archived debug file (ds_dso_opts.debug_file) is taken when its
+ * build-id matches, before any debug root; one of another build is not. */
+TEST(given_debug_file)
+{
+	ds_dso_opts o = {.debug_root = "/nonexistent"};
+	char *exe, *dbg, *other;
+	ds_err err;
+	ds_dso *d;
+
+	CHECK(unit_sh("gcc -O1 -g -o g.out tiny.c && objcopy --only-keep-debug g.out g.debug && "
+		      "objcopy --strip-all g.out && gcc -O2 -g -o o.out tiny.c && "
+		      "objcopy --only-keep-debug o.out o.debug"));
+	exe = unit_tpath("g.out");
+	dbg = unit_tpath("g.debug");
+	other = unit_tpath("o.debug");
+	o.debug_file = dbg;
+	d = ds_dso_open(exe, &o, &err);
+	CHECK(d != NULL);
+	if (d) {
+		CHECK_STR(ds_dso_separate_debug_file(d), dbg);
+		check_tiny(d);
+		ds_dso_close(d);
+	}
+	o.debug_file = other;
+	d = ds_dso_open(exe, &o, &err);
+	CHECK(d != NULL);
+	if (d) {
+		CHECK(ds_dso_separate_debug_file(d) == NULL);
+		CHECK(ds_dso_note(d) && strstr(ds_dso_note(d), "ignoring debug file") != NULL);
+		ds_dso_close(d);
+	}
+	free(exe);
+	free(dbg);
+	free(other);
+}
+
+/* Build-ids without opening an object: a file's note, and a block of notes
+ * as /sys/kernel/notes shows the kernel's. */
+TEST(build_id_readers)
+{
+	uint8_t id[20], blob[64] = {0};
+	uint32_t *w = (uint32_t *)blob;
+	ds_err err;
+	ds_dso *d = ds_dso_open("/proc/self/exe", NULL, &err);
+	size_t n = ds_build_id_of_file("/proc/self/exe", id, sizeof id), m = 0;
+	const uint8_t *want = d ? ds_dso_build_id(d, &m) : NULL;
+
+	CHECK(n == 20 && want && m == 20 && memcmp(id, want, 20) == 0);
+	ds_dso_close(d);
+	CHECK_EQ_U64(ds_build_id_of_file("/nonexistent", id, sizeof id), 0);
+	/* a note of another kind, then the GNU build-id note with 8 bytes */
+	w[0] = 6, w[1] = 4, w[2] = 1;
+	memcpy(blob + 12, "Linux", 6);
+	w[6] = 4, w[7] = 8, w[8] = 3 /* NT_GNU_BUILD_ID */;
+	memcpy(blob + 36, "GNU", 4);
+	memcpy(blob + 40, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+	CHECK_EQ_U64(ds_build_id_of_notes(blob, 48, id, sizeof id), 8);
+	CHECK(id[0] == 1 && id[7] == 8);
+	/* cut short inside its descriptor: none */
+	CHECK_EQ_U64(ds_build_id_of_notes(blob, 44, id, sizeof id), 0);
+}
+
 TEST(minidebuginfo)
 {
 	static const char src[] =
@@ -733,6 +795,8 @@ int main(void)
 	RUN(debuglink);
 	RUN(debuglink_crc);
 	RUN(build_id_debug_dir);
+	RUN(given_debug_file);
+	RUN(build_id_readers);
 	RUN(minidebuginfo);
 	RUN(perf_aliases);
 	RUN(plt_covered);

@@ -757,6 +757,9 @@ TEST(all_sample_fields)
 		CHECK_EQ_U64(sm->nr_callchain, 2);
 		CHECK(sm->regs_abi == 2 && sm->regs && sm->regs[1] == 0xbbbb);
 		CHECK(sm->stack && sm->stack_size == 12);
+		/* the whole field (size, 16 bytes, dyn_size) for a rewrite that drops it */
+		CHECK(sm->stack_field && sm->stack_field + 8 == sm->stack);
+		CHECK_EQ_U64(sm->stack_field_len, 32);
 		CHECK_EQ_U64(sm->weight, 77);
 		CHECK_EQ_U64(sm->data_src, 0x12345);
 		CHECK_EQ_U64(sm->phys_addr, 0x7000);
@@ -769,6 +772,100 @@ TEST(all_sample_fields)
 	ds_perfdata_close(pd);
 	ds_buf_free(&b);
 	free(path);
+}
+
+/* HEADER_BUILD_ID as perf writes it: 36 fixed bytes, the name padded to 64. */
+TEST(build_id_feature)
+{
+	static const ds_build_id ids[] = {
+		{"[kernel.kallsyms]", {0x85, 0xc7, 0xe4}, 20, true},
+		{"/usr/lib/x86_64-linux-gnu/libc.so.6", {0x93, 0xac, 0x61, 0xec}, 20, false},
+		{"/opt/short-id", {1, 2, 3, 4, 5, 6, 7, 8}, 8, false},
+	};
+	ds_buf b = {0};
+	ds_build_id *got = NULL;
+	size_t n = 0;
+	char hex[2 * DS_BUILD_ID_MAX + 1];
+
+	ds_build_id_feature_put(&b, ids, 3);
+	CHECK_EQ_U64(b.len, 3 * (36 + 64));
+	CHECK_EQ_U64(((const struct perf_event_header *)b.p)->size, 100);
+	CHECK_EQ_U64(((const struct perf_event_header *)b.p)->misc,
+		     PERF_RECORD_MISC_KERNEL | (1u << 15));
+	ds_build_id_feature_parse(b.p, b.len, &got, &n);
+	CHECK_EQ_U64(n, 3);
+	if (n == 3) {
+		CHECK_STR(got[0].path, "[kernel.kallsyms]");
+		CHECK(got[0].kernel && !got[1].kernel);
+		CHECK_EQ_U64(got[1].size, 20);
+		CHECK(memcmp(got[1].id, ids[1].id, 20) == 0);
+		CHECK_EQ_U64(got[2].size, 8);
+		CHECK(ds_build_id_find(got, n, "/opt/short-id") == &got[2]);
+		CHECK(ds_build_id_find(got, n, "/opt/other") == NULL);
+		ds_build_id_hex(got[2].id, got[2].size, hex);
+		CHECK_STR(hex, "0102030405060708");
+	}
+	ds_build_ids_free(got, n);
+	/* a section cut inside its second entry keeps the first */
+	got = NULL;
+	n = 0;
+	ds_build_id_feature_parse(b.p, 100 + 50, &got, &n);
+	CHECK_EQ_U64(n, 1);
+	ds_build_ids_free(got, n);
+	/* an entry whose name lacks its NUL ends the section */
+	memset(b.p + 36, 'x', 64);
+	got = NULL;
+	n = 0;
+	ds_build_id_feature_parse(b.p, b.len, &got, &n);
+	CHECK_EQ_U64(n, 0);
+	ds_build_ids_free(got, n);
+	ds_buf_free(&b);
+}
+
+/* A rewrite keeps the other file's feature sections and replaces the
+ * build-ids and the event descriptions with its own. */
+TEST(rewrite_keeps_features)
+{
+	char *path = write_two_event_file(), *path2 = tmp_path("rewritten.data");
+	static const ds_build_id ids[] = {{"/bin/prog", {0xaa, 0xbb}, 2, false}};
+	ds_perfdata *pd = NULL, *pd2 = NULL;
+	ds_err err = {0};
+	ds_event ev[2];
+	ds_pdw *w;
+	ds_pdw_info info = {.clockid = -1, .build_ids = ids, .nbuild_ids = 1};
+	const ds_build_id *got;
+	size_t n;
+
+	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
+	if (!pd) {
+		free(path);
+		free(path2);
+		return;
+	}
+	ds_perfdata_build_ids(pd, &n);
+	CHECK_EQ_U64(n, 0);
+	ev[0] = *ds_perfdata_event(pd, 0);
+	ev[1] = *ds_perfdata_event(pd, 1);
+	ev[0].name = "renamed";
+	info.features_from = pd;
+	w = ds_pdw_create(path2, ev, 2, &err);
+	{
+		struct perf_event_header fr = {68 /* FINISHED_ROUND */, 0, 8};
+		CHECK(w && ds_pdw_write(w, &fr, sizeof fr, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	}
+	CHECK(ds_perfdata_open(path2, &pd2, &err) == 0);
+	if (pd2) {
+		CHECK_STR(ds_perfdata_info(pd2)->hostname, "host1");
+		CHECK_STR(ds_perfdata_info(pd2)->cmdline, "dsprof record x");
+		CHECK_EQ_U64(ds_perfdata_info(pd2)->last_sample_time, 300);
+		CHECK_STR(ds_perfdata_event(pd2, 0)->name, "renamed");
+		got = ds_perfdata_build_ids(pd2, &n);
+		CHECK(n == 1 && strcmp(got[0].path, "/bin/prog") == 0 && got[0].size == 2);
+	}
+	ds_perfdata_close(pd2);
+	ds_perfdata_close(pd);
+	free(path);
+	free(path2);
 }
 
 /* perf record -c 10009: no PERIOD field, the attr's period is each
@@ -985,6 +1082,13 @@ TEST(meta_values_checked)
 		CHECK(r.exit_status == (strstr(cases[i].to, "exit_status") ? -1 : 139));
 		ds_meta_fini(&r);
 	}
+	/* 0 is unknown, as an import of another machine's recording writes it */
+	CHECK(read_edited(good.p, "\"page_size\": 4096", "\"page_size\": 0", &r, said, sizeof said) &&
+	      r.nproblems == 0 && r.page_size == 0);
+	ds_meta_fini(&r);
+	CHECK(read_edited(good.p, "\"ncpus\": 8", "\"ncpus\": 0", &r, said, sizeof said) && r.nproblems == 0 &&
+	      r.ncpus == 0);
+	ds_meta_fini(&r);
 	/* each field is unknown, not the value that cannot be */
 	CHECK(read_edited(good.p, "\"page_size\": 4096", "\"page_size\": 3", &r, said, sizeof said) &&
 	      r.page_size == 0 && r.ncpus == 8);
@@ -1114,6 +1218,8 @@ int main(void)
 	RUN(compressed_records);
 	RUN(pipe_mode);
 	RUN(all_sample_fields);
+	RUN(build_id_feature);
+	RUN(rewrite_keeps_features);
 	RUN(fixed_period_weight_struct);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
