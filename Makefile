@@ -6,6 +6,7 @@
 #                  print its report and the false-sharing story
 #   make test      deps + build + the whole test suite
 #   make check     the suite under ASan+UBSan, then the fuzzers for a bounded time
+#   make fuzz      the fuzzers only (FUZZ_SECONDS each; FUZZ_TARGETS="session tui" picks some)
 #   make bench     benchmarks against perf, printed as ratios
 #   make install   PREFIX=/usr/local: the program and its man pages
 
@@ -14,6 +15,7 @@ PREFIX  ?= /usr/local
 CC      ?= gcc
 SAN     ?=
 FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?=
 
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
 # libc6-dbg resolves samples in libc the same on every machine.  make bench
@@ -114,22 +116,34 @@ $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 
-# libFuzzer targets: each links only the modules it exercises.
-FUZZ_BINS := $(BUILD)/fuzz/fuzz_perfdata $(BUILD)/fuzz/fuzz_json $(BUILD)/fuzz/fuzz_mobj \
-             $(BUILD)/fuzz/fuzz_elf
-FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined
-$(BUILD)/fuzz/fuzz_perfdata: tests/fuzz/fuzz_perfdata.c $(wildcard base/*.c experiment/*.c)
+# Fuzz targets (tests/fuzz/), each built twice: with libFuzzer for `make
+# fuzz` (clang; the modules compiled once more, with coverage and the
+# sanitizers, into their own archive), and with tests/fuzz/replay.c's main
+# for the regression replay of `make test` (the build's own compiler and
+# flags, SAN=1 included, and no fuzzer runtime).
+FUZZ_NAMES := perfdata json mobj elf session meta kallsyms machine simstream tui
+FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_REPLAYS := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%-replay)
+# UBSan's reports stop the fuzzer (else it prints them and goes on: no finding).
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I/usr/include/libdwarf $(PKG_CFLAGS) \
+               -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/cli/render.o \
+                 $(BUILD)/fuzz/obj/tests/fuzz/fuzz.o
+FUZZ_LIB := $(BUILD)/fuzz/libdsprof-fuzz.a
+$(BUILD)/fuzz/obj/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^ $(shell pkg-config --libs libzstd 2>/dev/null)
-$(BUILD)/fuzz/fuzz_json: tests/fuzz/fuzz_json.c $(wildcard base/*.c)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^
-$(BUILD)/fuzz/fuzz_mobj: tests/fuzz/fuzz_mobj.c $(wildcard base/*.c memobj/*.c)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+$(BUILD)/tests/fuzz/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.c \
+				   tests/fuzz/fuzz.h $(BUILD)/obj/cli/render.o $(LIB)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -o $@ $^
-$(BUILD)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c $(wildcard base/*.c dwarfmap/*.c) analyze/layout.c
-	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) $(PKG_CFLAGS) -I/usr/include/libdwarf -o $@ $^ -ldwarf $(PKG_LIBS) -lstdc++
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c tests/fuzz/fuzz.c \
+		$(BUILD)/obj/cli/render.o $(LIB) $(LDLIBS)
 
 # The evaluator benchmark measures dsprof's own code, so unlike the
 # profiled bench programs it is built and linked like the tests.
@@ -153,18 +167,21 @@ deps:
 		|| { echo "dsprof: apt-get install$$missing failed" >&2; exit 2; }; \
 	fi
 
-test-run: $(PROG) $(UNIT_BINS) $(TOOL_BINS) $(TESTPROGS)
+test-run: $(PROG) $(UNIT_BINS) $(TOOL_BINS) $(TESTPROGS) $(FUZZ_REPLAYS)
 	@tests/run.sh $(BUILD)
 
 test: deps
 	@$(MAKE) --no-print-directory test-run
 
+# The fuzzers run even when the suite fails: both say what they found.
 check: deps
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run
-	@$(MAKE) --no-print-directory fuzz
+	@status=0; \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run || status=1; \
+	$(MAKE) --no-print-directory fuzz || status=1; \
+	exit $$status
 
-fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS) $(TOOL_BINS)
-	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
+fuzz: $(FUZZ_BINS) $(PROG) $(TESTPROGS) $(TOOL_BINS) sim
+	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(PROG) $(TESTPROGS) sim
@@ -182,6 +199,6 @@ install: $(PROG)
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)
 
 include sampler/sim/sim.mk

@@ -60,7 +60,11 @@ void ds_dso_close(ds_dso *d);
 /* Write to `out` the lines of the kallsyms file `path` that resolve each
  * of addrs[0..n) exactly as the whole file would: a few lines instead of
  * the kernel's hundred thousand, so that an experiment carries its kernel
- * symbols and a report need not read /proc/kallsyms. */
+ * symbols and a report need not read /proc/kallsyms.  Exactly, where one
+ * symbol covers the address: where two overlap (perf extends the last
+ * symbol before a kernel/module boundary by a page, which can reach past
+ * the next symbol's start), which one perf names depends on the whole
+ * file's tree, and the subset may name the other. */
 int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, const char *out,
 		       ds_err *err);
 

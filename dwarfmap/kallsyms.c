@@ -143,7 +143,8 @@ static int64_t floor_index(const uint64_t *v, size_t n, uint64_t x)
 int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, const char *out,
 		       ds_err *err)
 {
-	char *text = ds_read_file_err(path, NULL, err), *line, *next;
+	size_t len;
+	char *text = ds_read_file_err(path, &len, err), *line, *next;
 	ds_vec_u64 all = {0}, want = {0};
 	ds_buf o = {0};
 	FILE *f;
@@ -151,10 +152,12 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 
 	if (!text)
 		return -1;
-	for (line = text; *line; line = next) {
+	/* line by line to the file's end, as the whole-file reader goes: a
+	 * NUL byte ends a name, not the file */
+	for (line = text; line < text + len; line = next) {
 		uint64_t addr;
-		char type, *name, *nl = strchr(line, '\n');
-		next = nl ? nl + 1 : line + strlen(line);
+		char type, *name, *nl = memchr(line, '\n', (size_t)(text + len - line));
+		next = nl ? nl + 1 : text + len;
 		if (nl)
 			*nl = 0;
 		if (parse_line(line, &addr, &type, &name) && kept(type, name))
@@ -173,10 +176,10 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 			ds_vec_push(&want, all.v[k]);
 	}
 	ds_sort(want.v, want.n, sizeof *want.v, cmp_u64);
-	for (line = text; *line; line = next) {
+	for (line = text; line < text + len; line = next) {
 		uint64_t addr;
-		char type, *name, *nl = strchr(line, '\n');
-		next = nl ? nl + 1 : line + strlen(line);
+		char type, *name, *nl = memchr(line, '\n', (size_t)(text + len - line));
+		next = nl ? nl + 1 : text + len;
 		if (nl)
 			*nl = 0;
 		if (parse_line(line, &addr, &type, &name) && kept(type, name) && want.n) {

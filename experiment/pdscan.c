@@ -15,10 +15,11 @@
  * Records compressed by `perf record -z` (PERF_RECORD_COMPRESSED, and
  * COMPRESSED2 with its data size) are pieces of one zstd stream, and a
  * record may span two of them: the data is decompressed once, here, into
- * memory, and read from there.  The same copy is made when a record of
- * perf's own is no multiple of 8 bytes long (a pipe's TRACING_DATA), so
- * that the records after it are 8-aligned as the kernel wrote them and
- * their u64 fields can be read in place.
+ * memory, and read from there.  The same copy is made when a record is not
+ * 8-aligned in memory (after a record of perf's own that is no multiple of 8
+ * bytes long, a pipe's TRACING_DATA; or where reading resumed after a
+ * corrupt stretch), so that every record is 8-aligned as the kernel wrote
+ * them and their u64 fields can be read in place.
  */
 #include "experiment/pdread_int.h"
 
@@ -104,8 +105,8 @@ static bool cut_record(const unsigned char *d, uint64_t size, uint64_t off)
 
 /* List the gaps of [d, d + size) in pd->gaps and count their bytes; the
  * bytes of whole records go to *whole.  Says whether the records must be
- * copied before they are read: zstd records are in it, or a record whose
- * length is no multiple of 8 leaves the ones after it misaligned. */
+ * copied before they are read: zstd records are in it, or a record is not
+ * 8-aligned (its u64 fields could not be read in place). */
 static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, uint64_t *whole)
 {
 	uint64_t off = 0;
@@ -116,7 +117,11 @@ static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, ui
 		uint64_t ext = pd_extent(d, size, off), next, bad;
 		if (ext) {
 			uint32_t type = rd32(d + off);
-			copy |= type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2 || ext % 8;
+			/* a record not 8-aligned in memory: after a record of odd
+			 * length, a resync inside a corrupt stretch, a data section
+			 * at an odd offset */
+			copy |= type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2 || ext % 8 ||
+				(uintptr_t)(d + off) % 8;
 		}
 		if (ext && (off + ext == size || pd_extent(d, size, off + ext))) {
 			*whole += ext;
@@ -246,10 +251,12 @@ static int inflate_into(ZSTD_DStream *z, const unsigned char *src, size_t n, gro
 	}
 }
 
-/* The data with every compressed record replaced by what it holds, and
- * every record 8-aligned, in pd->own. */
-static void copy_records(ds_perfdata *pd, growing *g)
+/* The data with every compressed record replaced by what it holds (when
+ * `inflate`; else copied as it is), and every record 8-aligned, in pd->own. */
+static void copy_records(ds_perfdata *pd, growing *g, bool inflate)
 {
+	unsigned char *old = pd->own;
+	uint64_t old_size = pd->own_size;
 	ZSTD_DStream *z = ZSTD_createDStream();
 	uint64_t off = 0;
 	bool broken = !z || ZSTD_isError(ZSTD_initDStream(z));
@@ -276,7 +283,7 @@ static void copy_records(ds_perfdata *pd, growing *g)
 		ext = pd_extent(pd->data, pd->data_size, off);
 		type = rd32(pd->data + off);
 		memcpy(&sz, pd->data + off + 6, 2);
-		if (type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2) {
+		if (inflate && (type == PF_RECORD_COMPRESSED || type == PF_RECORD_COMPRESSED2)) {
 			const unsigned char *src = pd->data + off + 8;
 			uint64_t n = sz - 8u;
 			if (type == PF_RECORD_COMPRESSED2) {
@@ -303,6 +310,8 @@ static void copy_records(ds_perfdata *pd, growing *g)
 	pd->own_size = g->cap;
 	pd->data = g->p;
 	pd->data_size = g->len;
+	if (old)
+		munmap(old, old_size);
 }
 
 void pd_scan(ds_perfdata *pd)
@@ -312,12 +321,18 @@ void pd_scan(ds_perfdata *pd)
 
 	if (!find_gaps(pd, pd->data, pd->data_size, &pd->bytes_whole))
 		return;
-	copy_records(pd, &g);
+	copy_records(pd, &g, true);
 	/* the decompressed stream may hold damage, or end inside a record (a
-	 * cut file) */
+	 * cut file); reading resumes after damage where it can, maybe not
+	 * 8-aligned: then the records are copied once more, aligned, without
+	 * the damage (compressed records inside decompressed data are not
+	 * perf's: they stay as they are) */
 	pd->gaps.n = 0;
-	if (g.unsound || g.checked != pd->data_size)
-		find_gaps(pd, pd->data, pd->data_size, &inner);
+	if ((g.unsound || g.checked != pd->data_size) && find_gaps(pd, pd->data, pd->data_size, &inner)) {
+		growing again = {0};
+		copy_records(pd, &again, false);
+		pd->gaps.n = 0;
+	}
 }
 
 /* ---- counting, on the first pass over every record ---- */
@@ -428,8 +443,11 @@ static void cut_time(const ds_perfdata *pd, uint64_t recorded_end, ds_buf *b)
 		ds_buf_puts(b, " of the recording (up to its recorded end)");
 	} else if (d->last_time > d->first_time && pd->bytes_whole) {
 		double span = (double)(d->last_time - d->first_time);
+		double held = span * (double)d->bytes_cut / (double)pd->bytes_whole;
+		if (held >= 0x1p64) /* more nanoseconds than a count holds: no estimate */
+			return;
 		ds_buf_puts(b, "; it held roughly the last ");
-		fmt_duration(b, (uint64_t)(span * (double)d->bytes_cut / (double)pd->bytes_whole));
+		fmt_duration(b, (uint64_t)held);
 		ds_buf_puts(b, " of the recording (at the rate of the data before it)");
 	}
 }

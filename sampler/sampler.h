@@ -155,6 +155,12 @@ typedef struct ds_sim_result {
  * when the simulation could not run. */
 int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int ncaches,
 		  ds_record_result *res, ds_sim_result *sres, ds_err *err);
+/* The streams already in OUTDIR/sim (PID.stream, as the tool writes them)
+ * into OUTDIR/perf.data, as ds_sim_record turns them once the command has
+ * run, without running anything: tests and the fuzzer (tests/fuzz/
+ * fuzz_simstream.c) give streams of their own.  o->events and o->callgraph
+ * as for ds_sim_record; 0 when perf.data was written. */
+int ds_sim_convert(const ds_record_opts *o, ds_record_result *res, ds_sim_result *sres, ds_err *err);
 void ds_sim_result_fini(ds_sim_result *r);
 
 #endif

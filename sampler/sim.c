@@ -554,9 +554,6 @@ static void cleanup(simrec *r)
 {
 	if (r->w)
 		ds_pdw_abort(r->w);
-	ds_workload_fini(&r->wl);
-	r->res->target_exited = r->wl.exited;
-	r->res->wait_status = r->wl.wait_status;
 	for (size_t i = 0; i < r->streams.n; i++) {
 		free(r->streams.v[i].path);
 		ds_buf_free(&r->streams.v[i].partial);
@@ -572,21 +569,57 @@ static void cleanup(simrec *r)
 	free(r->dir);
 }
 
+/* What a recording and a conversion start from: empty results. */
+static void begin(simrec *r, const ds_record_opts *o, ds_record_result *res, ds_sim_result *sres)
+{
+	memset(res, 0, sizeof *res);
+	memset(sres, 0, sizeof *sres);
+	res->event_period = ds_xcalloc(o->nevents ? o->nevents : 1, sizeof *res->event_period);
+	res->event_freq = ds_xcalloc(o->nevents ? o->nevents : 1, sizeof *res->event_freq);
+	r->o = o;
+	r->res = res;
+	r->sres = sres;
+}
+
+/* The events' attrs, OUTDIR/sim for the streams, and perf.data. */
+static int open_output(simrec *r, ds_buf *evopt, ds_err *err)
+{
+	char *path;
+
+	if (setup_events(r, evopt, err))
+		return -1;
+	r->dir = ds_xasprintf("%s/sim", r->o->outdir);
+	if (mkdir(r->dir, 0755) < 0 && errno != EEXIST)
+		return ds_err_set(err, DS_EENV, "cannot create '%s': %s", r->dir, strerror(errno));
+	path = ds_xasprintf("%s/perf.data", r->o->outdir);
+	r->w = ds_pdw_create(path, r->events, r->o->nevents, err);
+	free(path);
+	if (!r->w || ds_pdw_flush(r->w, err))
+		return -1;
+	r->chunk = ds_xmalloc(READ_CHUNK);
+	return 0;
+}
+
+/* Once every stream is read: the totals, perf.data finished, the streams gone. */
+static int finish(simrec *r, ds_err *err)
+{
+	export_stats(r);
+	r->sres->valgrind_said = valgrind_said(r);
+	if (finish_file(r, err))
+		return -1;
+	tidy(r);
+	return 0;
+}
+
 int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int ncaches,
 		  ds_record_result *res, ds_sim_result *sres, ds_err *err)
 {
 	simrec r = {0};
 	ds_buf cache = {0}, evopt = {0};
-	char *libdir = NULL, *path = NULL, **argv = NULL;
+	char *libdir = NULL, **argv = NULL;
 	int rc = -1;
 
-	memset(res, 0, sizeof *res);
-	memset(sres, 0, sizeof *sres);
-	res->event_period = ds_xcalloc(o->nevents ? o->nevents : 1, sizeof *res->event_period);
-	res->event_freq = ds_xcalloc(o->nevents ? o->nevents : 1, sizeof *res->event_freq);
-	r.o = o;
-	r.res = res;
-	r.sres = sres;
+	begin(&r, o, res, sres);
 	if (ds_workload_init(&r.wl, err))
 		goto out;
 	if (o->pid || !o->argv) {
@@ -594,17 +627,8 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 		goto out;
 	}
 	if (!(libdir = tool_dir(err)) || cache_option(&cache, caches, ncaches, err) ||
-	    setup_events(&r, &evopt, err))
+	    open_output(&r, &evopt, err))
 		goto out;
-	r.dir = ds_xasprintf("%s/sim", o->outdir);
-	if (mkdir(r.dir, 0755) < 0 && errno != EEXIST) {
-		ds_err_set(err, DS_EENV, "cannot create '%s': %s", r.dir, strerror(errno));
-		goto out;
-	}
-	path = ds_xasprintf("%s/perf.data", o->outdir);
-	if (!(r.w = ds_pdw_create(path, r.events, o->nevents, err)) || ds_pdw_flush(r.w, err))
-		goto out;
-	r.chunk = ds_xmalloc(READ_CHUNK);
 	argv = valgrind_argv(&r, ds_buf_str(&cache), ds_buf_str(&evopt));
 	res->start_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
 	ds_progress_begin_after(&r.progress, "simulated accesses:", PROGRESS_AFTER);
@@ -626,18 +650,28 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 		r.w = NULL;
 		goto out;
 	}
-	export_stats(&r);
-	sres->valgrind_said = valgrind_said(&r);
-	if (finish_file(&r, err))
-		goto out;
-	tidy(&r);
-	rc = 0;
+	rc = finish(&r, err);
 out:
 	ds_progress_end(&r.progress);
 	free_argv(argv);
-	free(path);
 	free(libdir);
 	ds_buf_free(&cache);
+	ds_buf_free(&evopt);
+	ds_workload_fini(&r.wl);
+	res->target_exited = r.wl.exited;
+	res->wait_status = r.wl.wait_status;
+	cleanup(&r);
+	return rc;
+}
+
+int ds_sim_convert(const ds_record_opts *o, ds_record_result *res, ds_sim_result *sres, ds_err *err)
+{
+	simrec r = {0};
+	ds_buf evopt = {0};
+	int rc;
+
+	begin(&r, o, res, sres);
+	rc = open_output(&r, &evopt, err) || drain_all(&r, err) || finish(&r, err) ? -1 : 0;
 	ds_buf_free(&evopt);
 	cleanup(&r);
 	return rc;

@@ -1,15 +1,21 @@
 /* libFuzzer target: ELF images with their DWARF (lines, types, variables
  * and locations, CFI) and the layouts made from the types.  Malformed
  * files must give notes and errors, never a crash, an over-read or a
- * hang. */
+ * hang.
+ *
+ * An input is an ELF file, or an object with its separate debug files
+ * (fuzz.h: "--- NAME" lines): "elf" is the object, installed as
+ * usr/bin/prog of a tree, and "debug/PATH" and "bin/PATH" are files at
+ * PATH under the tree's /usr/lib/debug and next to the object (a
+ * .build-id/xx/....debug, a .gnu_debuglink target, .debug/NAME): the
+ * object is then opened as a sampled one is, finding its debug file. */
 #include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile uint64_t sink;
 
@@ -17,15 +23,11 @@ static volatile uint64_t sink;
  * cannot take seconds. */
 #define MAX_EACH 400
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void exercise(ds_dso *d)
 {
-	ds_err err = {0};
-	ds_dso *d = ds_dso_open_mem(data, size, "fuzz", &err);
 	uint64_t sum = 0;
 	ds_buf b = {0};
 
-	if (!d)
-		return 0;
 	for (size_t i = 0; i < ds_dso_nsymbols(d) && i < MAX_EACH; i++) {
 		const ds_symbol *s = ds_dso_symbol(d, i);
 		const char *file;
@@ -69,8 +71,59 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ds_dso_note(d))
 		sum += strlen(ds_dso_note(d));
+	if (ds_dso_debug_file(d))
+		sum += strlen(ds_dso_debug_file(d));
+	sum += strlen(ds_dso_symbol_source(d));
 	ds_buf_free(&b);
-	ds_dso_close(d);
-	sink = sum; /* keeps the reads; libFuzzer wants 0 */
+	sink = sum; /* keeps the reads */
+}
+
+/* The object and its debug files as a tree; false when the input has no
+ * "elf" part. */
+static bool tree(const fz_part *parts, size_t n)
+{
+	const fz_part *elf = fz_find(parts, n, "elf");
+	char *prog, *root;
+	ds_dso_opts o = {0};
+	ds_err err = {0};
+	ds_dso *d;
+
+	if (!elf)
+		return false;
+	fz_clear();
+	fz_write("usr/bin/prog", elf->data, elf->size);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = parts[i].name;
+		char *path;
+		if (strstr(name, "..") || (strncmp(name, "debug/", 6) && strncmp(name, "bin/", 4)))
+			continue;
+		path = ds_xasprintf("%s%s", name[0] == 'd' ? "usr/lib/" : "usr/", name);
+		fz_write(path, parts[i].data, parts[i].size);
+		free(path);
+	}
+	prog = ds_xasprintf("%s/usr/bin/prog", fz_dir());
+	root = ds_xasprintf("%s/usr/lib/debug", fz_dir());
+	o.debug_root = root;
+	if ((d = ds_dso_open(prog, &o, &err))) {
+		exercise(d);
+		ds_dso_close(d);
+	}
+	free(prog);
+	free(root);
+	return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fz_part parts[FZ_MAX_PARTS];
+	ds_err err = {0};
+	ds_dso *d;
+
+	if (tree(parts, fz_split(data, size, parts)))
+		return 0;
+	if ((d = ds_dso_open_mem(data, size, "fuzz", &err))) {
+		exercise(d);
+		ds_dso_close(d);
+	}
 	return 0;
 }

@@ -44,6 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < n; i++)
 				sum += strlen(ids[i].path) + ids[i].size + ids[i].id[DS_BUILD_ID_MAX - 1];
 		}
+		{
+			/* what a report says of the damage */
+			size_t n;
+			char **notes = ds_perfdata_damage_notes(pd, 0, &n);
+			for (size_t i = 0; i < n; i++) {
+				sum += strlen(notes[i]);
+				free(notes[i]);
+			}
+			free(notes);
+		}
 		ds_perfdata_close(pd);
 	}
 	free(copy);

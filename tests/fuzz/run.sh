@@ -1,30 +1,70 @@
 #!/bin/sh
 # Run each libFuzzer target for a bounded time on a corpus made of real
-# recordings.  Any crash, leak or sanitizer report fails `make check`.
+# recordings and real objects, built here.  Any crash, leak, sanitizer
+# report or hang (10 s for one input) fails `make check`.
 #
-#   tests/fuzz/run.sh BUILD_DIR SECONDS
+#   tests/fuzz/run.sh BUILD_DIR SECONDS [TARGET...]
+#
+# TARGETs (perfdata, session, ...) pick some targets; none: all.  Each
+# target's regression corpus (tests/fuzz/regressions/fuzz_TARGET/) must run
+# clean first, and seeds its corpus.  Corpora, logs and findings stay in
+# BUILD_DIR/fuzz/.  What was seeded is said on lines starting with '#'.
 set -u
-BUILD=$(cd "${1:?usage: run.sh BUILD SECONDS}" && pwd)
+BUILD=$(cd "${1:?usage: run.sh BUILD SECONDS [TARGET...]}" && pwd)
 SECONDS_EACH=${2:-30}
+shift 2 2>/dev/null || shift $#
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
 FUZZ="$BUILD/fuzz"
+PROGS="$BUILD/tests/programs"
+SRC="$TOP/tests/programs"
 # leaks inside libraries we cannot fix (see the file)
-export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+. "$TOP/tests/fuzz/experiments.sh"
 fail=0
+WORKDIR=$(mktemp -d)
+trap 'rm -rf "$WORKDIR"' EXIT
+
+# begin TARGET: c, its corpus, and d, a scratch folder for its seeds
+begin() {
+	c="$FUZZ/corpus/$1" d="$WORKDIR/$1"
+	mkdir -p "$c" "$d"
+}
+
+# seeded TARGET WHAT...: empty seeds (what could not be made) go; a corpus
+# left empty fails
+seeded() {
+	t=$1; shift
+	find "$FUZZ/corpus/$t" -size 0 -delete
+	ls "$FUZZ/corpus/$t" | grep -q . || { echo "not ok - fuzz: no seed for $t could be made ($*)"; exit 1; }
+	echo "# corpus of $t: $(ls "$FUZZ/corpus/$t" | wc -l) inputs, seeded with $*"
+}
+
+# An input of several files (tests/fuzz/fuzz.h): bundle OUT NAME=FILE...
+# (missing files are left out)
+bundle() {
+	out=$1; shift
+	: >"$out"
+	for spec in "$@"; do
+		f=${spec#*=}
+		[ -f "$f" ] || continue
+		[ -s "$out" ] && printf '\n' >>"$out"
+		printf -- '--- %s\n' "${spec%%=*}" >>"$out"
+		cat "$f" >>"$out"
+	done
+}
 
 seed_perfdata() {
-	c="$FUZZ/corpus/perfdata"
-	mkdir -p "$c"
-	d=$(mktemp -d)
-	"$BUILD/dsprof" record -q -o "$d/a" -e cpu-clock -e page-faults -- "$BUILD/tests/programs/behave" spin 0.05 >/dev/null 2>&1 &&
+	begin perfdata
+	"$BUILD/dsprof" record -q -o "$d/a" -e cpu-clock -e page-faults -- "$PROGS/behave" spin 0.05 >/dev/null 2>&1 &&
 		cp "$d/a/perf.data" "$c/dsprof-two-events.data"
-	"$BUILD/dsprof" record -q -o "$d/b" --call-graph=none -- "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+	"$BUILD/dsprof" record -q -o "$d/b" --call-graph=none -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/b/perf.data" "$c/dsprof-nochain.data"
-	perf record -q -o "$d/p.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+	perf record -q -o "$d/p.data" -e cpu-clock -c 100000 -g "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/p.data" "$c/perf-record.data"
-	perf record -q -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe.data"
-	perf record -q -z -o "$d/z.data" -e cpu-clock -c 100000 -g "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+	perf record -q -o - -e cpu-clock -c 100000 "$PROGS/behave" spin 0.02 2>/dev/null >"$c/perf-pipe.data"
+	perf record -q -z -o "$d/z.data" -e cpu-clock -c 100000 -g "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/z.data" "$c/perf-zstd.data"
-	perf record -q -z -o - -e cpu-clock -c 100000 "$BUILD/tests/programs/behave" spin 0.02 2>/dev/null >"$c/perf-pipe-zstd.data"
+	perf record -q -z -o - -e cpu-clock -c 100000 "$PROGS/behave" spin 0.02 2>/dev/null >"$c/perf-pipe-zstd.data"
 	# layouts this machine cannot record (tests/tools/mkperf.c)
 	for k in mem period cache tracing; do
 		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
@@ -32,25 +72,21 @@ seed_perfdata() {
 	# HEADER_BUILD_ID records in a pipe
 	"$BUILD/tests/tools/mkperf" buildid "$c/mkperf-buildid-pipe.data" /opt/mkperf/lib.so \
 		00112233445566778899aabbccddeeff00112233 0x1000 pipe
-	rm -rf "$d"
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no seed corpus could be recorded"; exit 1; }
+	seeded perfdata "dsprof and perf recordings, mkperf layouts, build-id records"
 }
 
 seed_json() {
-	c="$FUZZ/corpus/json"
-	mkdir -p "$c"
-	d=$(mktemp -d)
-	"$BUILD/dsprof" record -q -o "$d/a" -- "$BUILD/tests/programs/behave" spin 0.02 >/dev/null 2>&1 &&
+	begin json
+	"$BUILD/dsprof" record -q -o "$d/a" -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
 		cp "$d/a/meta.json" "$c/meta.json"
 	"$BUILD/dsprof" report -i "$d/a" --format json >"$c/report.json" 2>/dev/null
-	rm -rf "$d"
+	seeded json "a meta.json and a JSON report"
 }
 
 # Expressions and filters, one per file: the first byte picks the compiler
 # (bit 0: filter; bit 1: syntax only, without a machine).
 seed_mobj() {
-	c="$FUZZ/corpus/mobj"
-	mkdir -p "$c"
+	begin mobj
 	printf '\000(VADDR>>6)&63' >"$c/set"
 	printf '\000VADDR / L1D_LINE * L1D_LINE' >"$c/line"
 	printf '\000VADDR>255 ? VADDR>>6 : -1' >"$c/oracle"
@@ -58,31 +94,212 @@ seed_mobj() {
 	printf '\002(PADDR >> 8 ^ PADDR >> 13) & 1 || !~-THRID %% 0x7f' >"$c/bits"
 	printf '\001FUNC == "main" && MOBJ(L1D_set) != 5 || FIELD != "struct node.next"' >"$c/filter"
 	printf '\001DOBJ == "a\\"b" ? CPUID <= 3 : TSTAMP / 0' >"$c/escape"
+	seeded mobj "expressions and filters"
 }
 
-# Small programs with their DWARF in every form the readers meet: DWARF 5
-# from GCC, DWARF 4 from Clang, GNU-compressed sections, relocatable
-# objects (RELA from x86-64, REL from i386, RISC-V's sums of relocations),
-# and code that is hand-written assembly in part (verdicts.c).
+# Objects with their DWARF in every form the readers meet: DWARF 5 from
+# GCC, DWARF 4 from Clang, GNU-compressed sections, relocatable objects
+# (RELA from x86-64, REL from i386, RISC-V's sums of relocations), code
+# that is hand-written assembly in part (verdicts.c), C++ templates, split
+# debug files in a /usr/lib/debug tree (by build-id and by
+# .gnu_debuglink), MiniDebugInfo, and real-world code: SQLite and LevelDB
+# when their Debian sources are in BUILD_DIR/real, where make bench fetches
+# and builds them (README.md, Fuzzing).
 seed_elf() {
-	c="$FUZZ/corpus/elf"
-	mkdir -p "$c"
-	src="$(dirname "$0")/../programs"
-	gcc -O2 -g -o "$c/gcc-dwarf5" "$src/selftime.c" 2>/dev/null
-	clang -O2 -gdwarf-4 -Wno-unknown-attributes -o "$c/clang-dwarf4" "$src/selftime.c" 2>/dev/null
+	begin elf
+	what="toy programs"
+	gcc -O2 -g -o "$c/gcc-dwarf5" "$SRC/selftime.c" 2>/dev/null
+	clang -O2 -gdwarf-4 -Wno-unknown-attributes -o "$c/clang-dwarf4" "$SRC/selftime.c" 2>/dev/null
 	objcopy --compress-debug-sections=zlib-gnu "$c/gcc-dwarf5" "$c/zlib-gnu" 2>/dev/null
-	gcc -O2 -g -c -o "$c/object.o" "$src/dsfields.c" 2>/dev/null
-	gcc -m32 -ffreestanding -O2 -g -c -o "$c/object-i386.o" "$src/objtypes.c" 2>/dev/null
+	gcc -O2 -g -c -o "$c/object.o" "$SRC/dsfields.c" 2>/dev/null
+	gcc -m32 -ffreestanding -O2 -g -c -o "$c/object-i386.o" "$SRC/objtypes.c" 2>/dev/null
 	clang --target=riscv64-linux-gnu -ffreestanding -O2 -g -c -o "$c/object-riscv.o" \
-		"$src/objtypes.c" 2>/dev/null
-	gcc -O2 -g -o "$c/verdicts" "$src/verdicts.c" 2>/dev/null
-	ls "$c" | grep -q . || { echo "not ok - fuzz: no ELF seed could be built"; exit 1; }
+		"$SRC/objtypes.c" 2>/dev/null
+	gcc -O2 -g -o "$c/verdicts" "$SRC/verdicts.c" 2>/dev/null
+	# C++: templates, namespaces, inheritance, the standard library's types
+	for cc in "$TOP/tests/fuzz/templates.cc" "$SRC"/*.cc; do
+		[ -f "$cc" ] || continue
+		n=$(basename "$cc" .cc)
+		g++ -O2 -g -o "$c/cxx-$n" "$cc" 2>/dev/null
+		clang++ -O1 -gdwarf-4 -c -o "$c/cxx-$n-clang.o" "$cc" 2>/dev/null
+	done
+	ls "$c"/cxx-* >/dev/null 2>&1 && what="$what, C++ templates"
+	# split debug files, found by build-id and by .gnu_debuglink
+	if gcc -O2 -g -Wl,--build-id -o "$d/prog" "$SRC/dsfields.c" 2>/dev/null &&
+		objcopy --only-keep-debug "$d/prog" "$d/prog.debug" &&
+		objcopy --strip-debug "$d/prog" "$d/stripped" &&
+		objcopy --add-gnu-debuglink="$d/prog.debug" "$d/stripped" "$d/linked"; then
+		id=$(readelf -n "$d/prog" | awk '/Build ID/ { print $3 }')
+		bundle "$c/split-build-id" elf="$d/stripped" \
+			"debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug=$d/prog.debug"
+		objcopy --remove-section .note.gnu.build-id "$d/linked" "$d/linked-noid"
+		bundle "$c/split-debuglink" elf="$d/linked-noid" bin/.debug/prog.debug="$d/prog.debug"
+		cp "$d/prog.debug" "$c/debug-only"
+		# MiniDebugInfo: the symbols, xz-compressed, in .gnu_debugdata
+		objcopy --strip-all "$d/prog" "$d/bare" &&
+			objcopy --only-keep-debug --strip-debug "$d/prog" "$d/mini" &&
+			xz -f "$d/mini" && objcopy --add-section .gnu_debugdata="$d/mini.xz" "$d/bare" "$c/minidebuginfo"
+		what="$what, split debug files, MiniDebugInfo"
+	fi
+	# real-world code, as small objects: SQLite's extensions, LevelDB's
+	# units (C++); their sources are where make bench puts them
+	sq=$(ls -d "$BUILD"/real/sqlite3-[0-9]*/ 2>/dev/null | head -1)
+	if [ -z "$sq" ]; then
+		echo "# fuzz_elf: no SQLite source in $BUILD/real (apt-get source sqlite3 there, or make bench): no SQLite seeds"
+	elif [ ! -f "$BUILD/real/sqlite-build/sqlite3.h" ]; then
+		echo "# fuzz_elf: SQLite is not configured in $BUILD/real/sqlite-build (make bench does it): no SQLite seeds"
+	else
+		for f in series csv carray uint decimal regexp; do
+			gcc -O2 -g -I"$BUILD/real/sqlite-build" -I"$sq/src" -c -o "$c/sqlite-$f.o" "$sq/ext/misc/$f.c" 2>/dev/null
+		done
+		what="$what, SQLite ($(ls "$c"/sqlite-* 2>/dev/null | wc -l) objects)"
+	fi
+	lv=$(ls -d "$BUILD"/real/leveldb-[0-9]*/ 2>/dev/null | head -1)
+	if [ -n "$lv" ]; then
+		for f in util/hash util/coding util/cache db/dbformat table/block table/format; do
+			g++ -std=c++11 -O2 -g -DLEVELDB_PLATFORM_POSIX=1 -DLEVELDB_IS_BIG_ENDIAN=0 -I"$lv" \
+				-I"$lv/include" -c -o "$c/leveldb-$(basename $f).o" "$lv/$f.cc" 2>/dev/null
+		done
+		what="$what, LevelDB ($(ls "$c"/leveldb-* 2>/dev/null | wc -l) objects)"
+	else
+		echo "# fuzz_elf: no LevelDB source in $BUILD/real (apt-get source leveldb there, or make bench): no LevelDB seeds"
+	fi
+	seeded elf "$what"
+}
+
+# Recordings of every kind a session meets, as fuzz_session inputs
+# (tests/fuzz/fuzz_session.c): sampled and simulated, with and without
+# meta.json, kernel symbols, the vDSO, an unfinished one, and pairs to
+# compare, with filters, memory objects, a machine and view options.
+seed_session() {
+	begin session
+	what=""
+	"$BUILD/dsprof" record -q -o "$d/ds" -e cpu-clock/1000000 -d 0.08 -- "$PROGS/dsfields" stream 1000 \
+		>/dev/null 2>&1
+	"$BUILD/dsprof" record -q -o "$d/pf" -e page-faults -- "$PROGS/pagefault" 48 >/dev/null 2>&1
+	perf record -q -o "$d/perf.data" -e cpu-clock -c 100000 -g "$PROGS/behave" spin 0.02 >/dev/null 2>&1
+	"$BUILD/tests/tools/mkperf" mem "$d/mem.data"
+	bundle "$c/sampled" a/perf.data="$d/ds/perf.data" a/meta.json="$d/ds/meta.json" \
+		a/kallsyms="$d/ds/kallsyms" a/vdso.so="$d/ds/vdso.so"
+	bundle "$c/pagefaults" a/perf.data="$d/pf/perf.data" a/meta.json="$d/pf/meta.json"
+	printf 'fFUNC == "touch" || VADDR > 0' >"$d/filter"
+	printf 'bank = VADDR >> 3 & 7\nhalf=VADDR>>5\n' >"$d/mobj"
+	printf 'sort=count\nlimit=5\nline=128\nlevel=L2\nslices=4\nwindow=0:100000000\ndiff=dataobjects\n' >"$d/opts"
+	bundle "$c/pagefaults-filtered" a/perf.data="$d/pf/perf.data" a/meta.json="$d/pf/meta.json" \
+		filter="$d/filter" mobj="$d/mobj" machine="$TOP/docs/machines/amd-k8.machine" opts="$d/opts"
+	bundle "$c/perf-record" a/perf.data="$d/perf.data"
+	bundle "$c/mkperf-mem" a/perf.data="$d/mem.data"
+	bundle "$c/diff-sampled-pagefaults" a/perf.data="$d/ds/perf.data" a/meta.json="$d/ds/meta.json" \
+		b/perf.data="$d/pf/perf.data" b/meta.json="$d/pf/meta.json"
+	# an unfinished recording: its mark, no meta.json
+	printf '{"format": "dsprof-recording", "pid": 1, "host": "%s", "kernel": "%s", "boot_id": "%s"}\n' \
+		"$(uname -n)" "$(uname -r)" "$(cat /proc/sys/kernel/random/boot_id)" >"$d/mark"
+	bundle "$c/unfinished" a/perf.data="$d/ds/perf.data" a/recording.json="$d/mark"
+	what="sampled, page faults, perf record, mkperf mem, unfinished, a diff"
+	if said=$(fuzz_experiments "$d/sim"); then
+		for x in a b; do
+			bundle "$c/fixed-$x" a/perf.data="$d/sim/$x/perf.data" a/meta.json="$d/sim/$x/meta.json"
+		done
+		printf 'sort=samples\nfunction=main\ntype=struct counters\ndiff=sharing\n' >"$d/simopts"
+		bundle "$c/fixed-diff" a/perf.data="$d/sim/a/perf.data" a/meta.json="$d/sim/a/meta.json" \
+			b/perf.data="$d/sim/b/perf.data" b/meta.json="$d/sim/b/meta.json" opts="$d/simopts"
+		what="$what, ${said#\# fixed experiments: }"
+	fi
+	seeded session "$what"
+}
+
+# meta.json as dsprof writes it for each backend, and as import makes it.
+seed_meta() {
+	begin meta
+	"$BUILD/dsprof" record -q -o "$d/rec" -e cpu-clock -e page-faults -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
+		cp "$d/rec/meta.json" "$c/record.json"
+	"$BUILD/dsprof" record -q -o "$d/att" -d 0.05 -p $$ >/dev/null 2>&1 && cp "$d/att/meta.json" "$c/attach.json"
+	"$BUILD/dsprof" import "$TOP/tests/corpus/perf/pipe.data" -o "$d/imp" >/dev/null 2>&1 &&
+		cp "$d/imp/meta.json" "$c/import.json"
+	fuzz_experiments "$d/sim" >/dev/null && cp "$d/sim/a/meta.json" "$c/fixed.json"
+	seeded meta "record, attach, import, the fixed experiment"
+}
+
+# kallsyms: what experiments keep, and pieces of this kernel's (module
+# symbols included) when it shows addresses.
+seed_kallsyms() {
+	begin kallsyms
+	"$BUILD/dsprof" record -q -o "$d/a" -e cpu-clock -- "$PROGS/behave" spin 0.05 >/dev/null 2>&1 &&
+		cp "$d/a/kallsyms" "$c/kept" 2>/dev/null
+	head -400 /proc/kallsyms >"$c/head"
+	grep -m 200 '\[' /proc/kallsyms >"$c/modules"
+	awk 'NR % 997 == 0' /proc/kallsyms >"$c/sparse"
+	sed 's/^[0-9a-f]*/0000000000000000/' "$c/head" >"$c/hidden"
+	seeded kallsyms "kept by record, pieces of /proc/kallsyms, addresses hidden"
+}
+
+# Machine model files, user memory-object files and edits of them.
+seed_machine() {
+	begin machine
+	printf '# mine\nbank = VADDR >> 3 & 7\n\nnode = PADDR < 0 ? -1 : PADDR >> 30\n' >"$d/mobj"
+	printf 'half = VADDR >> 5\nbank = VADDR >> 4 & 3\nnode = 1\n' >"$d/define"
+	printf 'L1D=32K:8:64,L2=1M:16:64,L3=32M:16:64,PAGE_SIZE=4K,HUGE_PAGE_SIZE=2M' >"$d/override"
+	for m in "$TOP"/docs/machines/*.machine; do
+		n=$(basename "$m" .machine)
+		bundle "$c/$n" machine="$m" mobj="$d/mobj" define="$d/define"
+		bundle "$c/$n-override" machine="$m" override="$d/override"
+	done
+	bundle "$c/user-only" mobj="$d/mobj" define="$d/define"
+	seeded machine "docs/machines, a user file, edits, an override"
+}
+
+# The simulator's streams as the Valgrind tool writes them, with the seven
+# events in the protocol's order (fuzz_simstream.c), with and without call
+# chains, and of a program that forks and execs (several streams).
+seed_simstream() {
+	begin simstream
+	if [ ! -x "$BUILD/sim/lib/dsprofsim-amd64-linux" ]; then
+		echo "not ok - fuzz: no simulator in $BUILD/sim to record streams with ('make sim')"
+		exit 1
+	fi
+	for run in "chain yes sim_false_sharing adjacent 300" "nochain no sim_false_sharing padded 300" \
+		"fork yes sim_fork $PROGS/sim_stride 1"; do
+		set -- $run
+		d="$WORKDIR/simstream/$1"
+		mkdir -p "$d"
+		name=$1 chain=$2
+		shift 2
+		prog=$1
+		shift
+		VALGRIND_LIB="$BUILD/sim/lib" valgrind --tool=dsprofsim -q --trace-children=yes \
+			--log-file="$d/valgrind.%p.log" --dsprof-dir="$d" \
+			--dsprof-events=0/9973,1/9973,2/101,3/53,4/31,5/7,6/7 \
+			--dsprof-cache=L1D:32768:8:64,L2:262144:8:64,L3:2097152:16:64 \
+			--dsprof-callchain=$chain "$PROGS/$prog" "$@" >/dev/null 2>&1
+		set --
+		for s in "$d"/*.stream; do
+			[ -f "$s" ] && set -- "$@" "$(basename "$s")=$s"
+		done
+		[ "$chain" = yes ] && set -- "$@" callchain=/dev/null
+		[ $# -gt 0 ] && bundle "$c/$name" "$@"
+	done
+	seeded simstream "the tool's streams: call chains or not, fork and exec"
+}
+
+# Key sequences (one key a byte after a settings byte: fuzz_tui.c), from
+# what the TUI's unit tests type.
+seed_tui() {
+	begin tui
+	printf '\0001234567890i?' >"$c/tabs"
+	printf '\001\n\n\b\b5\x83\x81\n\b\x80\n\x81\x81\x81\n' >"$c/compare-enter"
+	printf '\010/count_h\ns\x87\x80\x80\nm\x81\x81 \033' >"$c/search-sort"
+	printf '\000fFUNC == "main"\nf(\nf\n7\n\x81\nehalf = VADDR >> 5\nwfDOBJ == "struct counters"\n5' >"$c/filter-mobj"
+	printf '\0306l\x87\n8l\x86\x81\n6' >"$c/layout-lines"
+	printf '\002\x9b\x9e\x9c\x9f5\x835\x836?' >"$c/resize-ascii"
+	printf '\0210++\x86d' >"$c/timeline"
+	printf '\0019\n\x81\n9vq' >"$c/sharing-compare"
+	seeded tui "tab, filter, memory-object, search, sort, resize and compare scripts"
 }
 
 # Inputs that once crashed a target (tests/fuzz/regressions/TARGET/): each
 # must run clean before the target fuzzes again, and seeds its corpus.
 regress() { # target corpus
-	for f in "$(dirname "$0")/regressions/$1"/*; do
+	for f in "$TOP/tests/fuzz/regressions/$1"/*; do
 		[ -f "$f" ] || continue
 		cp "$f" "$FUZZ/corpus/$2/"
 		if "$FUZZ/$1" "$f" >"$FUZZ/$1.regress.log" 2>&1; then
@@ -94,26 +311,53 @@ regress() { # target corpus
 	done
 }
 
-run() { # target corpus
+# Inputs of several files get a dictionary of their names; a session's a
+# cap on size (fewer samples: each input stays fast), the TUI's on keys.
+run() { # target corpus [libFuzzer options]
+	t=$1 corpus=$2
+	shift 2
 	mkdir -p "$FUZZ/artifacts"
-	if "$FUZZ/$1" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
-		-artifact_prefix="$FUZZ/artifacts/$1-" -print_final_stats=0 "$FUZZ/corpus/$2" \
-		>"$FUZZ/$1.log" 2>&1; then
-		echo "ok - fuzz $1 for ${SECONDS_EACH}s: $(grep -Eo '#[0-9]+' "$FUZZ/$1.log" | tail -1 | tr -d '#') runs"
+	# libFuzzer's own timeout can deadlock in its handler (it allocates
+	# while the sanitizer's allocator may hold its lock): a wall-clock
+	# limit over it, so that a hang fails instead of waiting forever
+	if timeout -s KILL $((SECONDS_EACH + 300)) "$FUZZ/$t" -max_total_time="$SECONDS_EACH" -timeout=10 \
+		-rss_limit_mb=2048 -artifact_prefix="$FUZZ/artifacts/$t-" -print_final_stats=1 "$@" \
+		"$FUZZ/corpus/$corpus" >"$FUZZ/$t.log" 2>&1; then
+		echo "ok - fuzz $t for ${SECONDS_EACH}s: $(awk '/stat::number_of_executed_units/ { print $2 }' "$FUZZ/$t.log") runs"
 	else
-		echo "not ok - fuzz $1: a crash; see $FUZZ/$1.log and $FUZZ/artifacts/"
-		tail -30 "$FUZZ/$1.log"
+		echo "not ok - fuzz $t: a finding; see $FUZZ/$t.log and $FUZZ/artifacts/"
+		tail -30 "$FUZZ/$t.log"
 		fail=1
 	fi
 }
 
-seed_perfdata
-seed_json
-seed_mobj
-seed_elf
-regress fuzz_elf elf
-run fuzz_perfdata perfdata
-run fuzz_json json
-run fuzz_mobj mobj
-run fuzz_elf elf
+picked() {
+	[ -z "$TARGETS" ] && return 0
+	for p in $TARGETS; do
+		[ "$p" = "$1" ] && return 0
+	done
+	return 1
+}
+
+TARGETS="$*"
+ALL="perfdata json mobj elf session meta kallsyms machine simstream tui"
+for t in ${TARGETS:-$ALL}; do
+	case " $ALL " in *" $t "*) ;; *) echo "run.sh: no fuzz target '$t' (targets: $ALL)" >&2; exit 1 ;; esac
+done
+if picked tui; then
+	fuzz_experiments "$WORKDIR/fixed" || { echo "not ok - fuzz: no fixed experiment could be recorded"; exit 1; }
+	export DSPROF_FUZZ_EXPERIMENT="$WORKDIR/fixed/a" DSPROF_FUZZ_EXPERIMENT2="$WORKDIR/fixed/b"
+fi
+for t in ${TARGETS:-$ALL}; do
+	"seed_$t"
+	regress "fuzz_$t" "$t"
+done
+for t in ${TARGETS:-$ALL}; do
+	case $t in
+	session) run "fuzz_$t" "$t" -max_len=262144 -dict="$TOP/tests/fuzz/fuzz.dict" ;;
+	simstream | machine) run "fuzz_$t" "$t" -dict="$TOP/tests/fuzz/fuzz.dict" ;;
+	tui) run "fuzz_$t" "$t" -max_len=256 ;;
+	*) run "fuzz_$t" "$t" ;;
+	esac
+done
 exit $fail

@@ -642,6 +642,36 @@ TEST(kallsyms_hidden)
 	CHECK_STR(err.msg, "cannot open '/nonexistent/kallsyms': No such file or directory");
 }
 
+/* The subset an experiment keeps resolves its addresses as the whole file
+ * does, however the file reads: a NUL byte inside a line (a corrupt copy)
+ * ends that name, not the file, for both readers. */
+TEST(kallsyms_subset_nul)
+{
+	static const char text[] = "ffffffff81000000 T _text\n"
+				   "ffffffff81000100 t bro\0ken\n"
+				   "ffffffff81000200 T after_nul\n"
+				   "ffffffff81000300 T last\n";
+	const uint64_t addrs[] = {0xffffffff81000110ull, 0xffffffff81000210ull};
+	char *whole = unit_tpath("ks-nul"), *part = unit_tpath("ks-nul-subset");
+	ds_err err;
+	ds_dso *d, *s;
+
+	CHECK(unit_write_file("ks-nul", text, sizeof text - 1));
+	CHECK(ds_kallsyms_subset(whole, addrs, 2, part, &err) == 0);
+	d = ds_dso_open_kallsyms(whole, &err);
+	s = ds_dso_open_kallsyms(part, &err);
+	CHECK(d && s);
+	for (size_t i = 0; d && s && i < 2; i++) {
+		const ds_symbol *a = ds_dso_symbol_at(d, addrs[i]), *b = ds_dso_symbol_at(s, addrs[i]);
+		CHECK(a && b && strcmp(a->name, b->name) == 0 && a->start == b->start && a->size == b->size);
+	}
+	CHECK_STR(s && ds_dso_symbol_at(s, addrs[1]) ? ds_dso_symbol_at(s, addrs[1])->name : NULL, "after_nul");
+	ds_dso_close(d);
+	ds_dso_close(s);
+	free(whole);
+	free(part);
+}
+
 /* ---- bad input ---- */
 
 TEST(open_errors)
@@ -775,6 +805,7 @@ int main(void)
 	RUN(vdso);
 	RUN(kallsyms);
 	RUN(kallsyms_hidden);
+	RUN(kallsyms_subset_nul);
 	RUN(open_errors);
 	RUN(malformed);
 	unit_sh("rm -rf '%s'", unit_tmp);

@@ -257,6 +257,26 @@ TEST(salvage_cut)
 	free(img);
 }
 
+/* A cut whose estimate of the time it held would not fit a count of
+ * nanoseconds (a header claiming exabytes of data): no estimate, and no
+ * undefined conversion (fuzz_session found it). */
+TEST(salvage_cut_time_overflow)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3), t = 1000000000, size = 1ull << 62;
+	readout o;
+
+	memcpy(img + s2 + 32, &t, 8); /* the second sample's time */
+	memcpy(img + 48, &size, 8);
+	o = read_image(img, s3 + 20);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.samples[0] + o.samples[1], 2);
+	CHECK(HAS(o, "is cut short: "));
+	CHECK(!HAS(o, "it held roughly"));
+	free(img);
+}
+
 /* A corrupt record in the middle: skipped, and reading goes on after it. */
 TEST(salvage_corrupt_record)
 {
@@ -275,6 +295,59 @@ TEST(salvage_corrupt_record)
 	CHECK(HAS(o, "bytes of corrupt records in 1 place"));
 	/* the time between the records either side (300 - 100 ns) */
 	CHECK(HAS(o, "they held about 200 ns"));
+	free(img);
+}
+
+/* Read every record of an image: its samples, how many of them are
+ * 8-aligned in memory, and how many carry the call chain put_sample gives
+ * two frames (read in place, through an aligned pointer). */
+static void aligned_samples(const void *img, size_t len, int *samples, int *aligned, int *chains,
+			    unsigned *stretches)
+{
+	ds_perfdata *pd = NULL;
+	ds_err err = {0};
+	ds_record r;
+	uint64_t cur = 0;
+
+	*samples = *aligned = *chains = 0;
+	CHECK(ds_perfdata_open_mem(img, len, "img", &pd, &err) == 0);
+	while (pd && ds_perfdata_next(pd, &cur, &r, &err) > 0) {
+		const ds_sample *sm = &r.u.sample;
+		if (r.kind != DS_REC_SAMPLE)
+			continue;
+		(*samples)++;
+		*aligned += (uintptr_t)r.raw % 8 == 0;
+		if (sm->nr_callchain == 3 && (uintptr_t)sm->callchain % 8 == 0 &&
+		    sm->callchain[0] == (uint64_t)PERF_CONTEXT_USER && sm->callchain[2] == sm->ip + 0x200)
+			(*chains)++;
+	}
+	*stretches = pd ? ds_perfdata_damage_of(pd)->corrupt_stretches : 0;
+	ds_perfdata_close(pd);
+}
+
+/* Junk of odd length before the samples: reading resumes after it, and the
+ * records there are read 8-aligned all the same (their u64 fields, call
+ * chains included, are read in place: fuzz_session found them misaligned). */
+TEST(salvage_resync_misaligned)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s1 = record_at(img, 1), end = img64(img, 40) + img64(img, 48), size = img64(img, 48) + 3;
+	ds_buf b = {0};
+	int samples, aligned, chains;
+	unsigned stretches;
+
+	/* the records up to the first sample, 3 bytes of junk, the rest of the data */
+	ds_buf_append(&b, img, s1);
+	ds_buf_append(&b, "\xff\xff\xff", 3);
+	ds_buf_append(&b, img + s1, end - s1);
+	memcpy(b.p + 48, &size, 8);
+	aligned_samples(b.p, b.len, &samples, &aligned, &chains, &stretches);
+	CHECK_EQ_U64(samples, 3);
+	CHECK_EQ_U64(aligned, 3);
+	CHECK_EQ_U64(chains, 1);
+	CHECK_EQ_U64(stretches, 1);
+	ds_buf_free(&b);
 	free(img);
 }
 
@@ -458,6 +531,30 @@ TEST(compressed_records)
 	CHECK(o.dmg.bytes_undecoded > cut[3] - cut[1]);
 	CHECK(HAS(o, "compressed (zstd) records in 'img' do not decompress"));
 	free(img);
+
+	/* junk of odd length inside the compressed records: the samples after
+	 * it are read 8-aligned all the same (fuzz_perfdata found them not) */
+	{
+		ds_buf junked = {0};
+		int samples, aligned, chains;
+		unsigned stretches;
+		size_t half = recs.len / 2 - recs.len / 2 % 64;
+		ds_buf_append(&junked, recs.p, half);
+		ds_buf_append(&junked, "\xff\xff\xff", 3);
+		ds_buf_append(&junked, recs.p + half, recs.len - half);
+		zn = ZSTD_compress(z, ZSTD_compressBound(recs.len) + 64, junked.p, junked.len, 1);
+		CHECK(!ZSTD_isError(zn) && zn < UINT16_MAX - 16);
+		file.len = 0;
+		put_compressed(&file, 83, z, zn);
+		w = ds_pdw_create(path, &ev, 1, &err);
+		CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+		img = ds_read_file(path, &len);
+		aligned_samples(img, len, &samples, &aligned, &chains, &stretches);
+		CHECK(samples >= 299 && aligned == samples);
+		CHECK_EQ_U64(stretches, 1);
+		free(img);
+		ds_buf_free(&junked);
+	}
 	free(z);
 	free(path);
 	ds_buf_free(&recs);
@@ -862,6 +959,10 @@ TEST(meta_roundtrip)
 	m.start_wall = 1700000000.25;
 	CHECK(ds_meta_write(&m, path, &err) == 0);
 	CHECK(ds_meta_read(&r, path, &err) == 0);
+	/* what the writer writes for unknown (ncpus, page_size 0) reads back
+	 * as unknown, without a note */
+	CHECK_EQ_U64(r.nproblems, 0);
+	CHECK(r.ncpus == 0 && r.page_size == 0);
 	CHECK_STR(r.host, "h\"ost");
 	CHECK(r.argc == 4 && strcmp(r.argv[3], "./a b") == 0);
 	CHECK(r.ncaches == 1 && r.caches[0].line == 64 && r.caches[0].size == 49152);
@@ -1108,7 +1209,9 @@ int main(void)
 		return 1;
 	RUN(roundtrip);
 	RUN(salvage_cut);
+	RUN(salvage_cut_time_overflow);
 	RUN(salvage_corrupt_record);
+	RUN(salvage_resync_misaligned);
 	RUN(salvage_features);
 	RUN(salvage_bad_attr);
 	RUN(unfinished_recording_is_readable);
