@@ -225,9 +225,14 @@ uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip
 {
 	const map_ent *m = NULL;
 
+	/* The sample's mode says which address space to look in, as perf does.
+	 * A kernel-mode IP outside the kernel's mappings is still the kernel's
+	 * when it lies in the upper half (modules, trampolines, or no MMAP at all
+	 * when kptr_restrict hid _text); in the lower half it is a user address
+	 * the mode contradicts, which no kernel object holds: [unknown]. */
 	if (kernel) {
 		m = find_map(&s->kernel, ip, UINT64_MAX);
-		if (!m)
+		if (!m && (int64_t)ip < 0)
 			return site_intern(s, dso_intern(s, "[kernel.kallsyms]", 0, 0, 0, NULL, 0, true), ip);
 	} else {
 		const proc *p = proc_find(s, pid);

@@ -1,6 +1,7 @@
 /* Names for perf_event_attr values, the way perf prints them. */
 #include "experiment/experiment.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const hw_names[PERF_COUNT_HW_MAX] = {
@@ -74,6 +75,45 @@ char *ds_attr_name(const struct perf_event_attr *a)
 		break;
 	}
 	return ds_xasprintf("type%u:0x%llx", a->type, (unsigned long long)a->config);
+}
+
+/* perf's evsel__add_modifiers() (tools/perf/util/evsel.c) as Debian's perf
+ * 6.1 has it, the reference the corpus tests compare with: the privilege
+ * levels counted when some are excluded, then one p per precise_ip level,
+ * then H/G when exclude_host is set or exclude_guest equals the default
+ * perf assumed (set with a privilege or precision modifier, else clear). */
+char *ds_attr_perf_name(const struct perf_event_attr *a)
+{
+	char *base = ds_attr_name(a), mods[16], *out;
+	bool guest_default = false;
+	size_t n = 0;
+
+	if (a->type == PERF_TYPE_TRACEPOINT)
+		return base;
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		if (!a->exclude_kernel)
+			mods[n++] = 'k';
+		if (!a->exclude_user)
+			mods[n++] = 'u';
+		if (!a->exclude_hv)
+			mods[n++] = 'h';
+		guest_default = true;
+	}
+	for (unsigned i = 0; i < a->precise_ip && i < 3; i++) {
+		mods[n++] = 'p';
+		guest_default = true;
+	}
+	if (a->exclude_host || (bool)a->exclude_guest == guest_default) {
+		if (!a->exclude_host)
+			mods[n++] = 'H';
+		if (!a->exclude_guest)
+			mods[n++] = 'G';
+	}
+	if (!n)
+		return base;
+	out = ds_xasprintf("%s:%.*s", base, (int)n, mods);
+	free(base);
+	return out;
 }
 
 bool ds_attr_precise(const struct perf_event_attr *a)

@@ -44,6 +44,10 @@ typedef struct ds_event {
 /* A name for an attr that carries no name: perf's names for software,
  * hardware and hw-cache events, "raw:0x..." otherwise.  Malloc'd. */
 char *ds_attr_name(const struct perf_event_attr *attr);
+/* The name perf gives an event whose file carries no name (a pipe without
+ * EVENT_UPDATE, a file without EVENT_DESC): ds_attr_name() and the modifiers
+ * its attr implies (":u", ":ppH"...), as perf prints them.  Malloc'd. */
+char *ds_attr_perf_name(const struct perf_event_attr *attr);
 /* Whether samples of this attr carry the exact trigger IP (precise_ip, or an
  * event whose IP is by nature the trigger: page faults). */
 bool ds_attr_precise(const struct perf_event_attr *attr);

@@ -496,7 +496,7 @@ static int open_image(ds_perfdata *pd, ds_err *err)
 	}
 	for (size_t i = 0; i < pd->events.n; i++)
 		if (!pd->events.v[i].name)
-			pd->events.v[i].name = ds_attr_name(&pd->events.v[i].attr);
+			pd->events.v[i].name = ds_attr_perf_name(&pd->events.v[i].attr);
 	return index_ids(pd, err);
 }
 

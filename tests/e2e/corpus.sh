@@ -1,4 +1,4 @@
-# Recordings made by perf (tests/corpus/perf, see ORIGINS there): dsprof
+# Recordings made by perf, ours and public ones (tests/corpus/perf, see ORIGINS there): dsprof
 # imports each and counts, per event and module, the samples and the event
 # count that perf report printed for it (EXPECTED).
 . "$TOP/tests/lib.sh"
@@ -18,16 +18,21 @@ our_counts() { # file experiment
 }
 
 files=$(grep -v '^#' "$C/EXPECTED" | awk '{ print $1 }' | sort -u)
-check_ge "the corpus lists its files" "$(echo "$files" | wc -l)" 6
+check_ge "the corpus lists its files" "$(echo "$files" | wc -l)" 27
 for f in $files; do
-	"$DSPROF" import "$C/$f" -o "exp-$f" >/dev/null 2>"$f.err"
+	n=$(echo "$f" | tr / _)
+	"$DSPROF" import "$C/$f" -o "exp-$n" >/dev/null 2>"$n.err"
 	check_eq "$f: imported" "$?" 0
-	check_eq "$f: no damage said" "$(grep -c 'note:' "$f.err")" 0
-	grep "^$f " "$C/EXPECTED" | sort >"$f.want"
-	our_counts "$f" "exp-$f" >"$f.got"
-	if cmp -s "$f.want" "$f.got"; then
-		ok "$f: per event and module, samples and count equal perf's ($(wc -l <"$f.want") rows)"
+	if grep -qx "$f" "$C/DAMAGED"; then
+		check_eq "$f: its damage said" "$(grep -c 'note:.*corrupt' "$n.err")" 1
 	else
-		not_ok "$f: perf / ours: $(diff "$f.want" "$f.got" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+		check_eq "$f: no damage said" "$(grep -c 'note:' "$n.err")" 0
+	fi
+	grep "^$f " "$C/EXPECTED" | sort >"$n.want"
+	our_counts "$f" "exp-$n" >"$n.got"
+	if cmp -s "$n.want" "$n.got"; then
+		ok "$f: per event and module, samples and count equal perf's ($(wc -l <"$n.want") rows)"
+	else
+		not_ok "$f: perf / ours: $(diff "$n.want" "$n.got" | grep '^[<>]' | head -4 | tr '\n' ' ')"
 	fi
 done

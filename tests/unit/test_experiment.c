@@ -935,6 +935,22 @@ TEST(attr_names)
 	n = ds_attr_name(&a);
 	CHECK_STR(n, "r1cd");
 	free(n);
+	/* a name perf prints for a file without names: modifiers from the attr */
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.exclude_guest = 1;
+	n = ds_attr_perf_name(&a);
+	CHECK_STR(n, "cycles");
+	free(n);
+	a.precise_ip = 2;
+	n = ds_attr_perf_name(&a);
+	CHECK_STR(n, "cycles:ppH");
+	free(n);
+	a.precise_ip = 0;
+	a.exclude_kernel = a.exclude_hv = 1;
+	n = ds_attr_perf_name(&a);
+	CHECK_STR(n, "cycles:uH");
+	free(n);
 }
 
 TEST(meta_roundtrip)
