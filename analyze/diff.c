@@ -155,8 +155,8 @@ static void row_key(const ds_table *t, const ds_row *r, char **name, char **key)
 		}
 		p += len + (p[len] == ',');
 	}
-	if (!b.len) /* indentation is how text shows a tree, not part of a name */
-		ds_buf_puts(&b, r->name + strspn(r->name, " "));
+	if (!b.len)
+		ds_buf_puts(&b, r->name);
 	*name = ds_buf_steal(&b);
 	*key = ds_xstrdup(*name);
 	strip_clones(*key, t->name_label && strcmp(t->name_label, "function") == 0);

@@ -379,11 +379,14 @@ typedef struct dl_build {
 	uint64_t next[4];      /* the next cache-line boundary to draw, per size */
 } dl_build;
 
-static ds_row *dl_row(dl_build *d, const char *kind, const char *type, const char *name)
+/* A row of the layout at depth (0 the type, 1 its members...): text indents
+ * its name by it, CSV and JSON name its parent. */
+static ds_row *dl_row(dl_build *d, const char *kind, const char *type, const char *name, unsigned depth)
 {
 	uint64_t key = d->order;
 	size_t r = tb_row(&d->b, &key, sizeof key, name, NULL);
 	ds_row *row = &d->b.v.v[r];
+	row->depth = depth;
 	tb_cell_str(row, DL_KIND, kind);
 	tb_cell_str(row, DL_TYPE, type);
 	tb_cell_u64(row, DL_ORDER, d->order++);
@@ -450,7 +453,7 @@ static void alignment_row(dl_build *d, unsigned line)
 	free(per);
 	if (!total)
 		return;
-	ds_buf_printf(&name, "  instances start at byte %llu of a %u-byte line in %.0f%% of samples (%zu offsets seen)",
+	ds_buf_printf(&name, "instances start at byte %llu of a %u-byte line in %.0f%% of samples (%zu offsets seen)",
 		      (unsigned long long)best_res, line, 100.0 * (double)best / (double)total, distinct);
 	if (h->t->size) {
 		uint64_t aligned = (h->t->size + line - 1) / line;
@@ -459,7 +462,7 @@ static void alignment_row(dl_build *d, unsigned line)
 			ds_buf_printf(&name, ": each spans %llu lines, %llu if aligned", (unsigned long long)touched,
 				      (unsigned long long)aligned);
 	}
-	dl_row(d, "alignment", h->name, name.p)->note = true;
+	dl_row(d, "alignment", h->name, name.p, 1)->note = true;
 	ds_buf_free(&name);
 }
 
@@ -474,12 +477,10 @@ static void boundaries(dl_build *d, uint64_t offset, unsigned depth)
 		ds_row *row;
 		if (d->next[z] > offset)
 			continue;
-		for (unsigned k = 0; k <= depth; k++)
-			ds_buf_puts(&name, "  ");
 		ds_buf_printf(&name, "--- %s%sline %llu (%llu bytes) ---", d->names[z] ? d->names[z] : "",
 			      d->names[z] ? " " : "", (unsigned long long)(last / d->sizes[z]),
 			      (unsigned long long)last);
-		row = dl_row(d, "boundary", d->h->name, name.p);
+		row = dl_row(d, "boundary", d->h->name, name.p, depth + 1);
 		row->note = true;
 		tb_cell_u64(row, DL_OFFSET, last);
 		d->next[z] = last + d->sizes[z];
@@ -495,15 +496,13 @@ static void set_share(dl_build *d, ds_row *r)
 }
 
 /* A member row: kind "member" in the layout, "nested" under a member shown
- * as one row; indented by its depth, with "[spans N lines]" when it does. */
+ * as one row; at its depth, with "[spans N lines]" when it does. */
 static ds_row *member_row(dl_build *d, const char *kind, const ds_layout_row *lr, const char *path,
 			  const char *label, uint64_t offset, unsigned depth)
 {
 	ds_buf name = {0};
 	ds_row *row;
 
-	for (unsigned k = 0; k <= depth; k++)
-		ds_buf_puts(&name, "  ");
 	ds_buf_puts(&name, path ? path : label);
 	if (lr->bit_size)
 		ds_buf_printf(&name, ":%u", lr->bit_size);
@@ -514,7 +513,7 @@ static ds_row *member_row(dl_build *d, const char *kind, const ds_layout_row *lr
 			ds_buf_printf(&name, "  [spans %llu %u-byte lines]", (unsigned long long)lines, d->sizes[z]);
 	}
 	boundaries(d, offset, depth);
-	row = dl_row(d, kind, d->h->name, name.p);
+	row = dl_row(d, kind, d->h->name, name.p, depth + 1);
 	tb_cell_str(row, DL_FIELD, path ? path : label);
 	tb_cell_u64(row, DL_OFFSET, offset);
 	tb_cell_u64(row, DL_SIZE, lr->size);
@@ -626,8 +625,6 @@ static void layout_rows(dl_build *d, const ds_type *t, const char *prefix, uint6
 		if (nested)
 			continue;
 		ds_buf_reset(&path);
-		for (unsigned k = 0; k <= dep; k++)
-			ds_buf_puts(&path, "  ");
 		switch (lr->kind) {
 		case DS_LROW_HOLE:
 			ds_buf_printf(&path, "<hole: %llu bytes>", (unsigned long long)lr->size);
@@ -642,7 +639,7 @@ static void layout_rows(dl_build *d, const ds_type *t, const char *prefix, uint6
 			continue;
 		}
 		boundaries(d, offset, dep);
-		row = dl_row(d, lr->kind == DS_LROW_PADDING ? "padding" : "hole", d->h->name, path.p);
+		row = dl_row(d, lr->kind == DS_LROW_PADDING ? "padding" : "hole", d->h->name, path.p, dep + 1);
 		row->note = true;
 		tb_cell_u64(row, DL_OFFSET, offset);
 		tb_cell_u64(row, DL_SIZE, lr->size);
@@ -664,7 +661,7 @@ static void layout_type(dl_build *d, const hot_type *h)
 	d->h = h;
 	for (size_t z = 0; z < d->nsizes; z++)
 		d->next[z] = d->sizes[z];
-	row = dl_row(d, "type", h->name, h->name);
+	row = dl_row(d, "type", h->name, h->name, 0);
 	d->type_row = d->b.v.n - 1;
 	tb_cell_u64(row, DL_SIZE, h->t->size);
 	member_metrics(d->s, h->tid, "", row->samples, row->count);
@@ -704,7 +701,8 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 				  o->type);
 	}
 	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS, false);
-	d.b.t->diff_key = "type,field"; /* rows are indented text; a diff names them type.field */
+	d.b.t->tree = true;
+	d.b.t->diff_key = "type,field"; /* a diff names a member type.field */
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
 		layout_type(&d, &hot[i]);
 	free(hot);

@@ -27,19 +27,19 @@ field_col() { csv_lookup "$1" field "$2" "$3"; }
 check_eq "datalayout --type: one type" "$(csv_col p.csv kind | grep -c '^type$')" 1
 check_eq "datalayout: the type row names the type" "$(csv_col p.csv name | sed -n 1p)" "struct particle"
 check_eq "datalayout: members in offset order" \
-	"$(awk -F, 'NR > 1 && $2 == "member" { print $4 }' p.csv | tr '\n' ' ')" "x y z vx vy vz name mass id "
+	"$(awk -F, 'NR > 1 && $3 == "member" { print $5 }' p.csv | tr '\n' ' ')" "x y z vx vy vz name mass id "
 check_eq "datalayout: offsets are the members' offsets" \
-	"$(awk -F, 'NR > 1 && $2 == "member" { print $5 }' p.csv | tr '\n' ' ')" "0 8 16 24 32 40 48 112 120 "
+	"$(awk -F, 'NR > 1 && $3 == "member" { print $6 }' p.csv | tr '\n' ' ')" "0 8 16 24 32 40 48 112 120 "
 check_eq "datalayout: mass is 8 bytes at 112" "$(field_col p.csv mass offset)/$(field_col p.csv mass size)" "112/8"
 share=$(field_col p.csv mass share)
 check_within "datalayout: mass has (nearly) all of the type's samples" "${share:-0}" 100 10
 type_samples=$(csv_lookup p.csv name "struct particle" samples:cpu-clock)
 member_sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:cpu-clock") k = i; next }
-	$2 == "member" { s += $k } END { print s + 0 }' p.csv)
+	$3 == "member" { s += $k } END { print s + 0 }' p.csv)
 check_eq "datalayout: members add up to the type" "$member_sum" "$type_samples"
 check_ge "datalayout: the type has samples" "${type_samples:-0}" 20
 check_eq "datalayout: the 64-byte boundary is drawn (at 64, inside name: 48..111)" \
-	"$(awk -F, '$2 == "boundary" { print $5 }' p.csv | tr '\n' ' ')" "64 "
+	"$(awk -F, '$3 == "boundary" { print $6 }' p.csv | tr '\n' ' ')" "64 "
 check_contains "datalayout: a member over a boundary says so" p.csv '^ *name  \[spans 2 64-byte lines\],'
 check_contains "datalayout: instances are seen 16 bytes into their lines" p.csv \
 	'instances start at byte 16 of a 64-byte line in (9[0-9]|100)% of samples'
@@ -47,7 +47,7 @@ check_contains "datalayout: and so touch three lines instead of two" p.csv 'each
 
 "$DSPROF" report -i stream --view datalayout --type "struct particle" --line 32 -f csv >p32.csv 2>p32.err
 check_eq "datalayout --line 32: boundaries every 32 bytes, one per run of lines" \
-	"$(awk -F, '$2 == "boundary" { print $5 }' p32.csv | tr '\n' ' ')" "32 96 "
+	"$(awk -F, '$3 == "boundary" { print $6 }' p32.csv | tr '\n' ' ')" "32 96 "
 check_contains "datalayout --line 32: alignment in 32-byte lines" p32.csv 'start at byte 16 of a 32-byte line'
 "$DSPROF" report -i stream --type particle >p.txt 2>&1
 check_contains "--type alone selects datalayout" p.txt '^# dsprof report: datalayout'
@@ -57,16 +57,16 @@ check_contains "datalayout text: boundaries name the cache level" p.txt -- '--- 
 # ---- struct item: a 4-byte hole after tag; the union member v is hot,
 # through its float member f (a nested row) ----
 "$DSPROF" report -i union --view datalayout --type item -f csv >u.csv 2>u.err
-check_eq "datalayout: the hole after tag" "$(awk -F, '$2 == "hole" { print $5 "/" $6 }' u.csv)" "4/4"
-check_eq "datalayout: no metrics on a hole (empty, not zero)" "$(awk -F, '$2 == "hole" { v = $NF; sub(/\r$/, "", v); print v }' u.csv)" ""
+check_eq "datalayout: the hole after tag" "$(awk -F, '$3 == "hole" { print $6 "/" $7 }' u.csv)" "4/4"
+check_eq "datalayout: no metrics on a hole (empty, not zero)" "$(awk -F, '$3 == "hole" { v = $NF; sub(/\r$/, "", v); print v }' u.csv)" ""
 ushare=$(field_col u.csv v share)
 check_within "datalayout: the union member has the samples" "${ushare:-0}" 100 10
-check_eq "datalayout: a nested row for the hot union member" "$(awk -F, '$2 == "nested" { print $4 }' u.csv)" "v.f"
+check_eq "datalayout: a nested row for the hot union member" "$(awk -F, '$3 == "nested" { print $5 }' u.csv)" "v.f"
 
 # ---- struct flags: bit fields in one unit ----
 "$DSPROF" report -i bitfield --view datalayout --type flags -f csv >b.csv 2>b.err
 check_eq "datalayout: bit fields show their bits" \
-	"$(awk -F, '$2 == "member" && $7 != "" { print $4 "=" $7 }' b.csv | tr '\n' ' ')" "ready=0..0 busy=1..1 count=2..7 "
+	"$(awk -F, '$3 == "member" && $8 != "" { print $5 "=" $8 }' b.csv | tr '\n' ' ')" "ready=0..0 busy=1..1 count=2..7 "
 bshare=$(field_col b.csv count share)
 check_within "datalayout: the hot bit field" "${bshare:-0}" 100 10
 
@@ -77,13 +77,13 @@ rec nested -e page-faults -- "$PROGS/nested"
 "$DSPROF" report -i nested --view datalayout --type pkt -f csv >n.csv 2>n.err
 # row KIND FIELD COLUMN: that column of the first row of that kind and field
 nrow() { awk -F, -v k="$1" -v f="$2" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next }
-	$2 == k && $4 == f { v = $n; sub(/\r$/, "", v); print v; exit }' n.csv; }
+	$3 == k && $5 == f { v = $n; sub(/\r$/, "", v); print v; exit }' n.csv; }
 check_eq "nested: every level is a row, in the layout's order" \
-	"$(awk -F, '$2 == "member" || $2 == "nested" { print $4 }' n.csv | tr '\n' ' ')" \
+	"$(awk -F, '$3 == "member" || $3 == "nested" { print $5 }' n.csv | tr '\n' ' ')" \
 	"kind seq u u.i u.f u.p u.p.lo u.p.hi inner inner.a inner.b tailed tailed.w tailed.c <union at 48> x y st st.ns st.ns.hi "
-check_eq "nested: indented as the type nests" \
-	"$(awk -F, '$2 == "member" && $4 ~ /^u/ { n = $1; sub(/[^ ].*/, "", n); printf "%d ", length(n) }' n.csv)" \
-	"2 4 4 4 6 6 "
+check_eq "nested: each level's parent is the member that holds it" \
+	"$(awk -F, '$3 == "member" && $5 ~ /^u/ { printf "%s<%s ", $1, $2 }' n.csv)" \
+	"u<struct pkt u.i<u u.f<u u.p<u u.p.lo<u.p u.p.hi<u.p "
 hi=$(nrow member u.p.hi samples:page-faults)
 total=$(csv_lookup n.csv name "struct pkt" samples:page-faults)
 check_ge "nested: u.p.hi has its array's faults" "${hi:-0}" 100
@@ -98,12 +98,12 @@ check_eq "nested: a named struct member and its sampled levels" \
 	"$(nrow nested st.ns.hi samples:page-faults)/$(nrow nested st.ns.hi samples:page-faults)/68"
 check_eq "nested: the top-level members add up to the type" \
 	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:page-faults") k = i; next }
-		$2 == "member" && $1 ~ /^  [^ ]/ { s += $k } END { print s + 0 }' n.csv)" "$total"
+		$3 == "member" && $2 == "struct pkt" { s += $k } END { print s + 0 }' n.csv)" "$total"
 check_within "nested: each array a quarter of the type" "$(nrow member u share)" 25 3
-check_eq "nested: the hole inside inner, indented under it" \
-	"$(awk -F, '$2 == "hole" && $5 == 21 { print $1 "/" $6 }' n.csv)" "    <hole: 3 bytes>/3"
+check_eq "nested: the hole inside inner, under it" \
+	"$(awk -F, '$3 == "hole" && $6 == 21 { print $1 "/" $2 "/" $7 }' n.csv)" "<hole: 3 bytes>/inner/3"
 check_eq "nested: the tail padding inside tailed" \
-	"$(awk -F, '$2 == "padding" { print $1 "/" $5 "/" $6 }' n.csv | tr '\n' ' ')" "    <padding: 7 bytes>/41/7 "
+	"$(awk -F, '$3 == "padding" { print $1 "/" $2 "/" $6 "/" $7 }' n.csv | tr '\n' ' ')" "<padding: 7 bytes>/tailed/41/7 "
 "$DSPROF" report -i nested --view datalayout --type pkt -f json >n.json 2>/dev/null
 check_eq "nested json: rows carry the member path" \
 	"$("$TOOLS/dsjq" '.rows[6].field' n.json)/$("$TOOLS/dsjq" '.rows[6].kind' n.json)" "u.i/member"

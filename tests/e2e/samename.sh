@@ -38,19 +38,19 @@ check_eq "dataobjects: the type column says which" "$(csv_lookup do.csv name "$N
 # ---- datalayout: each layout with its own samples ----
 "$DSPROF" report -i pf --view datalayout --type node -f csv >dl.csv 2>dl.err
 check_eq "--type node: both definitions, each its own layout" \
-	"$(awk -F, '$2 == "type" { print $1 "=" $6 }' dl.csv | sort | tr '\n' ' ')" "$N1=16 $N2=56 "
+	"$(awk -F, '$3 == "type" { print $1 "=" $7 }' dl.csv | sort | tr '\n' ' ')" "$N1=16 $N2=56 "
 check_eq "--type node: tu2's v at 48" \
-	"$(awk -F, -v t="$N2" '$2 == "member" && $3 == t && $4 == "v" { print $5 "/" $10 }' dl.csv)" "48/$v2"
+	"$(awk -F, -v t="$N2" '$3 == "member" && $4 == t && $5 == "v" { print $6 "/" $11 }' dl.csv)" "48/$v2"
 check_eq "--type node: tu1's v at 8" \
-	"$(awk -F, -v t="$N1" '$2 == "member" && $3 == t && $4 == "v" { print $5 "/" $10 }' dl.csv)" "8/$v1"
+	"$(awk -F, -v t="$N1" '$3 == "member" && $4 == t && $5 == "v" { print $6 "/" $11 }' dl.csv)" "8/$v1"
 # tu1's 16-byte nodes fault at page starts, which are node starts: only
 # its own samples put every instance at byte 0 of a line
 check_contains "--type node: tu1's alignment counts its samples only" dl.csv \
 	"instances start at byte 0 of a 64-byte line in 100% of samples \(1 offsets seen\).*,alignment,struct node \(tu1\.c:$L1\),"
 "$DSPROF" report -i pf --view datalayout --type "$N2" -f csv >dl2.csv 2>dl2.err
-check_eq "--type with the file: that definition only" "$(awk -F, '$2 == "type" { print $1 }' dl2.csv)" "$N2"
+check_eq "--type with the file: that definition only" "$(awk -F, '$3 == "type" { print $1 }' dl2.csv)" "$N2"
 "$DSPROF" report -i pf --view datalayout --type "node (tu1.c:$L1)" -f csv >dl1.csv 2>dl1.err
-check_eq "--type without the tag word, with the file" "$(awk -F, '$2 == "type" { print $1 }' dl1.csv)" "$N1"
+check_eq "--type without the tag word, with the file" "$(awk -F, '$3 == "type" { print $1 }' dl1.csv)" "$N1"
 "$DSPROF" report -i pf --type node >dl.txt 2>&1
 check_contains "datalayout text: the type row names the file" dl.txt "^ +[0-9.]+% +[0-9]+ +[0-9]+ +struct node \(tu2\.c:$L2\) +56"
 
@@ -121,10 +121,10 @@ check_eq "C++: sumy<b::Node> touches b::Node.y" \
 check_eq "C++: sumy<a::Node> touches a::Node.y" \
 	"$(grep '^sumy<a::Node>' nspcs.csv | grep -o 'struct [ab]::Node\.y' | sort -u)" "struct a::Node.y"
 "$DSPROF" report -i nspf --view datalayout --type a::Node -f csv >nsl.csv 2>nsl.err
-check_eq "C++: --type a::Node, its 16 bytes" "$(awk -F, '$2 == "type" { print $1 "=" $6 }' nsl.csv)" "struct a::Node=16"
+check_eq "C++: --type a::Node, its 16 bytes" "$(awk -F, '$3 == "type" { print $1 "=" $7 }' nsl.csv)" "struct a::Node=16"
 "$DSPROF" report -i nspf --view datalayout --type Node -f csv >nsn.csv 2>nsn.err
 check_eq "C++: --type Node, every type it ends, with its samples" \
-	"$(awk -F, '$2 == "type" { print $1 "=" $6 }' nsn.csv | sort | tr '\n' ' ')" "struct a::Node=16 struct b::Node=48 "
+	"$(awk -F, '$3 == "type" { print $1 "=" $7 }' nsn.csv | sort | tr '\n' ' ')" "struct a::Node=16 struct b::Node=48 "
 "$DSPROF" layout "$PROGS/nsnode" >nsly.txt 2>nsly.err
 check_eq "C++ layout: the qualified names" "$(grep '^struct [ab]::Node {' nsly.txt | tr '\n' ' ')" \
 	"struct a::Node { struct b::Node { "
