@@ -72,7 +72,9 @@ typedef struct site {
 /* What a data object is (dataspace.c). */
 enum dobj_kind {
 	DOBJ_FIELD,    /* a member of a struct, union or class type */
-	DOBJ_PADDING,  /* a hole or the tail padding of a type */
+	DOBJ_MISFIT,   /* an access outside every member of its static type (in a hole,
+			* the tail padding or past the end): the pointer is really to
+			* another type; an unknown bucket named by the static one */
 	DOBJ_GLOBAL,   /* a global or static variable of a non-aggregate type */
 	DOBJ_STACK,    /* a stack slot that is no aggregate */
 	DOBJ_SCALAR,   /* through a pointer to a base type */
@@ -84,10 +86,10 @@ typedef struct dobj {
 	enum dobj_kind kind;
 	char *type;        /* "struct node" (the type's tident name); the variable's type
 			    * for globals */
-	char *path;        /* member path ("next", "a.b", "cells[]") */
+	char *path;        /* member path ("next", "a.b", "cells[]"); UNKNOWN, MISFIT: the reason */
 	char *name;        /* the row name: "struct node.next", "<stack main>", ... */
-	const ds_type *t;  /* FIELD, PADDING: the aggregate */
-	int32_t tid;       /* FIELD, PADDING: its tident; else -1 */
+	const ds_type *t;  /* FIELD, MISFIT: the aggregate */
+	int32_t tid;       /* FIELD, MISFIT: its tident; else -1 */
 } dobj;
 
 /* A type as the views tell it apart (dataspace.c): one definition, met in

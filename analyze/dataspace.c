@@ -74,7 +74,8 @@ static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, co
 				     ds_xstrdup(name), NULL, -1});
 }
 
-/* A field's (or the padding's) names: its type's, then the path. */
+/* A field's names: its type's, then the path; a misfit's, the reason and
+ * the type ("<unknown: offset beyond struct Obj>"). */
 static void member_names(const ds_session *s, dobj *o)
 {
 	const tident *ti = &s->tidents.v[o->tid];
@@ -82,10 +83,15 @@ static void member_names(const ds_session *s, dobj *o)
 	free(o->type);
 	free(o->name);
 	o->type = ds_xstrdup(ti->name);
-	o->name = ds_xasprintf("%s.%s", ti->name, o->path);
+	if (o->kind == DOBJ_MISFIT)
+		o->name = ds_xasprintf("<unknown: %s %s>",
+				       strcmp(o->path, "offset-beyond") == 0 ? "offset beyond" : "offset in a hole of",
+				       ti->name);
+	else
+		o->name = ds_xasprintf("%s.%s", ti->name, o->path);
 }
 
-/* A field or the padding of the type tid, by path. */
+/* A field of the type tid by path, or a misfit by reason. */
 static int32_t dobj_member(ds_session *s, enum dobj_kind kind, int32_t tid, const char *path)
 {
 	bool added;
@@ -93,7 +99,7 @@ static int32_t dobj_member(ds_session *s, enum dobj_kind kind, int32_t tid, cons
 	dobj o = {kind, NULL, NULL, NULL, s->tidents.v[tid].t, tid};
 	size_t i;
 
-	ds_buf_putc(&key, kind == DOBJ_FIELD ? 'F' : 'P');
+	ds_buf_putc(&key, kind == DOBJ_FIELD ? 'F' : 'M');
 	ds_buf_append(&key, &tid, sizeof tid);
 	ds_buf_puts(&key, path);
 	i = ds_hash_intern(s->dobj_index, key.p, key.len, &added);
@@ -236,6 +242,23 @@ static bool is_aggregate(const ds_type *t)
 	return t && (t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_UNION || t->kind == DS_TYPE_CLASS);
 }
 
+/* Why an access at byte off of aggregate agg is in none of its members:
+ * past the end of the last one ("offset-beyond", the tail padding
+ * included), or in a hole between them. */
+static const char *misfit_reason(const ds_type *agg, uint64_t off)
+{
+	uint64_t end = 0;
+	for (size_t i = 0; i < agg->nmembers; i++) {
+		const ds_member *m = &agg->members[i];
+		const ds_type *mt = ds_type_strip(m->type);
+		uint64_t e = m->bit_size ? m->offset + (m->bit_offset + m->bit_size + 7) / 8
+					 : m->offset + (mt ? mt->size : 0);
+		if (e > end)
+			end = e;
+	}
+	return off >= end ? "offset-beyond" : "offset-in-hole";
+}
+
 /* Arrays to their element, and the offset into one element. */
 static const ds_type *element(const ds_type *t, uint64_t *off)
 {
@@ -261,12 +284,15 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 	dref d = {NO_DOBJ, off};
 
 	if (is_aggregate(agg)) {
-		if (!agg->size || off >= agg->size)
+		/* An access outside every member (C-style inheritance: a header
+		 * struct's pointer cast to the larger struct it heads) is to some
+		 * other type, never to the padding: an unknown named by this one. */
+		if (!agg->size)
 			d = unknown(s, "bad-offset");
 		else if (ds_type_member_path(agg, off, size, &path, &leaf))
 			d.id = dobj_member(s, DOBJ_FIELD, tident_get(s, t, agg, true), path.p);
 		else
-			d.id = dobj_member(s, DOBJ_PADDING, tident_get(s, t, agg, true), "<padding>");
+			d.id = dobj_member(s, DOBJ_MISFIT, tident_get(s, t, agg, true), misfit_reason(agg, off));
 	} else if (var) {
 		if (t)
 			ds_type_name(t, &tn);
@@ -811,7 +837,8 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 	}
 	refine_bitfield(s, de->dso, st, t, &r);
 	x->obj[precise] = r;
-	x->how[precise] = r.id == NO_DOBJ ? HOW_NONE : how;
+	/* a misfit names the static type only to say it is not the one */
+	x->how[precise] = r.id == NO_DOBJ || s->dobjs.v[r.id].kind == DOBJ_MISFIT ? HOW_NONE : how;
 }
 
 /* ---- per sample ---- */
@@ -941,7 +968,7 @@ static void count_record(ds_session *s, size_t i)
 		s->dso_mem.v[dso]++;
 		s->dso_resolved.v[dso] += how != HOW_NONE;
 	}
-	if ((rc->flags & SR_EA) && o->tid >= 0)
+	if ((rc->flags & SR_EA) && o->kind == DOBJ_FIELD)
 		count_alignment(s, o, rc->ea - rc->off, rc->ev);
 }
 

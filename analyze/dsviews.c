@@ -11,7 +11,7 @@ static const char *kind_name(enum dobj_kind k)
 {
 	switch (k) {
 	case DOBJ_FIELD: return "field";
-	case DOBJ_PADDING: return "padding";
+	case DOBJ_MISFIT: return "unknown";
 	case DOBJ_GLOBAL: return "global";
 	case DOBJ_STACK: return "stack";
 	case DOBJ_SCALAR: return "scalars";
@@ -92,7 +92,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			tb_cell_str(&b.v.v[r], DO_FIELD, d->path);
 		}
 		add_dobj_metrics(s, &b.v.v[r], i);
-		if (d->kind == DOBJ_FIELD || d->kind == DOBJ_PADDING) {
+		if (d->kind == DOBJ_FIELD) {
 			/* the type's own row sums its fields */
 			char key[512];
 			snprintf(key, sizeof key, "type\x01%s", d->type);
@@ -164,6 +164,7 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 					      {"order", DS_COL_U64, false}};
 	ds_view_opts keep = {.sort = o && o->sort ? o->sort : "order"};
 	uint64_t user = 0, resolved = 0, found = 0;
+	uint64_t misfit[2] = {0, 0};
 	stat_vec v = {0};
 	ds_buf name = {0};
 	tb b;
@@ -184,13 +185,17 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 	stat_add(&v, 1, "instruction fetch (not data)", s->ea_ifetch);
 	for (int h = 0; h < HOW_NHOW; h++)
 		stat_add(&v, 2, ds_how_name((enum ds_how)h), s->how_samples[h]);
-	for (size_t i = 0; i < s->dobjs.n; i++)
-		if (s->dobjs.v[i].kind == DOBJ_UNKNOWN) {
-			uint64_t n = 0;
-			for (size_t e = 0; e < s->nev; e++)
-				n += s->dobj_samples.v[i * s->nev + e];
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		uint64_t n = 0;
+		for (size_t e = 0; e < s->nev; e++)
+			n += s->dobj_samples.v[i * s->nev + e];
+		if (s->dobjs.v[i].kind == DOBJ_UNKNOWN)
 			stat_add(&v, 3, s->dobjs.v[i].path, n);
-		}
+		else if (s->dobjs.v[i].kind == DOBJ_MISFIT) /* one line per reason, every type's */
+			misfit[strcmp(s->dobjs.v[i].path, "offset-beyond") != 0] += n;
+	}
+	stat_add(&v, 3, "offset-beyond", misfit[0]);
+	stat_add(&v, 3, "offset-in-hole", misfit[1]);
 	for (size_t i = 0; i < s->dso_mem.n; i++)
 		if (s->dso_mem.v[i]) {
 			stat_add(&v, 4, s->dsos.v[i].module, s->dso_mem.v[i]);
@@ -290,7 +295,7 @@ static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 		v[k] = (hot_type){(int32_t)k, s->tidents.v[k].t, s->tidents.v[k].name, 0};
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		for (size_t e = 0; d->tid >= 0 && e < s->nev; e++)
+		for (size_t e = 0; d->kind == DOBJ_FIELD && e < s->nev; e++)
 			v[d->tid].samples += s->dobj_samples.v[i * s->nev + e];
 	}
 	/* types named on the way to another answer, or whose samples the
@@ -314,7 +319,7 @@ static void member_metrics(const ds_session *s, int32_t tid, const char *path, u
 	size_t pl = strlen(path);
 	for (size_t i = 0; tid >= 0 && i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		if (d->tid != tid)
+		if (d->tid != tid || d->kind != DOBJ_FIELD)
 			continue;
 		if (pl && (!d->path || strncmp(d->path, path, pl) != 0 ||
 			   (d->path[pl] && d->path[pl] != '.' && d->path[pl] != '[')))

@@ -161,7 +161,7 @@ enum { DOBJ_NAME, DOBJ_ALIAS, FIELD_NAME, FIELD_ALIAS, DOBJ_NIDS };
 static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, int32_t *id)
 {
 	const tident *ti = o->tid >= 0 ? &s->tidents.v[o->tid] : NULL;
-	bool member = o->kind == DOBJ_FIELD || o->kind == DOBJ_PADDING;
+	bool member = o->kind == DOBJ_FIELD;
 
 	id[DOBJ_NAME] = ds_filter_string_id(f, member && o->type ? o->type : o->name);
 	id[FIELD_NAME] = member ? ds_filter_string_id(f, o->name) : -1;

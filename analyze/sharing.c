@@ -117,7 +117,7 @@ static void describe(ds_session *s, const ds_srec *x, acc *a)
 	ds_buf b = {0};
 
 	a->elem = -1;
-	if ((o->kind == DOBJ_FIELD || o->kind == DOBJ_PADDING) && o->t) {
+	if (o->kind == DOBJ_FIELD && o->t) {
 		a->type = o->t;
 		a->off = x->off;
 		a->inst = x->ea - x->off;
@@ -954,7 +954,7 @@ static void objects_cell(const ds_session *s, const line_view *l, ds_row *row)
 
 	for (size_t k = 0; k < l->n; k++) {
 		const dobj *o = &s->dobjs.v[A(l, k)->k.dobj];
-		bool member = o->kind == DOBJ_FIELD || o->kind == DOBJ_PADDING;
+		bool member = o->kind == DOBJ_FIELD;
 		const char *what = member && o->type ? o->type : o->name;
 		size_t j;
 		for (j = 0; j < nv && strcmp(v[j].what, what) != 0; j++)
