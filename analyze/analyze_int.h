@@ -80,6 +80,7 @@ enum dobj_kind {
 	DOBJ_SCALAR,   /* through a pointer to a base type */
 	DOBJ_KERNEL,   /* kernel-mode samples */
 	DOBJ_UNKNOWN,  /* with the reason */
+	DOBJ_NOMEM,    /* <no memory access>: time in code that reads and writes none */
 };
 
 typedef struct dobj {

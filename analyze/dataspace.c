@@ -810,6 +810,10 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 		return;
 	}
 	ds_backtrack(s->bt, de->dso, st->vaddr, precise, t);
+	if (t->verdict == DS_BT_NO_MEMORY) {
+		x->obj[precise] = (dref){dobj_add(s, DOBJ_NOMEM, "<no memory access>", NULL, NULL), 0};
+		return;
+	}
 	if (t->verdict != DS_BT_OK) {
 		x->obj[precise] = unknown(s, ds_bt_verdict_name(t->verdict));
 		return;

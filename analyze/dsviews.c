@@ -17,6 +17,7 @@ static const char *kind_name(enum dobj_kind k)
 	case DOBJ_SCALAR: return "scalars";
 	case DOBJ_KERNEL: return "kernel";
 	case DOBJ_UNKNOWN: return "unknown";
+	case DOBJ_NOMEM: return "no-memory";
 	}
 	return "?";
 }
@@ -66,6 +67,23 @@ static void group_fields(ds_table *t)
 	free(used);
 }
 
+/* The data views speak of memory: samples in code that accesses none
+ * (<no memory access>, object i) are out of the table's totals, and a
+ * line of the header says how many. */
+static void leave_out_nomem(const ds_session *s, ds_table *t, size_t i)
+{
+	uint64_t n = 0;
+	for (size_t e = 0; e < s->nev; e++) {
+		t->events[e].samples -= s->dobj_samples.v[i * s->nev + e];
+		t->events[e].count -= s->dobj_count.v[i * s->nev + e];
+		n += s->dobj_samples.v[i * s->nev + e];
+	}
+	tb_prop(t, "no_memory_access_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)n);
+	tb_prop(t, "note", DS_PROP_TEXT,
+		"%llu samples were in code that accesses no memory (<no memory access>): not in this view or its totals",
+		(unsigned long long)n);
+}
+
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[DO_NCOLS] = {
@@ -85,6 +103,10 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			any |= s->dobj_samples.v[i * s->nev + e] != 0;
 		if (!any)
 			continue; /* named on the way to a better answer, never sampled */
+		if (d->kind == DOBJ_NOMEM) {
+			leave_out_nomem(s, b.t, i);
+			continue;
+		}
 		r = tb_row(&b, d->name, strlen(d->name), d->name, &added);
 		if (added) {
 			tb_cell_str(&b.v.v[r], DO_KIND, kind_name(d->kind));

@@ -54,6 +54,7 @@ static const char *const verdict_names[DS_BT_NVERDICTS] = {
 	[DS_BT_NO_CODE] = "no-code",
 	[DS_BT_NO_FUNCTION] = "no-function",
 	[DS_BT_BAD_DECODE] = "bad-decode",
+	[DS_BT_NO_MEMORY] = "no-memory-access",
 };
 
 const char *ds_bt_verdict_name(enum ds_bt_verdict v)
@@ -267,9 +268,34 @@ static void set_trigger(ds_trigger *out, const ds_insn *in)
 	out->mem = in->mem[0];
 }
 
+/* Whether the block around instruction k, from k to the block's end (its
+ * part before k was walked back without finding one), accesses memory.
+ * A block longer than the walk limit is taken to. */
+static bool block_accesses_memory(const fn *f, int64_t k)
+{
+	for (uint32_t steps = 0; steps < MAX_WALK && (size_t)k < f->insns.n; steps++, k++) {
+		const ds_insn *in = &f->insns.v[k];
+		if (steps && is_target(f, in->addr))
+			return false; /* the next block begins */
+		if (in->nmem && !in->mem[0].address_only)
+			return true;
+		if (in->flow != DS_FLOW_NEXT)
+			return false; /* the block ends with it */
+	}
+	return true;
+}
+
+/* A stop at a branch target, or at an entry a jump comes back to: when the
+ * whole block accesses no memory, the time was spent computing there. */
+static enum ds_bt_verdict at_target(const fn *f, int64_t ip_k)
+{
+	return block_accesses_memory(f, ip_k) ? DS_BT_BRANCH_TARGET : DS_BT_NO_MEMORY;
+}
+
 /* The instruction that accessed memory at or before ip, in the same block. */
 static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 {
+	const int64_t ip_k = k;
 	uint64_t clobbered = 0;
 
 	for (uint32_t steps = 0; steps < MAX_WALK; steps++) {
@@ -277,13 +303,13 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 		/* the function's entry: what ran before it is the caller's call
 		 * (or tail jump), unless a jump of the function's own comes back */
 		if (k == 0) {
-			out->verdict = f->entry_jumped ? DS_BT_BRANCH_TARGET : DS_BT_CALL;
+			out->verdict = f->entry_jumped ? at_target(f, ip_k) : DS_BT_CALL;
 			return;
 		}
 		/* control may have reached this instruction from elsewhere: what
 		 * ran before it is unknown */
 		if (is_target(f, f->insns.v[k].addr)) {
-			out->verdict = DS_BT_BRANCH_TARGET;
+			out->verdict = at_target(f, ip_k);
 			return;
 		}
 		if (f->indirect) {

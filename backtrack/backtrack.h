@@ -38,6 +38,8 @@ enum ds_bt_verdict {
 	DS_BT_NO_CODE,          /* no code bytes: no object file, JIT code, the kernel */
 	DS_BT_NO_FUNCTION,      /* no symbol bounds the function to decode */
 	DS_BT_BAD_DECODE,       /* the function's instructions do not decode up to the IP */
+	DS_BT_NO_MEMORY,        /* a walk stopped at a branch target, in a block that accesses no
+				 * memory at all (a compute loop, a divide): no load to charge */
 	DS_BT_NVERDICTS
 };
 

@@ -27,7 +27,7 @@ check_verdict() {
 # Scenarios whose verdicts cover (nearly) every instruction of the loop;
 # trigger-not-found covers the 76 of its 100 instructions that lie beyond
 # the walk limit of 24.
-for sc in ok crossed-branch-target after-call after-jump indirect-jumps no-function bad-decode no-code; do
+for sc in ok crossed-branch-target no-memory-access after-call after-jump indirect-jumps no-function bad-decode no-code; do
 	"$DSPROF" record -q -o "e-$sc" -- "$V" "$sc" 0.5 >/dev/null
 	check_verdict "$sc" "e-$sc" 80 all
 done

@@ -8,7 +8,9 @@
  *   verdicts SCENARIO [SECONDS]
  *
  *   ok                     loads before every sampled instruction
- *   crossed-branch-target  a short ALU loop: the walk back meets its head
+ *   crossed-branch-target  an ALU loop that ends with a load: the walk back
+ *                          from the ALU part meets the loop's head
+ *   no-memory-access       an ALU loop without a load
  *   after-call             calls back to back: IPs are return addresses
  *   after-jump             a block entered by a `ret` to a pushed address
  *   indirect-jumps         a function with a jump through memory
@@ -90,10 +92,24 @@ __asm__(
 	"	imul %rax, %rax\n"
 	"	imul %rax, %rax\n"
 	"	imul %rax, %rax\n"
+	"	mov (%rsi), %rdx\n"
 	"	dec %rdi\n"
 	"	jnz 1b\n"
 	"	ret\n"
 	"	.size v_target, .-v_target\n"
+
+	"	.p2align 4\n"
+	"	.type v_nomem, @function\n"
+	"v_nomem:\n"
+	"	mov $3, %eax\n"
+	"1:	imul %rax, %rax\n"
+	"	imul %rax, %rax\n"
+	"	imul %rax, %rax\n"
+	"	imul %rax, %rax\n"
+	"	dec %rdi\n"
+	"	jnz 1b\n"
+	"	ret\n"
+	"	.size v_nomem, .-v_nomem\n"
 
 	"	.p2align 4\n"
 	"	.type v_leaf, @function\n"
@@ -218,6 +234,7 @@ __asm__(
 
 void v_ok(long n, void *buf);
 void v_target(long n, void *buf);
+void v_nomem(long n, void *buf);
 void v_call(long n, void *buf);
 void v_jump(long n, void *buf);
 void v_indirect(long n, void *buf);
@@ -228,7 +245,7 @@ void v_bad(long n, void *buf);
 long v_notmem(long n);
 void v_deep(long n);
 
-/* The body of v_target's loop, for anonymous memory:
+/* The body of v_nomem's loop, for anonymous memory:
  *   mov $3,%eax; 1: imul %rax,%rax (x4); dec %rdi; jnz 1b; ret */
 static const uint8_t jit_code[] = {
 	0xb8, 0x03, 0x00, 0x00, 0x00,
@@ -297,6 +314,7 @@ int main(int argc, char **argv)
 	} loops[] = {
 		{"ok", v_ok},
 		{"crossed-branch-target", v_target},
+		{"no-memory-access", v_nomem},
 		{"after-call", v_call},
 		{"after-jump", v_jump},
 		{"indirect-jumps", v_indirect},
@@ -323,7 +341,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 usage:
-	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|after-call|after-jump|indirect-jumps|tail-call|"
+	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|no-memory-access|after-call|after-jump|indirect-jumps|tail-call|"
 			"trigger-not-found|no-function|bad-decode|no-code|not-memory|stack-call [SECONDS]\n");
 	return 2;
 }
