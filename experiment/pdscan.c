@@ -346,8 +346,11 @@ static void saw_time(ds_perfdata *pd, uint64_t t)
 		d->first_time = t;
 	if (t > d->last_time)
 		d->last_time = t;
-	if (pd->gap_time_before) {
-		d->gap_time += t > pd->gap_time_before ? t - pd->gap_time_before : 0;
+	/* a gap ends at the first record after it that is later than the
+	 * latest before it: records of different CPUs are not in time order,
+	 * so the next one may be a little earlier */
+	if (pd->gap_time_before && t > pd->gap_time_before) {
+		d->gap_time += t - pd->gap_time_before;
 		pd->gap_time_before = 0;
 	}
 }

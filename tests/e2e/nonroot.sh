@@ -37,4 +37,8 @@ check_ge "user nobody: spin_work has most of them (percent)" \
 # the locked-memory limit shrinks the ring buffers; they must still keep up
 as_nobody "$DSPROF" record -q -o "$OUT/fast" -c 50000 -- "$PROGS/threads" "$PROGS/behave" >/dev/null 2>&1
 check_eq "user nobody at 20 kHz: nothing lost" "$("$TOOLS/dsjq" .lost "$OUT/fast/meta.json")" 0
-check_ge "user nobody at 20 kHz: samples" "$("$TOOLS/dsjq" .samples "$OUT/fast/meta.json")" 15000
+# four threads burn a fixed CPU time (about 3,600 samples each); behave
+# spins 0.3 s of wall time, which a busy machine gives less CPU (all of it
+# 18,146 and 19,474 in two runs beside a fuzzer, 14,655 once in a whole
+# test run beside one)
+check_ge "user nobody at 20 kHz: samples" "$("$TOOLS/dsjq" .samples "$OUT/fast/meta.json")" 12000
