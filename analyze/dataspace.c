@@ -242,10 +242,9 @@ static bool is_aggregate(const ds_type *t)
 	return t && (t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_UNION || t->kind == DS_TYPE_CLASS);
 }
 
-/* Why an access at byte off of aggregate agg is in none of its members:
- * past the end of the last one ("offset-beyond", the tail padding
- * included), or in a hole between them. */
-static const char *misfit_reason(const ds_type *agg, uint64_t off)
+/* The byte after agg's last member (its tail padding and anything past its
+ * end lie beyond). */
+static uint64_t members_end(const ds_type *agg)
 {
 	uint64_t end = 0;
 	for (size_t i = 0; i < agg->nmembers; i++) {
@@ -256,7 +255,15 @@ static const char *misfit_reason(const ds_type *agg, uint64_t off)
 		if (e > end)
 			end = e;
 	}
-	return off >= end ? "offset-beyond" : "offset-in-hole";
+	return end;
+}
+
+/* Why an access at byte off of aggregate agg is in none of its members:
+ * past the end of the last one ("offset-beyond", the tail padding
+ * included), or in a hole between them. */
+static const char *misfit_reason(const ds_type *agg, uint64_t off)
+{
+	return off >= members_end(agg) ? "offset-beyond" : "offset-in-hole";
 }
 
 /* Arrays to their element, and the offset into one element. */
@@ -359,12 +366,70 @@ static uint64_t in_element(const ds_type *target, int64_t off)
 	return size > 0 ? (uint64_t)(((off % size) + size) % size) : (uint64_t)off;
 }
 
-static dref through_pointer(ds_session *s, const ds_type *ptr, const ds_trigger *t)
+/* Whether aggregate c begins with t, as C-style inheritance writes it:
+ * its first member is a t (or begins with one), or its first members are
+ * t's, one for one (a header written as a macro: same names, offsets and
+ * types). */
+static bool begins_with(const ds_type *c, const ds_type *t, int depth)
+{
+	const ds_type *first;
+
+	if (!is_aggregate(c) || c == t || !c->nmembers || !t->nmembers || depth > 4)
+		return false;
+	first = ds_type_strip(c->members[0].type);
+	if (c->members[0].offset == 0 && first && (ds_type_same(first, t) || begins_with(first, t, depth + 1)))
+		return true;
+	if (c->nmembers <= t->nmembers || ds_type_same(c, t))
+		return false;
+	for (size_t i = 0; i < t->nmembers; i++) {
+		const ds_member *a = &c->members[i], *b = &t->members[i];
+		if (a->offset != b->offset || a->bit_size != b->bit_size || !a->name || !b->name ||
+		    strcmp(a->name, b->name) != 0 || !ds_type_same(ds_type_strip(a->type), ds_type_strip(b->type)))
+			return false;
+	}
+	return true;
+}
+
+/* The object behind an access at byte off of a pointer to target.  Past
+ * the members of a struct that other structs of the object begin with (a
+ * header: struct obj heading struct table), the access is to the one of
+ * them that has a member there, reached through a cast; when none or
+ * several do, it is beyond the header (an unknown), not the next element
+ * of an array of headers.  Otherwise the offset is taken in an array of
+ * target (in_element). */
+static dref pointer_object(ds_session *s, ds_dso *d, const ds_type *target, int64_t off, uint32_t size)
+{
+	const ds_type *agg = ds_type_strip(target), *found = NULL;
+	size_t heads = 0, with = 0;
+	ds_buf path = {0};
+
+	if (!d || !is_aggregate(agg) || !agg->size || off < 0 || (uint64_t)off < members_end(agg))
+		return object_in(s, target, in_element(target, off), size, NULL, DOBJ_SCALAR);
+	for (size_t i = 0; i < ds_dso_ntypes(d); i++) {
+		const ds_type *c = ds_type_strip(ds_dso_type(d, i));
+		if (!c || !begins_with(c, agg, 0))
+			continue;
+		heads++;
+		ds_buf_reset(&path);
+		if (!ds_type_member_path(c, (uint64_t)off, size, &path, NULL) || (found && ds_type_same(found, c)))
+			continue;
+		with++;
+		found = c;
+	}
+	ds_buf_free(&path);
+	if (with == 1)
+		return object_in(s, found, (uint64_t)off, size, NULL, DOBJ_SCALAR);
+	if (heads)
+		return object_in(s, target, (uint64_t)off, size, NULL, DOBJ_SCALAR);
+	return object_in(s, target, in_element(target, off), size, NULL, DOBJ_SCALAR);
+}
+
+static dref through_pointer(ds_session *s, ds_dso *d, const ds_type *ptr, const ds_trigger *t)
 {
 	const ds_type *target = pointee(ptr);
 	if (!target)
 		return (dref){NO_DOBJ, 0};
-	return object_in(s, target, in_element(target, t->mem.disp), t->mem.size, NULL, DOBJ_SCALAR);
+	return pointer_object(s, d, target, t->mem.disp, t->mem.size);
 }
 
 /* (2) a variable in the base (or, for p[i] forms, the index) register. */
@@ -385,7 +450,7 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 				target = ds_type_strip(pointee(pt));
 				if ((target && target->kind == DS_TYPE_VOID) != untyped)
 					continue;
-				r = through_pointer(s, pt, t);
+				r = through_pointer(s, d, pt, t);
 				if (r.id != NO_DOBJ)
 					return r;
 			}
@@ -655,7 +720,7 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 						v.var ? v.var->name : function_name(st),
 						v.stack ? DOBJ_STACK : DOBJ_GLOBAL);
 		else
-			r = object_in(s, v.into, in_element(v.into, off), t->mem.size, NULL, DOBJ_SCALAR);
+			r = pointer_object(s, k->d, v.into, off, t->mem.size);
 	}
 	ds_hash_free(k->slots);
 	ds_vec_free(&k->slot_val);
