@@ -68,9 +68,9 @@ static void group_fields(ds_table *t)
 }
 
 /* The data views speak of memory: samples in code that accesses none
- * (<no memory access>, object i) are out of the table's totals, and a
- * line of the header says how many. */
-static void leave_out_nomem(const ds_session *s, ds_table *t, size_t i)
+ * (<no memory access>, object i) are out of the table's totals.  Returns
+ * how many there are. */
+static uint64_t leave_out_nomem(const ds_session *s, ds_table *t, size_t i)
 {
 	uint64_t n = 0;
 	for (size_t e = 0; e < s->nev; e++) {
@@ -78,6 +78,16 @@ static void leave_out_nomem(const ds_session *s, ds_table *t, size_t i)
 		t->events[e].count -= s->dobj_count.v[i * s->nev + e];
 		n += s->dobj_samples.v[i * s->nev + e];
 	}
+	return n;
+}
+
+/* A line of the header says how many samples the view left out: after
+ * the notes on the view's data (debug information it could not read),
+ * which matter more, and come first where one is shown (the TUI). */
+static void say_nomem(ds_table *t, uint64_t n)
+{
+	if (!n)
+		return;
 	tb_prop(t, "no_memory_access_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)n);
 	tb_prop(t, "note", DS_PROP_TEXT,
 		"%llu samples were in code that accesses no memory (<no memory access>): not in this view or its totals",
@@ -89,6 +99,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	static const ds_col cols[DO_NCOLS] = {
 		{"kind", DS_COL_STR, true}, {"type", DS_COL_STR, false}, {"field", DS_COL_STR, false}};
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
+	uint64_t nomem = 0;
 	tb b;
 	int rc;
 
@@ -104,7 +115,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		if (!any)
 			continue; /* named on the way to a better answer, never sampled */
 		if (d->kind == DOBJ_NOMEM) {
-			leave_out_nomem(s, b.t, i);
+			nomem += leave_out_nomem(s, b.t, i);
 			continue;
 		}
 		r = tb_row(&b, d->name, strlen(d->name), d->name, &added);
@@ -130,6 +141,8 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	if ((rc = tb_finish(&b, &all, out, err)))
 		return rc;
 	group_fields(*out);
+	ds_session_debug_notes(s, *out); /* first: see say_nomem */
+	say_nomem(*out, nomem);
 	if (o && o->limit && o->limit < (*out)->nrows) {
 		ds_table *t = *out;
 		for (size_t i = o->limit; i < t->nrows; i++) {
