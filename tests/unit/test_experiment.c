@@ -56,7 +56,9 @@ static void put_sample(ds_buf *b, uint64_t id, uint64_t ip, uint32_t pid, uint32
 	((struct perf_event_header *)(b->p + start))->size = (uint16_t)(b->len - start);
 }
 
-static char *write_two_event_file(void)
+/* The two-event file, with more cpu-clock samples at the given times
+ * after its three. */
+static char *write_event_file(const uint64_t *more, size_t nmore)
 {
 	ds_event ev[2];
 	uint64_t ids0[2] = {11, 12}, ids1[2] = {21, 22};
@@ -103,11 +105,18 @@ static char *write_two_event_file(void)
 	put_sample(&recs, 11, 0x400010, 7, 7, 100, 0, false, 2);
 	put_sample(&recs, 22, 0x400020, 7, 8, 200, 0xdead000, true, -1);
 	put_sample(&recs, 12, 0x400030, 7, 8, 300, 0, false, 0);
+	for (size_t i = 0; i < nmore; i++)
+		put_sample(&recs, 11, 0x400040, 7, 7, more[i], 0, false, 0);
 	CHECK(ds_pdw_write(w, recs.p, recs.len, &err) == 0);
 	CHECK(ds_pdw_finish(w, &info, &err) == 0);
 	ds_buf_free(&recs);
 	ds_buf_free(&mm);
 	return path;
+}
+
+static char *write_two_event_file(void)
+{
+	return write_event_file(NULL, 0);
 }
 
 TEST(roundtrip)
@@ -295,6 +304,28 @@ TEST(salvage_corrupt_record)
 	CHECK(HAS(o, "bytes of corrupt records in 1 place"));
 	/* the time between the records either side (300 - 100 ns) */
 	CHECK(HAS(o, "they held about 200 ns"));
+	free(img);
+}
+
+/* A corrupt record, and right after it a record of another CPU a little
+ * earlier than the last before it (records are not in time order across
+ * CPUs): the stretch's time runs to the first record later than that. */
+TEST(salvage_corrupt_record_unordered)
+{
+	static const uint64_t more[] = {400};
+	char *path = write_event_file(more, 1);
+	size_t len;
+	char *img = ds_read_file(path, &len);
+	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3), t = 90;
+	readout o;
+
+	free(path);
+	img[s2 + 6] = img[s2 + 7] = 0; /* size 0 */
+	memcpy(img + s3 + 32, &t, 8);  /* the third sample's time: before the first's (100) */
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.dmg.corrupt_stretches, 1);
+	CHECK(HAS(o, "they held about 300 ns")); /* 400 - 100 */
 	free(img);
 }
 
@@ -1227,6 +1258,7 @@ int main(void)
 	RUN(salvage_cut);
 	RUN(salvage_cut_time_overflow);
 	RUN(salvage_corrupt_record);
+	RUN(salvage_corrupt_record_unordered);
 	RUN(salvage_resync_misaligned);
 	RUN(salvage_features);
 	RUN(salvage_bad_attr);
