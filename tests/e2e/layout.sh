@@ -52,6 +52,9 @@ function member_name(s,   n) {
 	while (match(name, /^(struct|union|class) ([A-Za-z_0-9]+|\(anonymous namespace\))::/)) {
 		tag = name; sub(/ .*/, "", tag); name = tag " " substr(name, RLENGTH + 1)
 	}
+	# ... and their base classes (pahole prints those unqualified too)
+	while (match(name, /(: |, )([A-Za-z_0-9]+|\(anonymous namespace\))::/))
+		name = substr(name, 1, RSTART + 1) substr(name, RSTART + RLENGTH)
 	block = name; next
 }
 /^}/ { if ($0 ~ /^} [A-Za-z_]/) { t = $0; sub(/^} /, "", t); sub(/;.*$/, "", t); block = block " = " t }
