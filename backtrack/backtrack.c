@@ -260,6 +260,13 @@ static int64_t insn_at(const fn *f, uint64_t a)
 	return lo < f->insns.n && f->insns.v[lo].addr == a ? (int64_t)lo : -1;
 }
 
+/* Whether an instruction reads or writes memory (an lea computes an
+ * address and touches none). */
+static bool accesses_memory(const ds_insn *in)
+{
+	return in->nmem && !in->mem[0].address_only;
+}
+
 static void set_trigger(ds_trigger *out, const ds_insn *in)
 {
 	out->verdict = DS_BT_OK;
@@ -277,7 +284,7 @@ static bool block_accesses_memory(const fn *f, int64_t k)
 		const ds_insn *in = &f->insns.v[k];
 		if (steps && is_target(f, in->addr))
 			return false; /* the next block begins */
-		if (in->nmem && !in->mem[0].address_only)
+		if (accesses_memory(in))
 			return true;
 		if (in->flow != DS_FLOW_NEXT)
 			return false; /* the block ends with it */
@@ -334,7 +341,7 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 		}
 		clobbered |= prev->regs_written;
 		out->distance = steps + 1;
-		if (prev->nmem && !prev->mem[0].address_only) {
+		if (accesses_memory(prev)) {
 			set_trigger(out, prev);
 			out->clobbered = clobbered;
 			return;
@@ -362,7 +369,7 @@ void ds_backtrack(ds_backtracker *b, ds_dso *d, uint64_t ip, bool precise, ds_tr
 		const uint8_t *code = ds_dso_code_at(d, ip, &avail);
 		if (!ds_decode(b->dec, code, avail, ip, &in)) {
 			out->verdict = DS_BT_BAD_DECODE;
-		} else if (!in.nmem || in.mem[0].address_only) {
+		} else if (!accesses_memory(&in)) {
 			out->verdict = DS_BT_NOT_MEMORY;
 		} else {
 			/* registers were sampled at the access (a fault stops before
