@@ -163,9 +163,6 @@ const pd_gap *pd_gap_at(const ds_perfdata *pd, uint64_t off)
 	return lo < pd->gaps.n && pd->gaps.v[lo].off == off ? &pd->gaps.v[lo] : NULL;
 }
 
-/* The copy's records, checked as it grows, while they are in the cache
- * (read back later, a gigabyte just written is slow to read): the gaps need
- * a pass of their own only when a header is not sound. */
 /* The copy: written once, front to back, into address space reserved for
  * the most it may hold, so that it never moves while it grows (a gigabyte
  * moved, or read back after it was written, costs more than decoding it);
@@ -176,6 +173,7 @@ typedef struct growing {
 	uint64_t len, cap;
 	uint64_t checked; /* the records before this offset are whole and sound */
 	bool unsound;
+	bool unaligned; /* a record of odd length among them (inflated as it is) */
 } growing;
 
 static void check_new(growing *g)
@@ -185,8 +183,10 @@ static void check_new(growing *g)
 	while (!g->unsound && (r = header_at(g->p, g->len, g->checked, &ext)))
 		if (r < 0)
 			g->unsound = true;
-		else
+		else {
+			g->unaligned |= ext % 8 != 0;
 			g->checked += ext;
+		}
 }
 
 /* Append n bytes (NULL: zeros); false when the reservation is full. */
@@ -202,10 +202,21 @@ static bool put(growing *g, const void *src, uint64_t n)
 	return true;
 }
 
+/* Whether a record can be copied so that the next one starts 8-aligned:
+ * not one of perf's own of odd length whose u16 size has no room for the
+ * padding (no type perf writes is that long; such a record is skipped, and
+ * counted, rather than leave every record after it unaligned). */
+static bool alignable(const unsigned char *r, uint64_t ext)
+{
+	uint16_t sz;
+	memcpy(&sz, r + 6, 2);
+	return !(ext % 8) || rd32(r) < PF_RECORD_HEADER_ATTR || sz + (8 - sz % 8) % 8 <= UINT16_MAX;
+}
+
 /* Copy a record so that the next one starts 8-aligned: a record of perf's
  * own whose length is no multiple of 8 (a pipe's TRACING_DATA header is 12
  * bytes, some older HEADER_FEATUREs are odd) gets zeros after its size, or
- * after its payload, and a size that says so. */
+ * after its payload, and a size that says so.  The record is alignable(). */
 static bool append_aligned(growing *g, const unsigned char *r, uint64_t ext)
 {
 	uint16_t sz;
@@ -213,7 +224,7 @@ static bool append_aligned(growing *g, const unsigned char *r, uint64_t ext)
 
 	memcpy(&sz, r + 6, 2);
 	pad_sz = (8 - sz % 8) % 8;
-	if (!(ext % 8) || sz + pad_sz > UINT16_MAX || rd32(r) < PF_RECORD_HEADER_ATTR)
+	if (!(ext % 8) || rd32(r) < PF_RECORD_HEADER_ATTR)
 		return put(g, r, ext);
 	pad_ext = (8 - (ext + pad_sz) % 8) % 8;
 	if (!put(g, r, sz) || !put(g, NULL, pad_sz) || !put(g, r + sz, ext - sz) || !put(g, NULL, pad_ext))
@@ -298,6 +309,8 @@ static void copy_records(ds_perfdata *pd, growing *g, bool inflate)
 			if (broken)
 				pd->dmg.bytes_undecoded += ext;
 			pd->info.compressed = true;
+		} else if (!alignable(pd->data + off, ext)) {
+			pd->dmg.bytes_unaligned += ext;
 		} else if (append_aligned(g, pd->data + off, ext)) {
 			check_new(g);
 		} else {
@@ -328,7 +341,7 @@ void pd_scan(ds_perfdata *pd)
 	 * the damage (compressed records inside decompressed data are not
 	 * perf's: they stay as they are) */
 	pd->gaps.n = 0;
-	if ((g.unsound || g.checked != pd->data_size) && find_gaps(pd, pd->data, pd->data_size, &inner)) {
+	if ((g.unsound || g.unaligned || g.checked != pd->data_size) && find_gaps(pd, pd->data, pd->data_size, &inner)) {
 		growing again = {0};
 		copy_records(pd, &again, false);
 		pd->gaps.n = 0;
@@ -501,6 +514,12 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 		ds_buf_printf(&b, "%llu bytes of compressed (zstd) records in '%s' do not decompress; the "
 				  "records they held are lost",
 			      (unsigned long long)d->bytes_undecoded, pd->label);
+		ds_vec_push(&v, ds_buf_steal(&b));
+	}
+	if (d->bytes_unaligned) {
+		ds_buf_printf(&b, "%llu bytes of records in '%s' are of no type the kernel or perf writes (odd "
+				  "length, too long to pad); skipped",
+			      (unsigned long long)d->bytes_unaligned, pd->label);
 		ds_vec_push(&v, ds_buf_steal(&b));
 	}
 	for (size_t e = 0; e < pd->events.n && d->samples; e++) {
