@@ -81,6 +81,10 @@ enum dobj_kind {
 	DOBJ_KERNEL,   /* kernel-mode samples */
 	DOBJ_UNKNOWN,  /* with the reason */
 	DOBJ_NOMEM,    /* <no memory access>: time in code that reads and writes none */
+	DOBJ_VIA,      /* read or written by a string function of the C library (memcpy,
+			* strlen...) through a pointer its caller passed: the type, or the
+			* object, of the argument ("struct node (via memcpy)"); a type's
+			* belongs to it (tid), at no known offset */
 };
 
 typedef struct dobj {
@@ -121,6 +125,7 @@ enum ds_how {
 	HOW_STACK,     /* (3) relative to the stack or frame pointer */
 	HOW_TRACKED,   /* (4) the register's type tracked through the function */
 	HOW_ADDRESS,   /* (5) the sample's address is inside a global */
+	HOW_VIA,       /* (6) a string function's pointer argument, typed in its caller */
 	HOW_NHOW
 };
 
@@ -133,6 +138,10 @@ typedef struct site_ds {
 		int32_t id;
 		uint32_t n;
 	} seen[4];            /* objects the site's samples touched, for annotations */
+	uint8_t strfn;        /* a string function of the C library: 1 + its index (dataspace.c) */
+	bool args_done;       /* a call site: what its first two arguments point into */
+	dref arg[2];
+	int8_t call_strfn;    /* the string function it calls: 1 + index, 0 unknown, -1 another */
 } site_ds;
 
 typedef struct thread_ent {

@@ -35,6 +35,7 @@ static const char *const how_names[HOW_NHOW] = {
 	[HOW_STACK] = "stack",
 	[HOW_TRACKED] = "tracked through the function",
 	[HOW_ADDRESS] = "global (by address)",
+	[HOW_VIA] = "argument of a string function",
 };
 
 const char *ds_how_name(enum ds_how h)
@@ -75,7 +76,9 @@ static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, co
 }
 
 /* A field's names: its type's, then the path; a misfit's, the reason and
- * the type ("<unknown: offset beyond struct Obj>"). */
+ * the type ("<unknown: offset beyond struct Obj>"); an access through a
+ * string function's argument, the type and the function ("struct Obj
+ * (via memcpy)"). */
 static void member_names(const ds_session *s, dobj *o)
 {
 	const tident *ti = &s->tidents.v[o->tid];
@@ -87,11 +90,14 @@ static void member_names(const ds_session *s, dobj *o)
 		o->name = ds_xasprintf("<unknown: %s %s>",
 				       strcmp(o->path, "offset-beyond") == 0 ? "offset beyond" : "offset in a hole of",
 				       ti->name);
+	else if (o->kind == DOBJ_VIA)
+		o->name = ds_xasprintf("%s (via %s)", ti->name, o->path);
 	else
 		o->name = ds_xasprintf("%s.%s", ti->name, o->path);
 }
 
-/* A field of the type tid by path, or a misfit by reason. */
+/* A field of the type tid by path, a misfit by reason, an access through
+ * a string function by the function's name. */
 static int32_t dobj_member(ds_session *s, enum dobj_kind kind, int32_t tid, const char *path)
 {
 	bool added;
@@ -99,7 +105,7 @@ static int32_t dobj_member(ds_session *s, enum dobj_kind kind, int32_t tid, cons
 	dobj o = {kind, NULL, NULL, NULL, s->tidents.v[tid].t, tid};
 	size_t i;
 
-	ds_buf_putc(&key, kind == DOBJ_FIELD ? 'F' : 'M');
+	ds_buf_putc(&key, kind == DOBJ_FIELD ? 'F' : kind == DOBJ_MISFIT ? 'M' : 'V');
 	ds_buf_append(&key, &tid, sizeof tid);
 	ds_buf_puts(&key, path);
 	i = ds_hash_intern(s->dobj_index, key.p, key.len, &added);
@@ -457,6 +463,11 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 	return (dref){NO_DOBJ, 0};
 }
 
+static bool has_types(ds_dso *d)
+{
+	return ds_dso_debug_file(d) != NULL || ds_dso_ntypes(d) > 0;
+}
+
 /* ---- (4) type tracking ---- */
 
 /* What a register is known to point into: byte `off` of an object of
@@ -658,74 +669,272 @@ static void track_one(tracker *k, const ds_insn *in)
 		k->reg[in->dst] = v;
 }
 
-/* Registers' targets from the function's start up to the trigger; where
- * debug information places a pointer variable in a register, it wins. */
-static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
+static void tracker_free(tracker *k)
 {
-	const ds_arch *arch = ds_arch_host();
+	if (!k)
+		return;
+	ds_hash_free(k->slots);
+	ds_vec_free(&k->slot_val);
+	free(k);
+}
+
+/* Registers' targets from the start of sym's function up to the
+ * instruction at pc (call not NULL: pc is a return address, and the state
+ * is the one at the call before it, arguments in place; *call is the call); where debug
+ * information places a pointer variable in a register, it wins, the
+ * innermost scope's over an outer one's (an inlined callee's typed
+ * parameter over its caller's opaque pointer in the same register).  NULL
+ * when the walk does not reach pc. */
+static tracker *track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call)
+{
 	tracker *k;
 	size_t avail, steps = 0;
 	const uint8_t *code;
-	const tval *b;
 	uint64_t a;
-	dref r = {NO_DOBJ, 0};
+	bool reached = false;
 
-	if (!st->sym || !st->sym->size || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE))
-		return r;
-	code = ds_dso_code_at(d, st->sym->start, &avail);
-	if (!code || st->sym->size > avail)
-		return r;
+	if (!sym || !sym->size || !(code = ds_dso_code_at(d, sym->start, &avail)) || sym->size > avail)
+		return NULL;
 	k = ds_xcalloc(1, sizeof *k);
 	k->d = d;
-	k->sp = ds_arch_dwarf_sp(arch);
-	k->fp = ds_arch_dwarf_fp(arch);
+	k->sp = ds_arch_dwarf_sp(ds_arch_host());
+	k->fp = ds_arch_dwarf_fp(ds_arch_host());
 	k->slots = ds_hash_new();
-	for (a = st->sym->start; a < t->pc && steps < MAX_TRACK; steps++) {
+	for (a = sym->start; a < pc && steps < MAX_TRACK; steps++) {
 		ds_insn in;
 		k->nvars = ds_dso_vars_at(d, a, k->vars, MAX_SCOPE_VARS);
 		if (k->nvars > MAX_SCOPE_VARS)
 			k->nvars = MAX_SCOPE_VARS;
-		if (a == st->sym->start)
-			entry_params(k, st->sym);
-		for (size_t i = 0; i < k->nvars; i++)
+		if (a == sym->start)
+			entry_params(k, sym);
+		/* innermost first: the outermost is set first, so that inner ones win */
+		for (size_t i = k->nvars; i-- > 0;)
 			if (k->vars[i].loc.kind == DS_LOC_REG && k->vars[i].loc.reg >= 0 &&
 			    k->vars[i].loc.reg < 64 && pointee(ds_dso_type_at_die(d, k->vars[i].type_die)))
 				k->reg[k->vars[i].loc.reg] = pointing(ds_dso_type_at_die(d, k->vars[i].type_die));
-		if (!ds_decode(ds_backtracker_decoder(s->bt), code + (a - st->sym->start),
-			       st->sym->start + st->sym->size - a, a, &in))
+		if (!ds_decode(ds_backtracker_decoder(s->bt), code + (a - sym->start), sym->start + sym->size - a,
+			       a, &in))
 			break;
+		if (call && a + in.len == pc) {
+			reached = in.flow == DS_FLOW_CALL || in.flow == DS_FLOW_INDIRECT_CALL;
+			*call = in;
+			break;
+		}
 		track_one(k, &in);
 		if (in.flow == DS_FLOW_CALL || in.flow == DS_FLOW_INDIRECT_CALL)
 			forget_caller_saved(k);
 		a += in.len;
 	}
+	if (!call)
+		reached = a == pc;
+	if (!reached) {
+		tracker_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* The object `disp` bytes past what b points into, for an access of
+ * `size` bytes: variables are bounded objects; pointers may run along
+ * arrays. */
+static dref tracked_object(ds_session *s, const tracker *k, const site *st, tval v, int64_t disp,
+			   uint32_t size)
+{
+	int64_t off = v.off + disp;
+
+	if (v.frame) {
+		v = stack_var(k, v.frame, off);
+		off = v.off;
+	}
+	if (!v.into)
+		return (dref){NO_DOBJ, 0};
+	if (v.var || v.stack)
+		return off < 0 ? unknown(s, "bad-offset")
+			       : object_in(s, v.into, (uint64_t)off, size, v.var ? v.var->name : function_name(st),
+					   v.stack ? DOBJ_STACK : DOBJ_GLOBAL);
+	return pointer_object(s, k->d, v.into, off, size);
+}
+
+/* (4) the base register's target, tracked from the function's start. */
+static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
+{
+	tracker *k;
+	const tval *b;
+	dref r = {NO_DOBJ, 0};
+
+	if (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)
+		return r;
+	if (!(k = track_to(s, d, st->sym, t->pc, NULL)))
+		return r;
 	/* with scale 1 base and index are interchangeable: the pointer may be
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
 	b = reg_of(k, t->mem.base);
 	if (!b && t->mem.scale == 1)
 		b = reg_of(k, t->mem.index);
-	if (a == t->pc && b) {
-		/* variables are bounded objects; pointers may run along arrays */
-		tval v = *b;
-		int64_t off = v.off + t->mem.disp;
-		if (v.frame) {
-			v = stack_var(k, v.frame, off);
-			off = v.off;
-		}
-		if (!v.into)
-			r = (dref){NO_DOBJ, 0};
-		else if (v.var || v.stack)
-			r = off < 0 ? unknown(s, "bad-offset")
-				    : object_in(s, v.into, (uint64_t)off, t->mem.size,
-						v.var ? v.var->name : function_name(st),
-						v.stack ? DOBJ_STACK : DOBJ_GLOBAL);
-		else
-			r = pointer_object(s, k->d, v.into, off, t->mem.size);
-	}
-	ds_hash_free(k->slots);
-	ds_vec_free(&k->slot_val);
-	free(k);
+	if (b)
+		r = tracked_object(s, k, st, *b, t->mem.disp, t->mem.size);
+	tracker_free(k);
 	return r;
+}
+
+/* ---- (6) string functions, through their callers ---- */
+
+/* The C library's string and memory functions are hand-written, without
+ * variables: what they read and write is what their pointer arguments
+ * point into, which the caller's code knows.  Each with its first two
+ * arguments: R read, W written (C's signatures; glibc's variants are
+ * named after them: __memmove_avx_unaligned_erms, __memcpy_chk). */
+typedef struct strfn {
+	const char *name;
+	char arg[3];
+} strfn;
+
+static const strfn string_functions[] = {
+	{"memcpy", "WR"},  {"memmove", "WR"},    {"mempcpy", "WR"},     {"memset", "W"},     {"memcmp", "RR"},
+	{"bcmp", "RR"},    {"memchr", "R"},      {"memrchr", "R"},      {"rawmemchr", "R"},  {"strlen", "R"},
+	{"strnlen", "R"},  {"strcmp", "RR"},     {"strncmp", "RR"},     {"strcasecmp", "RR"}, {"strncasecmp", "RR"},
+	{"strcpy", "WR"},  {"stpcpy", "WR"},     {"strncpy", "WR"},     {"stpncpy", "WR"},   {"strcat", "WR"},
+	{"strncat", "WR"}, {"strchr", "R"},      {"strrchr", "R"},      {"strchrnul", "R"},  {"strstr", "RR"},
+	{"strspn", "RR"},  {"strcspn", "RR"},    {"strpbrk", "RR"},
+};
+
+/* 1 + the index of the string function a symbol is a variant of, or 0. */
+static uint8_t string_function(const char *sym)
+{
+	size_t best = 0, best_len = 0;
+
+	sym += strspn(sym, "_");
+	if (strncmp(sym, "GI_", 3) == 0) /* glibc's internal aliases */
+		sym += 3 + strspn(sym + 3, "_");
+	for (size_t i = 0; i < sizeof string_functions / sizeof string_functions[0]; i++) {
+		size_t n = strlen(string_functions[i].name);
+		if (n > best_len && strncmp(sym, string_functions[i].name, n) == 0 &&
+		    (!sym[n] || sym[n] == '_' || sym[n] == '@')) {
+			best = i + 1;
+			best_len = n;
+		}
+	}
+	return (uint8_t)best;
+}
+
+/* The return address of the sample's user-space leaf (from the call
+ * chain, or the stack copy), or 0. */
+static uint64_t leaf_return_address(ds_session *s, const ds_sample *sm)
+{
+	size_t n;
+	const uint64_t *chain = ds_session_full_chain(s, sm, &n);
+	bool user = false, leaf = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = chain[i] == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!user)
+			continue;
+		if (leaf)
+			return chain[i];
+		leaf = true;
+	}
+	return 0;
+}
+
+/* What the arguments of the call that returns to site ci point into, and
+ * the string function it calls (1 + index; 0: an indirect call, unknown;
+ * -1: another function, which may have passed its own arguments on in
+ * another order), once per call site. */
+static const site_ds *call_arguments(ds_session *s, uint32_t ci)
+{
+	site *cs = &s->sites.v[ci];
+	dso_ent *de;
+	tracker *k;
+	ds_insn call;
+	size_t nargs;
+	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
+
+	if (!cs->ds)
+		cs->ds = ds_xcalloc(1, sizeof(site_ds));
+	if (cs->ds->args_done)
+		return cs->ds;
+	cs->ds->args_done = true;
+	cs->ds->arg[0] = cs->ds->arg[1] = (dref){NO_DOBJ, 0};
+	ds_site_resolve(s, ci, false);
+	cs = &s->sites.v[ci];
+	de = &s->dsos.v[cs->dso];
+	if (!cs->has_vaddr || de->kernel || !de->dso || !has_types(de->dso) ||
+	    !(k = track_to(s, de->dso, cs->sym, cs->vaddr, &call)))
+		return cs->ds;
+	if (call.flow == DS_FLOW_CALL) {
+		const ds_symbol *callee = ds_dso_symbol_at(de->dso, call.target);
+		uint8_t f = callee ? string_function(callee->raw) : 0;
+		cs->ds->call_strfn = f ? (int8_t)f : -1;
+	}
+	for (size_t i = 0; i < 2 && i < nargs; i++) {
+		const tval *b = reg_of(k, args[i]);
+		if (b)
+			cs->ds->arg[i] = tracked_object(s, k, cs, *b, 0, 1);
+	}
+	tracker_free(k);
+	return cs->ds;
+}
+
+/* The object an argument's access charges: a type's, when the argument
+ * points into an aggregate (at no known field: the function runs along
+ * it); else the argument's object itself. */
+static dref via_object(ds_session *s, int32_t arg, const char *fn)
+{
+	const dobj *a = &s->dobjs.v[arg];
+	dref r = {NO_DOBJ, 0};
+	char *name;
+
+	if (a->tid >= 0)
+		return (dref){dobj_member(s, DOBJ_VIA, a->tid, fn), 0};
+	if (a->kind != DOBJ_GLOBAL && a->kind != DOBJ_STACK && a->kind != DOBJ_SCALAR)
+		return r;
+	name = ds_xasprintf("%s (via %s)", a->name, fn);
+	r.id = dobj_add(s, DOBJ_VIA, name, NULL, fn);
+	free(name);
+	return r;
+}
+
+/* (6) A sample in a string function: the object its caller's argument
+ * points into, named by the function the caller called (memcpy, which
+ * glibc runs as __memmove_avx_unaligned_erms).  Which argument: the one
+ * whose register the access goes through, else the ones the access's
+ * direction fits (a store writes memcpy's first); all that fit must point
+ * into the same object.  Not when the caller called another function that
+ * went on to this one (a tail call: the arguments may be others). */
+static dref by_caller_argument(ds_session *s, const ds_sample *sm, uint32_t si, const ds_trigger *t)
+{
+	const strfn *f = &string_functions[s->sites.v[si].ds->strfn - 1];
+	size_t nargs;
+	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
+	uint64_t ra = leaf_return_address(s, sm);
+	const site_ds *call;
+	int32_t id = NO_DOBJ;
+	int which = -1;
+
+	if (!ra || nargs < 2)
+		return (dref){NO_DOBJ, 0};
+	call = call_arguments(s, ds_session_site(s, sm->pid, (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX,
+						 ra, false));
+	if (call->call_strfn < 0)
+		return (dref){NO_DOBJ, 0};
+	if (call->call_strfn > 0)
+		f = &string_functions[call->call_strfn - 1];
+	for (int i = 0; i < 2 && f->arg[i]; i++)
+		if (t->mem.base == args[i] || (t->mem.scale == 1 && t->mem.index == args[i]))
+			which = i;
+	for (int i = 0; i < 2 && f->arg[i]; i++) {
+		bool fits = which >= 0 ? i == which
+				       : (f->arg[i] == 'R' && t->mem.read) || (f->arg[i] == 'W' && t->mem.write);
+		if (!fits)
+			continue;
+		if (call->arg[i].id == NO_DOBJ || (id != NO_DOBJ && call->arg[i].id != id))
+			return (dref){NO_DOBJ, 0};
+		id = call->arg[i].id;
+	}
+	return id == NO_DOBJ ? (dref){NO_DOBJ, 0} : via_object(s, id, f->name);
 }
 
 /* ---- bit fields ---- */
@@ -850,11 +1059,6 @@ static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_t
 		r->id = dobj_member(s, DOBJ_FIELD, o->tid, best->name);
 }
 
-static bool has_types(ds_dso *d)
-{
-	return ds_dso_debug_file(d) != NULL || ds_dso_ntypes(d) > 0;
-}
-
 /* Steps (1)-(4) for a site; id NO_DOBJ leaves the decision to each sample. */
 static void resolve_site(ds_session *s, size_t si, bool precise)
 {
@@ -883,8 +1087,10 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 		x->obj[precise] = unknown(s, ds_bt_verdict_name(t->verdict));
 		return;
 	}
+	/* its samples may still be charged through the caller (6) */
+	x->strfn = st->sym ? string_function(st->sym->name) : 0;
 	if (!has_types(de->dso)) {
-		x->obj[precise] = unknown(s, "no-debuginfo");
+		x->obj[precise] = x->strfn ? (dref){NO_DOBJ, 0} : unknown(s, "no-debuginfo");
 		return;
 	}
 	if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
@@ -1091,8 +1297,13 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 	if (d.id == NO_DOBJ && (rc.flags & SR_EA) &&
 	    (d = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ)
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_ADDRESS << SR_HOW_SHIFT);
-	if (d.id == NO_DOBJ)
-		d = unknown(s, es == DS_EA_REGS_CHANGED ? "regs-changed" : "no-variable");
+	if (d.id == NO_DOBJ && x->strfn && trig->verdict == DS_BT_OK &&
+	    (d = by_caller_argument(s, sm, rc.site, trig)).id != NO_DOBJ)
+		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_VIA << SR_HOW_SHIFT);
+	if (d.id == NO_DOBJ && es == DS_EA_REGS_CHANGED)
+		d = unknown(s, "regs-changed");
+	else if (d.id == NO_DOBJ) /* a string function is resolved without its own debug information */
+		d = unknown(s, has_types(s->dsos.v[s->sites.v[rc.site].dso].dso) ? "no-variable" : "no-debuginfo");
 	rc.dobj = d.id;
 	/* offsets inside one aggregate; none is 4 GiB */
 	rc.off = d.off <= UINT32_MAX ? (uint32_t)d.off : 0;

@@ -18,6 +18,7 @@ static const char *kind_name(enum dobj_kind k)
 	case DOBJ_KERNEL: return "kernel";
 	case DOBJ_UNKNOWN: return "unknown";
 	case DOBJ_NOMEM: return "no-memory";
+	case DOBJ_VIA: return "via";
 	}
 	return "?";
 }
@@ -43,7 +44,9 @@ static void group_fields(ds_table *t)
 
 	for (size_t i = 0; i < t->nrows; i++) {
 		const char *kind = t->rows[i].cells[DO_KIND].s;
-		if (used[i] || !kind || !strcmp(kind, "field") || !strcmp(kind, "padding"))
+		/* a type's string-function access goes under it, as its fields */
+		if (used[i] || !kind || !strcmp(kind, "field") || !strcmp(kind, "padding") ||
+		    (!strcmp(kind, "via") && t->rows[i].cells[DO_TYPE].s))
 			continue;
 		out[n++] = t->rows[i];
 		used[i] = true;
@@ -122,11 +125,12 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		if (added) {
 			tb_cell_str(&b.v.v[r], DO_KIND, kind_name(d->kind));
 			tb_cell_str(&b.v.v[r], DO_TYPE, d->type);
-			tb_cell_str(&b.v.v[r], DO_FIELD, d->path);
+			tb_cell_str(&b.v.v[r], DO_FIELD, d->kind == DOBJ_VIA ? NULL : d->path);
 		}
 		add_dobj_metrics(s, &b.v.v[r], i);
-		if (d->kind == DOBJ_FIELD) {
-			/* the type's own row sums its fields */
+		if (d->kind == DOBJ_FIELD || (d->kind == DOBJ_VIA && d->tid >= 0)) {
+			/* the type's own row sums its fields, and what string
+			 * functions did to it */
 			char key[512];
 			snprintf(key, sizeof key, "type\x01%s", d->type);
 			r = tb_row(&b, key, strlen(key), d->type, &added);

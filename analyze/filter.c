@@ -151,8 +151,8 @@ int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsign
 /* ---- the filter ---- */
 
 /* The ids of a data object's names for the filter's string operands:
- * DOBJ is the type of a field (and of padding) and the object itself
- * otherwise; FIELD only exists for fields and padding.  A type told apart
+ * DOBJ is the type of a field (and of padding, and of what a string
+ * function did to the type) and the object itself otherwise; FIELD only exists for fields and padding.  A type told apart
  * from others of its name by where it is declared ("struct node
  * (tu2.c:3)") also goes by its name alone (id[DOBJ_ALIAS]): DOBJ ==
  * "struct node" keeps every definition of struct node. */
@@ -162,14 +162,16 @@ static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, i
 {
 	const tident *ti = o->tid >= 0 ? &s->tidents.v[o->tid] : NULL;
 	bool member = o->kind == DOBJ_FIELD;
+	/* what a string function did to a type is the type's */
+	bool of_type = member || (o->kind == DOBJ_VIA && o->tid >= 0);
 
-	id[DOBJ_NAME] = ds_filter_string_id(f, member && o->type ? o->type : o->name);
+	id[DOBJ_NAME] = ds_filter_string_id(f, of_type && o->type ? o->type : o->name);
 	id[FIELD_NAME] = member ? ds_filter_string_id(f, o->name) : -1;
 	id[DOBJ_ALIAS] = id[FIELD_ALIAS] = -1;
 	if (ti && ti->name[ti->base]) {
 		char *base = ds_xstrndup(ti->name, ti->base), *field = ds_xasprintf("%s.%s", base, o->path);
 		id[DOBJ_ALIAS] = ds_filter_string_id(f, base);
-		id[FIELD_ALIAS] = ds_filter_string_id(f, field);
+		id[FIELD_ALIAS] = member ? ds_filter_string_id(f, field) : -1;
 		free(base);
 		free(field);
 	}
