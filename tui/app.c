@@ -156,7 +156,8 @@ static char *row_function(const tab_state *ts, int tab, const ds_row *r)
 static const char *row_type(const tab_state *ts, int tab, const ds_row *r)
 {
 	const char *kind = cell_str(ts->t, r, "kind");
-	if ((tab == T_DATAOBJECTS && (!strcmp(kind, "type") || !strcmp(kind, "field") || !strcmp(kind, "padding"))) ||
+	if ((tab == T_DATAOBJECTS && (!strcmp(kind, "type") || !strcmp(kind, "field") || !strcmp(kind, "padding") ||
+				       !strcmp(kind, "via"))) ||
 	    tab == T_LAYOUT)
 		return *cell_str(ts->t, r, "type") ? cell_str(ts->t, r, "type") : NULL;
 	return NULL;
