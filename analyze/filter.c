@@ -177,12 +177,32 @@ static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, i
 	}
 }
 
+/* A C++ function goes by its last scopes too (FUNC == "sum_weights" and
+ * FUNC == "Store::sum_weights" keep shop::Store::sum_weights, as perf and
+ * gdb take them): the filter's string for the longest of them, or -1. */
+static int32_t function_alias(const ds_expr *f, const char *name)
+{
+	int depth = 0;
+
+	for (const char *p = name; *p; p++) {
+		int32_t id;
+		if (*p == '<' || *p == '(')
+			depth++;
+		else if ((*p == '>' || *p == ')') && depth > 0)
+			depth--;
+		else if (!depth && p[0] == ':' && p[1] == ':' && (id = ds_filter_string_id(f, p + 2)) >= 0)
+			return id;
+	}
+	return -1;
+}
+
 #define ID_UNSET INT32_MIN
 
 static void mark_kept(ds_session *s, const ds_expr *f)
 {
 	unsigned uses = ds_expr_uses(f);
 	int32_t *fn = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *fn);
+	int32_t *fn_alias = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *fn_alias);
 	int32_t(*obj)[DOBJ_NIDS] = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *obj);
 	ds_access a = {.str = {-1, -1, -1}, .alias = {-1, -1, -1}};
 
@@ -201,8 +221,10 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 			if (fn[r->site] == ID_UNSET) {
 				ds_site_resolve(s, r->site, false);
 				fn[r->site] = ds_filter_string_id(f, site_fname(s, r->site));
+				fn_alias[r->site] = function_alias(f, site_fname(s, r->site));
 			}
 			a.str[DS_FUNC] = fn[r->site];
+			a.alias[DS_FUNC] = fn_alias[r->site];
 		}
 		a.str[DS_DOBJ] = obj[r->dobj][DOBJ_NAME];
 		a.alias[DS_DOBJ] = obj[r->dobj][DOBJ_ALIAS];
@@ -212,6 +234,7 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 			s->keep.v[i / 64] |= 1ull << (i % 64);
 	}
 	free(fn);
+	free(fn_alias);
 	free(obj);
 }
 

@@ -2223,10 +2223,29 @@ void ds_type_ident(const ds_type *t, ds_buf *out)
 
 /* ---- member paths ---- */
 
-/* The bytes member m occupies within its parent, [*lo, *hi). */
+/* A class without data, its bases' included (C++ gives it size 1). */
+static bool empty_class(const ds_type *s, int depth)
+{
+	if (!s || (s->kind != DS_TYPE_STRUCT && s->kind != DS_TYPE_CLASS) || depth >= MAX_CHAIN)
+		return false;
+	for (size_t i = 0; i < s->nmembers; i++)
+		if (!s->members[i].base_class || !empty_class(ds_type_strip(s->members[i].type), depth + 1))
+			return false;
+	return true;
+}
+
+/* The bytes member m occupies within its parent, [*lo, *hi): none for an
+ * empty base class, which shares its address with the members after it
+ * (std::vector's allocator base at offset 0 of _Vector_impl, beside
+ * _M_start). */
 static void member_span(const ds_member *m, uint64_t *lo, uint64_t *hi)
 {
 	const ds_type *s = ds_type_strip(m->type);
+
+	if (m->base_class && empty_class(s, 0)) {
+		*lo = *hi = m->offset;
+		return;
+	}
 
 	if (m->bit_size) {
 		*lo = m->offset;

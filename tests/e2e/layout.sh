@@ -22,14 +22,22 @@ fi
 #   and pahole names a C++ type without its namespaces and enclosing
 #     classes (Node, not a::Node), which dsprof adds.
 # A block in which pahole met a type it does not know (it prints "<ERROR";
-# dwarves 1.24 does not know C11's _Atomic, DW_TAG_atomic_type) is left out
-# of the comparison and counted.
+# dwarves 1.24 does not know C11's _Atomic, DW_TAG_atomic_type), or that
+# it gets wrong (a hole of 65535 bytes, -1 in 16 bits, after an empty base
+# class, which shares its address with the next member: std::vector's
+# _Vector_impl), is left out of the comparison and counted.
 cat >norm.awk <<'EOF'
+# -v skips=FILE: the names of the blocks left out go there; -v drop=FILE:
+# the blocks of the names there are left out (the other side's)
+BEGIN { if (drop != "") while ((getline l < drop) > 0) dropped[l] = 1 }
 function flush() {
-	if (block != "" && !bad)
+	bname = block; sub(/\|.*/, "", bname)
+	if (block != "" && !bad && !(bname in dropped))
 		print block
-	if (bad)
+	if (bad) {
 		errors++
+		if (skips != "") print bname > skips
+	}
 	block = ""; bad = 0
 }
 function member_name(s,   n) {
@@ -45,22 +53,54 @@ function member_name(s,   n) {
 	n = split(s, w, /[ \t*&]+/)
 	return n ? w[n] : ""
 }
+# s without what comes before its last "::" outside template arguments
+function unscope(s,   i, c, d, last) {
+	d = 0; last = 0
+	for (i = 1; i < length(s); i++) {
+		c = substr(s, i, 1)
+		if (c == "<") d++
+		else if (c == ">") d--
+		else if (!d && substr(s, i, 2) == "::") last = i + 1
+	}
+	return last ? substr(s, last + 1) : s
+}
+# split s at sep outside template arguments, into a[1..n]; returns n
+function split_top(s, a, sep,   i, c, d, n, from) {
+	d = 0; n = 0; from = 1
+	for (i = 1; i <= length(s); i++) {
+		c = substr(s, i, 1)
+		if (c == "<") d++
+		else if (c == ">") d--
+		else if (!d && substr(s, i, length(sep)) == sep) {
+			a[++n] = substr(s, from, i - from)
+			from = i + length(sep)
+			i = from - 1
+		}
+	}
+	a[++n] = substr(s, from)
+	return n
+}
 /^(struct|union|class|typedef)/ {
 	flush(); name = $0; sub(/ \{.*$/, "", name)
 	gsub(/(public|protected|private|virtual) /, "", name)  # C++ base classes' access
-	# dsprof qualifies C++ names by their namespaces and classes (a::Node)
-	while (match(name, /^(struct|union|class) ([A-Za-z_0-9]+|\(anonymous namespace\))::/)) {
-		tag = name; sub(/ .*/, "", tag); name = tag " " substr(name, RLENGTH + 1)
+	# dsprof qualifies C++ names by their namespaces and enclosing classes
+	# (a::Node, std::_Vector_base<T>::_Vector_impl), and those of their
+	# base classes; pahole prints them unqualified
+	if (name !~ /^typedef/) {
+		tag = name; sub(/ .*/, "", tag)
+		nparts = split_top(substr(name, length(tag) + 2), part, " : ")
+		name = tag " " unscope(part[1])
+		nb = nparts > 1 ? split_top(part[2], base, ", ") : 0
+		for (b = 1; b <= nb; b++)
+			name = name (b == 1 ? " : " : ", ") unscope(base[b])
 	}
-	# ... and their base classes (pahole prints those unqualified too)
-	while (match(name, /(: |, )([A-Za-z_0-9]+|\(anonymous namespace\))::/))
-		name = substr(name, 1, RSTART + 1) substr(name, RSTART + RLENGTH)
 	block = name; next
 }
 /^}/ { if ($0 ~ /^} [A-Za-z_]/) { t = $0; sub(/^} /, "", t); sub(/;.*$/, "", t); block = block " = " t }
        flush(); next }
 block == "" { next }
 /<ERROR/ { bad = 1; next }
+/XXX 65535 bytes hole/ { bad = 1; next }  # pahole's wrong hole after an empty base class
 {
 	line = $0
 	depth = match(line, /[^\t]/) - 1
@@ -86,8 +126,8 @@ compare() {
 	pahole --show_private_classes "$bin" >"$label.ph" 2>"$label.ph.err"
 	"$DSPROF" layout --line 64 "$bin" >"$label.ds" 2>"$label.ds.err"
 	check_eq "layout $label: dsprof layout succeeds" "$?" 0
-	awk -f norm.awk "$label.ph" 2>"$label.ph.skip" | sort -u >"$label.ph.n"
-	awk -f norm.awk "$label.ds" | sort -u >"$label.ds.n"
+	awk -v skips="$label.ph.names" -f norm.awk "$label.ph" 2>"$label.ph.skip" | sort -u >"$label.ph.n"
+	awk -v drop="$label.ph.names" -f norm.awk "$label.ds" | sort -u >"$label.ds.n"
 	n=$(wc -l <"$label.ph.n")
 	skipped=$(awk '{ print $2 }' "$label.ph.skip")
 	if cmp -s "$label.ph.n" "$label.ds.n"; then
@@ -98,8 +138,8 @@ compare() {
 	fi
 	pahole -a --show_private_classes "$bin" >"$label.pha" 2>/dev/null
 	"$DSPROF" layout --all --line 64 "$bin" >"$label.dsa" 2>/dev/null
-	awk -f norm.awk "$label.pha" 2>/dev/null | sort -u >"$label.pha.n"
-	awk -f norm.awk "$label.dsa" | sort -u >"$label.dsa.n"
+	awk -v skips="$label.pha.names" -f norm.awk "$label.pha" 2>/dev/null | sort -u >"$label.pha.n"
+	awk -v drop="$label.pha.names" -f norm.awk "$label.dsa" | sort -u >"$label.dsa.n"
 	n=$(wc -l <"$label.pha.n")
 	if cmp -s "$label.pha.n" "$label.dsa.n"; then
 		ok "layout --all $label: $n types agree with pahole -a"

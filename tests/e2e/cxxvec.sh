@@ -1,0 +1,26 @@
+#!/bin/sh
+# C++ as a new user writes it: a member function summing a field of a
+# std::vector's elements (tests/programs/store.cc).  The element's type and
+# field come from this->items_._M_impl._M_start, past the empty allocator
+# base class at the same address; a filter finds the function by its
+# unqualified name and by its last scopes.
+. "$TOP/tests/lib.sh"
+
+"$DSPROF" record -q -o st -- "$PROGS/store" >/dev/null 2>st.err ||
+	not_ok "record store: $(head -n 1 st.err)"
+kept() {
+	"$DSPROF" report -i st --view dataobjects --filter "FUNC == \"$1\"" -f json >f.json 2>f.err
+	v=$("$TOOLS/dsjq" .properties.samples_kept f.json)
+	echo "${v:-0}"
+}
+full=$(kept shop::Store::sum_weights)
+check_ge "sum_weights has samples" "$full" 200
+check_eq "FUNC == \"sum_weights\" keeps the same samples" "$(kept sum_weights)" "$full"
+check_eq "FUNC == \"Store::sum_weights\" keeps the same samples" "$(kept Store::sum_weights)" "$full"
+check_eq "FUNC == \"weights\" is no name's last scope" "$(kept weights)" 0
+
+"$DSPROF" report -i st --view dataobjects --filter 'FUNC == "sum_weights"' -f csv >do.csv 2>do.err
+w=$(csv_lookup do.csv name 'struct shop::Item<double>.weight' samples:cpu-clock)
+check_ge "items_[i].weight: struct shop::Item<double>.weight (% of sum_weights)" \
+	"$(awk -v a="${w:-0}" -v b="$full" 'BEGIN { print b ? int(100 * a / b) : 0 }')" 70
+check_eq "no sample of sum_weights is no-variable" "$(grep -c 'no-variable' do.csv)" 0
