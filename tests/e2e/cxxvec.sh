@@ -21,6 +21,10 @@ check_eq "FUNC == \"weights\" is no name's last scope" "$(kept weights)" 0
 
 "$DSPROF" report -i st --view dataobjects --filter 'FUNC == "sum_weights"' -f csv >do.csv 2>do.err
 w=$(csv_lookup do.csv name 'struct shop::Item<double>.weight' samples:cpu-clock)
-check_ge "items_[i].weight: struct shop::Item<double>.weight (% of sum_weights)" \
-	"$(awk -v a="${w:-0}" -v b="$full" 'BEGIN { print b ? int(100 * a / b) : 0 }')" 70
+# the loop's samples at its head cross a branch target (more of them on a
+# loaded machine, measured 8% to 44%): the share is of the attributed ones
+known=$(awk -F, 'NR > 1 && $2 != "type" && $2 != "unknown" && $2 != "kernel" { s += $5 } END { print s + 0 }' do.csv)
+check_ge "sum_weights has attributed samples" "$known" 100
+check_ge "items_[i].weight: struct shop::Item<double>.weight (% of the attributed)" \
+	"$(awk -v a="${w:-0}" -v b="$known" 'BEGIN { print b ? int(100 * a / b) : 0 }')" 90
 check_eq "no sample of sum_weights is no-variable" "$(grep -c 'no-variable' do.csv)" 0
