@@ -42,6 +42,7 @@ struct ds_perfdata {
 	/* counting: records before `counted` were counted once into dmg */
 	uint64_t counted;
 	uint64_t gap_time_before; /* latest record time before the last gap crossed; 0 none pending */
+	uint64_t gap_bytes_open;  /* bytes of the gaps crossed since no record later than that came */
 };
 
 static inline uint64_t rd64(const unsigned char *p)

@@ -365,6 +365,7 @@ static void saw_time(ds_perfdata *pd, uint64_t t)
 	if (pd->gap_time_before && t > pd->gap_time_before) {
 		d->gap_time += t - pd->gap_time_before;
 		pd->gap_time_before = 0;
+		pd->gap_bytes_open = 0;
 	}
 }
 
@@ -374,6 +375,7 @@ void pd_count_gap(ds_perfdata *pd, const pd_gap *g)
 		return;
 	pd->counted = g->end;
 	pd->gap_time_before = pd->dmg.last_time;
+	pd->gap_bytes_open += g->end - g->off;
 	pd->dmg.complete = pd->counted >= pd->data_size;
 }
 
@@ -444,6 +446,21 @@ static void fmt_duration(ds_buf *b, uint64_t ns)
 		ds_buf_printf(b, "%llu ns", (unsigned long long)ns);
 }
 
+/* The time of corrupt stretches after which no record was later than the
+ * latest before them (the next CPU's buffer, flushed after this one's,
+ * begins earlier, and the latest came before the stretch): at the rate of
+ * the data, as for a cut. */
+static uint64_t open_gap_time(const ds_perfdata *pd)
+{
+	const ds_perfdata_damage *d = &pd->dmg;
+	double held;
+
+	if (!pd->gap_bytes_open || d->last_time <= d->first_time || !pd->bytes_whole)
+		return 0;
+	held = (double)(d->last_time - d->first_time) * (double)pd->gap_bytes_open / (double)pd->bytes_whole;
+	return held < 0x1p63 ? (uint64_t)held : 0;
+}
+
 /* The time a cut took with it: up to the recorded end when something knows
  * it, else at the rate of the data before the cut. */
 static void cut_time(const ds_perfdata *pd, uint64_t recorded_end, ds_buf *b)
@@ -503,9 +520,9 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 				  "went on at the next sound records",
 			      pd->label, (unsigned long long)d->bytes_corrupt, d->corrupt_stretches,
 			      d->corrupt_stretches == 1 ? "" : "s");
-		if (d->gap_time) {
+		if (d->gap_time + open_gap_time(pd)) {
 			ds_buf_puts(&b, " (they held about ");
-			fmt_duration(&b, d->gap_time);
+			fmt_duration(&b, d->gap_time + open_gap_time(pd));
 			ds_buf_puts(&b, " of the recording)");
 		}
 		ds_vec_push(&v, ds_buf_steal(&b));

@@ -329,6 +329,26 @@ TEST(salvage_corrupt_record_unordered)
 	free(img);
 }
 
+/* A corrupt record after which every record is earlier than the latest
+ * before it (another CPU's buffer, flushed later): the stretch's time is
+ * estimated at the rate of the data, never left out (e2e/salvage met it). */
+TEST(salvage_corrupt_record_none_later)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s2 = record_at(img, 2), s3 = record_at(img, 3), t = 50;
+	readout o;
+
+	img[s2 + 6] = img[s2 + 7] = 0; /* size 0 */
+	memcpy(img + s3 + 32, &t, 8);  /* the last sample's time: before the first's (100) */
+	o = read_image(img, len);
+	CHECK(o.rc == 0);
+	CHECK_EQ_U64(o.dmg.corrupt_stretches, 1);
+	CHECK(HAS(o, "bytes of corrupt records in 1 place, skipped; reading went on at the next sound "
+		     "records (they held about "));
+	free(img);
+}
+
 /* Read every record of an image: its samples, how many of them are
  * 8-aligned in memory, and how many carry the call chain put_sample gives
  * two frames (read in place, through an aligned pointer). */
@@ -1300,6 +1320,7 @@ int main(void)
 	RUN(salvage_cut_time_overflow);
 	RUN(salvage_corrupt_record);
 	RUN(salvage_corrupt_record_unordered);
+	RUN(salvage_corrupt_record_none_later);
 	RUN(salvage_resync_misaligned);
 	RUN(salvage_unpaddable_record);
 	RUN(salvage_features);
