@@ -238,6 +238,132 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 	free(obj);
 }
 
+/* ---- names that nothing goes by ---- */
+
+/* How far apart two names are: the edits between them (Levenshtein, on
+ * their first 128 bytes), 0 when one holds the other (a part of a name). */
+static size_t name_distance(const char *a, size_t na, const char *b)
+{
+	size_t nb = strlen(b), row[129];
+
+	if (memmem(b, nb, a, na) || (nb && memmem(a, na, b, nb)))
+		return 0;
+	na = na > 128 ? 128 : na;
+	nb = nb > 128 ? 128 : nb;
+	for (size_t j = 0; j <= nb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[nb];
+}
+
+/* Up to 3 names nearest the one wanted, kept in near[] by distance. */
+typedef struct nearest {
+	const char *name[3];
+	size_t dist[3];
+} nearest;
+
+static void consider(nearest *n, const char *want, size_t len, const char *name)
+{
+	size_t d;
+	int at;
+
+	if (!name || name[0] == '[' || name[0] == '<')
+		return;
+	for (int i = 0; i < 3; i++)
+		if (n->name[i] && strcmp(n->name[i], name) == 0)
+			return;
+	d = name_distance(want, len, name);
+	/* names far from it are no hint: more edits than a third of its length */
+	if (d > len / 3 + 1)
+		return;
+	for (at = 3; at > 0 && (!n->name[at - 1] || d < n->dist[at - 1]); at--)
+		;
+	if (at == 3)
+		return;
+	memmove(&n->name[at + 1], &n->name[at], (size_t)(2 - at) * sizeof n->name[0]);
+	memmove(&n->dist[at + 1], &n->dist[at], (size_t)(2 - at) * sizeof n->dist[0]);
+	n->name[at] = name;
+	n->dist[at] = d;
+}
+
+/* A name the filter compares FUNC, DOBJ or FIELD with that no sampled
+ * function or data object goes by is a mistake, not a question whose
+ * answer is nothing: an error naming it, with the nearest names there
+ * are. */
+static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
+{
+	static const char *const what[DS_NSTR_OPERANDS] = {"function", "data object", "field"};
+	size_t nstr = 0;
+	bool *seen;
+	int rc = 0;
+
+	for (int op = 0; op < DS_NSTR_OPERANDS; op++)
+		for (size_t i = 0, id; (id = (size_t)ds_filter_compared(f, op, i)) != (size_t)-1; i++)
+			nstr = id + 1 > nstr ? id + 1 : nstr;
+	if (!nstr)
+		return 0;
+	seen = ds_xcalloc(nstr * DS_NSTR_OPERANDS, sizeof *seen);
+#define SEEN(op, id) do { if ((id) >= 0) seen[(size_t)(op) * nstr + (size_t)(id)] = true; } while (0)
+	for (size_t i = 0; i < s->sites.n; i++) {
+		const char *fn;
+		ds_site_resolve(s, i, false);
+		fn = site_fname(s, i);
+		SEEN(DS_FUNC, ds_filter_string_id(f, fn));
+		SEEN(DS_FUNC, function_alias(f, fn));
+	}
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		int32_t id[DOBJ_NIDS];
+		dobj_strings(s, f, &s->dobjs.v[i], id);
+		SEEN(DS_DOBJ, id[DOBJ_NAME]);
+		SEEN(DS_DOBJ, id[DOBJ_ALIAS]);
+		SEEN(DS_FIELD, id[FIELD_NAME]);
+		SEEN(DS_FIELD, id[FIELD_ALIAS]);
+	}
+#undef SEEN
+	for (int op = 0; op < DS_NSTR_OPERANDS && !rc; op++) {
+		int32_t id;
+		for (size_t i = 0; !rc && (id = ds_filter_compared(f, op, i)) >= 0; i++) {
+			nearest n = {{NULL}, {0}};
+			size_t len;
+			const char *want = ds_filter_string(f, id, &len);
+			ds_buf b = {0};
+
+			if (seen[(size_t)op * nstr + (size_t)id])
+				continue;
+			for (size_t k = 0; op == DS_FUNC && k < s->sites.n; k++)
+				consider(&n, want, len, site_fname(s, k));
+			for (size_t k = 0; op != DS_FUNC && k < s->dobjs.n; k++) {
+				const dobj *o = &s->dobjs.v[k];
+				if (op == DS_FIELD && o->kind != DOBJ_FIELD)
+					continue;
+				consider(&n, want, len, op == DS_DOBJ && o->kind == DOBJ_FIELD ? o->type : o->name);
+			}
+			ds_buf_printf(&b, "filter: no sampled %s is named '%.*s' in '%s'", what[op], (int)len, want,
+				      s->path);
+			for (int k = 0; k < 3 && n.name[k]; k++)
+				ds_buf_printf(&b, "%s'%s'", k ? ", " : "; nearest: ", n.name[k]);
+			if (!n.name[0])
+				ds_buf_puts(&b, op == DS_FUNC ? "; see --view functions" : "; see --view dataobjects");
+			rc = ds_err_set(err, DS_EINPUT, "%s", ds_buf_str(&b));
+			ds_buf_free(&b);
+		}
+	}
+	free(seen);
+	return rc;
+}
+
 int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)
 {
 	ds_expr *f = NULL;
@@ -249,6 +375,10 @@ int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)
 	if (text && (make_mobjs(s, err) || ds_filter_compile(text, &s->machine, &s->mobjs, &f, err)))
 		return -1;
 	if (ds_session_load(s, 0, err) || ds_dataspace_build(s, err)) {
+		ds_expr_free(f);
+		return -1;
+	}
+	if (f && check_names(s, f, err)) {
 		ds_expr_free(f);
 		return -1;
 	}

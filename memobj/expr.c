@@ -265,6 +265,19 @@ int32_t ds_filter_string_id(const ds_expr *f, const char *s)
 	return f->strings ? (int32_t)ds_hash_find(f->strings, s, strlen(s)) : -1;
 }
 
+int32_t ds_filter_compared(const ds_expr *f, enum ds_str_operand op, size_t i)
+{
+	for (size_t c = 0; c < f->ncode; c++)
+		if ((f->code[c].op == I_STREQ || f->code[c].op == I_STRNE) && f->code[c].a == op && i-- == 0)
+			return (int32_t)f->code[c].k;
+	return -1;
+}
+
+const char *ds_filter_string(const ds_expr *f, int32_t id, size_t *len)
+{
+	return ds_hash_key(f->strings, (size_t)id, len);
+}
+
 void ds_expr_free(ds_expr *e)
 {
 	if (!e)

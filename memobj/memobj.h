@@ -205,6 +205,11 @@ int ds_filter_compile(const char *text, const ds_machine *m, const ds_mobjs *obj
 bool ds_filter_match(const ds_expr *f, const ds_access *a);
 /* The id of s among the filter's string literals, -1 when none equals it. */
 int32_t ds_filter_string_id(const ds_expr *f, const char *s);
+/* The i-th string literal the filter compares operand op with (FUNC ==
+ * "main": "main"), as its id; -1 past the last.  ds_filter_string gives
+ * an id's text (not NUL-terminated: *len bytes). */
+int32_t ds_filter_compared(const ds_expr *f, enum ds_str_operand op, size_t i);
+const char *ds_filter_string(const ds_expr *f, int32_t id, size_t *len);
 
 /* ---- the user's definitions ----
  * One "NAME = EXPR" a line; blank lines and lines starting with # are kept
