@@ -97,6 +97,24 @@ static void say_nomem(ds_table *t, uint64_t n)
 		(unsigned long long)n);
 }
 
+/* A timer samples whatever the program was doing: dsprof charges it to the
+ * load or store before the interrupted instruction, which also takes the
+ * time of a stall there that was no memory access (a mispredicted branch,
+ * a divide).  It cannot tell from the sample; a data view of timer samples
+ * says so, and what can tell. */
+static void say_timer(ds_table *t)
+{
+	for (size_t e = 0; e < t->nevents; e++)
+		if (t->events[e].time_ns && !t->events[e].precise) {
+			tb_prop(t, "note", DS_PROP_TEXT,
+				"%s samples are charged to the load or store before the interrupted instruction, "
+				"with the time of any stall there that was no memory access (a mispredicted branch, "
+				"a divide); a --sim recording of the program counts each access's misses",
+				t->events[e].name);
+			return;
+		}
+}
+
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[DO_NCOLS] = {
@@ -147,6 +165,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	group_fields(*out);
 	ds_session_debug_notes(s, *out); /* first: see say_nomem */
 	say_nomem(*out, nomem);
+	say_timer(*out);
 	if (o && o->limit && o->limit < (*out)->nrows) {
 		ds_table *t = *out;
 		for (size_t i = o->limit; i < t->nrows; i++) {
@@ -726,6 +745,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	unsigned sizes[4];
 	const char *names[4];
 	size_t nhot, shown = 0;
+	int rc;
 	hot_type *hot = NULL;
 	dl_build d = {0};
 
@@ -750,7 +770,10 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
 		layout_type(&d, &hot[i]);
 	free(hot);
-	return tb_finish(&d.b, &all, out, err);
+	if ((rc = tb_finish(&d.b, &all, out, err)))
+		return rc;
+	say_timer(*out);
+	return 0;
 }
 
 /* ---- data-object metrics for other printers of types (dsprof layout) ---- */

@@ -30,3 +30,6 @@ check_eq "typestats: each reason once, in the unknown group" \
 	"unknown: offset-beyond=unknown unknown: offset-in-hole=unknown "
 check_eq "typestats: the unknown lines hold the samples" \
 	"$(csv_lookup ts.csv name "unknown: offset-beyond" samples)/$(csv_lookup ts.csv name "unknown: offset-in-hole" samples)" "$beyond/$hole"
+# page faults give the exact access: no note on timers
+"$DSPROF" report -i oh --view dataobjects >do.txt 2>do.err
+check_eq "dataobjects: no timer's note for page faults" "$(grep -c 'samples are charged to the load or store before' do.txt)" 0

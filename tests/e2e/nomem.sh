@@ -28,3 +28,9 @@ total=$("$TOOLS/dsjq" '.total["cpu-clock"]' do.json)
 rows=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:cpu-clock") k = i; next } $2 != "type" { s += $k } END { print s + 0 }' do.csv)
 check_eq "dataobjects: the total is its rows' (types are their fields)" "$total" "$rows"
 check_contains "dataobjects text: a line says so" do.txt "^# note: $nomem samples were in code that accesses no memory"
+# a timer's sample is charged to the access before it, with whatever
+# stalled there: the data views say so (page faults, exact, do not)
+check_contains "dataobjects text: the timer's note" do.txt \
+	"^# note: cpu-clock samples are charged to the load or store before the interrupted instruction"
+"$DSPROF" report -i sp --view datalayout >dl.txt 2>dl.err
+check_contains "datalayout text: the timer's note" dl.txt "^# note: cpu-clock samples are charged to the load or store"
