@@ -207,6 +207,11 @@ const struct ds_mobjs *ds_session_mobjs(ds_session *s, ds_err *err);
 int ds_session_set_filter(ds_session *s, const char *filter, ds_err *err);
 /* The filter in force (NULL: none). */
 const char *ds_session_filter(const ds_session *s);
+/* Sessions compared side by side: a name the filter compares FUNC, DOBJ or
+ * FIELD with may be either's (a function the fix inlined away is still a
+ * name to filter by); a name neither has is an error.  other outlives s
+ * or is unpaired first (NULL). */
+void ds_session_pair(ds_session *s, ds_session *other);
 
 /* ---- data-object metrics, for printers of types (dsprof layout) ----
  * The first call attributes the samples to data (once per session). */

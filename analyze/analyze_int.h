@@ -275,6 +275,7 @@ struct ds_session {
 	DS_VEC(char *) mobj_args;        /* --mobj NAME=EXPR, in order */
 	ds_expr *filter;
 	char *filter_text;
+	struct ds_session *partner;   /* compared with it: its names count for the filter */
 	DS_VEC(uint64_t) keep;           /* with a filter: bit i set when it keeps record i */
 	uint64_t unfiltered_samples;     /* with a filter: the samples before it */
 

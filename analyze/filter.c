@@ -298,23 +298,10 @@ static void consider(nearest *n, const char *want, size_t len, const char *name)
 	n->dist[at] = d;
 }
 
-/* A name the filter compares FUNC, DOBJ or FIELD with that no sampled
- * function or data object goes by is a mistake, not a question whose
- * answer is nothing: an error naming it, with the nearest names there
- * are. */
-static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
+/* Mark the filter's strings (seen[op * nstr + id]) that one of a session's
+ * sampled functions or data objects goes by. */
+static void mark_names(ds_session *s, const ds_expr *f, bool *seen, size_t nstr)
 {
-	static const char *const what[DS_NSTR_OPERANDS] = {"function", "data object", "field"};
-	size_t nstr = 0;
-	bool *seen;
-	int rc = 0;
-
-	for (int op = 0; op < DS_NSTR_OPERANDS; op++)
-		for (size_t i = 0, id; (id = (size_t)ds_filter_compared(f, op, i)) != (size_t)-1; i++)
-			nstr = id + 1 > nstr ? id + 1 : nstr;
-	if (!nstr)
-		return 0;
-	seen = ds_xcalloc(nstr * DS_NSTR_OPERANDS, sizeof *seen);
 #define SEEN(op, id) do { if ((id) >= 0) seen[(size_t)(op) * nstr + (size_t)(id)] = true; } while (0)
 	for (size_t i = 0; i < s->sites.n; i++) {
 		const char *fn;
@@ -332,6 +319,43 @@ static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
 		SEEN(DS_FIELD, id[FIELD_ALIAS]);
 	}
 #undef SEEN
+}
+
+/* A session's names of kind op nearest `want`, into n. */
+static void near_names(const ds_session *s, int op, const char *want, size_t len, nearest *n)
+{
+	for (size_t k = 0; op == DS_FUNC && k < s->sites.n; k++)
+		consider(n, want, len, site_fname(s, k));
+	for (size_t k = 0; op != DS_FUNC && k < s->dobjs.n; k++) {
+		const dobj *o = &s->dobjs.v[k];
+		if (op == DS_FIELD && o->kind != DOBJ_FIELD)
+			continue;
+		consider(n, want, len, op == DS_DOBJ && o->kind == DOBJ_FIELD ? o->type : o->name);
+	}
+}
+
+/* A name the filter compares FUNC, DOBJ or FIELD with that no sampled
+ * function or data object goes by (of the session, or of the one it is
+ * compared with) is a mistake, not a question whose answer is nothing: an
+ * error naming it, with the nearest names there are. */
+static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
+{
+	static const char *const what[DS_NSTR_OPERANDS] = {"function", "data object", "field"};
+	ds_session *side[2] = {s, s->partner};
+	int nsides = s->partner ? 2 : 1, rc = 0;
+	size_t nstr = 0;
+	bool *seen;
+
+	for (int op = 0; op < DS_NSTR_OPERANDS; op++)
+		for (size_t i = 0, id; (id = (size_t)ds_filter_compared(f, op, i)) != (size_t)-1; i++)
+			nstr = id + 1 > nstr ? id + 1 : nstr;
+	if (!nstr)
+		return 0;
+	if (s->partner && (ds_session_load(s->partner, 0, err) || ds_dataspace_build(s->partner, err)))
+		return -1;
+	seen = ds_xcalloc(nstr * DS_NSTR_OPERANDS, sizeof *seen);
+	for (int k = 0; k < nsides; k++)
+		mark_names(side[k], f, seen, nstr);
 	for (int op = 0; op < DS_NSTR_OPERANDS && !rc; op++) {
 		int32_t id;
 		for (size_t i = 0; !rc && (id = ds_filter_compared(f, op, i)) >= 0; i++) {
@@ -342,16 +366,11 @@ static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
 
 			if (seen[(size_t)op * nstr + (size_t)id])
 				continue;
-			for (size_t k = 0; op == DS_FUNC && k < s->sites.n; k++)
-				consider(&n, want, len, site_fname(s, k));
-			for (size_t k = 0; op != DS_FUNC && k < s->dobjs.n; k++) {
-				const dobj *o = &s->dobjs.v[k];
-				if (op == DS_FIELD && o->kind != DOBJ_FIELD)
-					continue;
-				consider(&n, want, len, op == DS_DOBJ && o->kind == DOBJ_FIELD ? o->type : o->name);
-			}
-			ds_buf_printf(&b, "filter: no sampled %s is named '%.*s' in '%s'", what[op], (int)len, want,
-				      s->path);
+			for (int k = 0; k < nsides; k++)
+				near_names(side[k], op, want, len, &n);
+			ds_buf_printf(&b, "filter: no sampled %s is named '%.*s' in '%s'%s%s%s", what[op], (int)len,
+				      want, s->path, s->partner ? " or '" : "", s->partner ? s->partner->path : "",
+				      s->partner ? "'" : "");
 			for (int k = 0; k < 3 && n.name[k]; k++)
 				ds_buf_printf(&b, "%s'%s'", k ? ", " : "; nearest: ", n.name[k]);
 			if (!n.name[0])
@@ -362,6 +381,11 @@ static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
 	}
 	free(seen);
 	return rc;
+}
+
+void ds_session_pair(ds_session *s, ds_session *other)
+{
+	s->partner = other;
 }
 
 int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)

@@ -284,7 +284,14 @@ static int open_session(tui_worker *w, bool deferred, ds_err *err)
 	so.deferred = deferred && !w->o->input2;
 	if (ds_session_open(w->o->input, &so, &w->s, err))
 		return -1;
-	return w->o->input2 ? ds_session_open(w->o->input2, &so, &w->s2, err) : 0;
+	if (!w->o->input2)
+		return 0;
+	if (ds_session_open(w->o->input2, &so, &w->s2, err))
+		return -1;
+	/* a filter's names may be either side's */
+	ds_session_pair(w->s, w->s2);
+	ds_session_pair(w->s2, w->s);
+	return 0;
 }
 
 /* Status of sessions read to their end. */

@@ -593,6 +593,39 @@ TEST(hot_line_drill)
 	screens_free(&s);
 }
 
+/* Compared side by side, a filter's names may be either side's (a function
+ * the fix inlined away); a name neither has is the error, naming both. */
+TEST(filter_names_of_a_pair)
+{
+	char *other = unit_tpath("exp_spin");
+	ds_session *s = NULL, *o = NULL;
+	ds_err err = {0};
+
+	if (!unit_sh("\"$DSPROF\" record -q -o exp_spin -- \"$PROGS/behave\" spin 0.2")) {
+		CHECK(!"dsprof record of behave spin");
+		free(other);
+		return;
+	}
+	CHECK(ds_session_open(exp_dir, &(ds_session_opts){0}, &s, &err) == 0);
+	CHECK(ds_session_open(other, &(ds_session_opts){0}, &o, &err) == 0);
+	if (s && o) {
+		CHECK(ds_session_set_filter(s, "FUNC == \"spin_work\"", &err) < 0);
+		CHECK_HAS(err.msg, "filter: no sampled function is named 'spin_work' in ");
+		ds_session_pair(s, o);
+		memset(&err, 0, sizeof err);
+		CHECK(ds_session_set_filter(s, "FUNC == \"spin_work\"", &err) == 0);
+		CHECK(ds_session_samples(s) == 0);
+		CHECK(ds_session_set_filter(s, "FUNC == \"spin_wrk\"", &err) < 0);
+		CHECK_HAS(err.msg, "' or '");
+		CHECK_HAS(err.msg, "; nearest: 'spin_work'");
+		/* on error the previous filter stays */
+		CHECK_STR(ds_session_filter(s), "FUNC == \"spin_work\"");
+	}
+	ds_session_close(o);
+	ds_session_close(s);
+	free(other);
+}
+
 /* dsprof tui BEFORE AFTER: every tab shows the diff dsprof diff prints. */
 TEST(compare)
 {
@@ -877,6 +910,7 @@ int main(void)
 	RUN(ascii);
 	RUN(timeline_zoom);
 	RUN(hot_line_drill);
+	RUN(filter_names_of_a_pair);
 	RUN(compare);
 	RUN(sharing);
 	RUN(names_sanitized_and_wide);
