@@ -207,6 +207,11 @@ const struct ds_mobjs *ds_session_mobjs(ds_session *s, ds_err *err);
 int ds_session_set_filter(ds_session *s, const char *filter, ds_err *err);
 /* The filter in force (NULL: none). */
 const char *ds_session_filter(const ds_session *s);
+/* Cross-check the data views with experiment x, a recording of the same
+ * program whose events count misses (--sim): dataobjects says, per row,
+ * which share of the samples with a trigger sit at accesses that never
+ * missed in x.  x may be closed after. */
+int ds_session_set_cross(ds_session *s, ds_session *x, ds_err *err);
 /* Sessions compared side by side: a name the filter compares FUNC, DOBJ or
  * FIELD with may be either's (a function the fix inlined away is still a
  * name to filter by); a name neither has is an error.  other outlives s

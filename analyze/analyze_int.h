@@ -276,6 +276,9 @@ struct ds_session {
 	ds_expr *filter;
 	char *filter_text;
 	struct ds_session *partner;   /* compared with it: its names count for the filter */
+	ds_hash *cross_index;         /* --cross: an access (module, vaddr) -> index */
+	ds_vec_u64 cross_misses;      /* ... the other experiment's miss samples there */
+	char *cross_path;             /* that experiment */
 	DS_VEC(uint64_t) keep;           /* with a filter: bit i set when it keeps record i */
 	uint64_t unfiltered_samples;     /* with a filter: the samples before it */
 
@@ -370,6 +373,9 @@ static inline void ds_zero_u64(uint64_t *p, size_t n)
 typedef void ds_srec_fn(ds_session *s, size_t i, const ds_srec *r, void *ctx);
 int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err);
 bool ds_srec_kept(const ds_session *s, size_t i);
+/* --cross (cross.c): the other experiment's miss samples at the access
+ * record i is charged to; -1 when it has no trigger or there is no cross. */
+int64_t ds_cross_misses(ds_session *s, size_t i);
 /* Record i's physical address; 0 when unknown. */
 uint64_t ds_srec_paddr(const ds_session *s, size_t i);
 /* Record i's data source (PERF_MEM_*: level, snoop, HITM); false when its

@@ -23,7 +23,8 @@ static const char *kind_name(enum dobj_kind k)
 	return "?";
 }
 
-enum { DO_KIND, DO_TYPE, DO_FIELD, DO_NCOLS };
+/* DO_NOMISS only with --cross */
+enum { DO_KIND, DO_TYPE, DO_FIELD, DO_NOMISS, DO_NCOLS };
 
 static void add_dobj_metrics(const ds_session *s, ds_row *r, size_t id)
 {
@@ -109,24 +110,67 @@ static void say_timer(ds_table *t)
 			tb_prop(t, "note", DS_PROP_TEXT,
 				"%s samples are charged to the load or store before the interrupted instruction, "
 				"with the time of any stall there that was no memory access (a mispredicted branch, "
-				"a divide); a --sim recording of the program counts each access's misses",
+				"a divide); --cross with a --sim recording of the program tells which accesses missed",
 				t->events[e].name);
 			return;
 		}
 }
 
+/* --cross: per data object, the kept samples with a trigger, and of them
+ * those at an access that never missed in the other experiment. */
+static uint64_t (*cross_counts(ds_session *s))[2]
+{
+	uint64_t (*cx)[2] = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *cx);
+	for (size_t i = 0; i < s->srecs.n; i++) {
+		int64_t m;
+		if (!ds_srec_kept(s, i) || (m = ds_cross_misses(s, i)) < 0)
+			continue;
+		cx[s->srecs.v[i].dobj][0]++;
+		cx[s->srecs.v[i].dobj][1] += m == 0;
+	}
+	return cx;
+}
+
+/* Add object i's cross counts to row r's (rows[2r], rows[2r + 1]). */
+static void add_cross(ds_vec_u64 *rows, size_t r, uint64_t (*cx)[2], size_t i)
+{
+	if (!cx)
+		return;
+	while (rows->n < 2 * r + 2)
+		ds_vec_push(rows, 0);
+	rows->v[2 * r] += cx[i][0];
+	rows->v[2 * r + 1] += cx[i][1];
+}
+
+static void say_cross(const ds_session *s, ds_table *t)
+{
+	if (!s->cross_path)
+		return;
+	tb_prop(t, "cross", DS_PROP_TEXT, "%s", s->cross_path);
+	tb_prop(t, "note", DS_PROP_TEXT,
+		"nomiss: of a row's samples at a known load or store, the share at those that never missed in "
+		"'%s'; at 100%% the row's time went to something else there (a branch, a divide)",
+		s->cross_path);
+}
+
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[DO_NCOLS] = {
-		{"kind", DS_COL_STR, true}, {"type", DS_COL_STR, false}, {"field", DS_COL_STR, false}};
+	static const ds_col cols[DO_NCOLS] = {{"kind", DS_COL_STR, true},
+					      {"type", DS_COL_STR, false},
+					      {"field", DS_COL_STR, false},
+					      {"nomiss", DS_COL_PERCENT, true}};
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
 	uint64_t nomem = 0;
+	uint64_t (*cx)[2] = NULL; /* per object: samples with a trigger; of them, at no miss */
+	ds_vec_u64 rcx = {0};     /* the same per row, two slots each */
 	tb b;
 	int rc;
 
 	if (ds_dataspace_build(s, err))
 		return -1;
-	tb_init(&b, s, "dataobjects", "data object", cols, DO_NCOLS, false);
+	tb_init(&b, s, "dataobjects", "data object", cols, s->cross_index ? DO_NCOLS : DO_NOMISS, false);
+	if (s->cross_index)
+		cx = cross_counts(s);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
 		bool added, any = false;
@@ -146,6 +190,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			tb_cell_str(&b.v.v[r], DO_FIELD, d->kind == DOBJ_VIA ? NULL : d->path);
 		}
 		add_dobj_metrics(s, &b.v.v[r], i);
+		add_cross(&rcx, r, cx, i);
 		if (d->kind == DOBJ_FIELD || (d->kind == DOBJ_VIA && d->tid >= 0)) {
 			/* the type's own row sums its fields, and what string
 			 * functions did to it */
@@ -157,11 +202,20 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 				tb_cell_str(&b.v.v[r], DO_TYPE, d->type);
 			}
 			add_dobj_metrics(s, &b.v.v[r], i);
+			add_cross(&rcx, r, cx, i);
 		}
 	}
+	for (size_t r = 0; cx && r < b.v.n && 2 * r + 1 < rcx.n; r++)
+		if (rcx.v[2 * r]) {
+			b.v.v[r].cells[DO_NOMISS].d = 100.0 * (double)rcx.v[2 * r + 1] / (double)rcx.v[2 * r];
+			b.v.v[r].cells[DO_NOMISS].set = true;
+		}
+	free(cx);
+	ds_vec_free(&rcx);
 	/* sort everything, then regroup, then cut */
 	if ((rc = tb_finish(&b, &all, out, err)))
 		return rc;
+	say_cross(s, *out);
 	group_fields(*out);
 	ds_session_debug_notes(s, *out); /* first: see say_nomem */
 	say_nomem(*out, nomem);

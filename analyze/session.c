@@ -1009,6 +1009,9 @@ void ds_session_close(ds_session *s)
 	ds_hash_free(s->thread_index);
 	ds_hash_free(s->chain_index);
 	ds_vec_free(&s->chain_buf);
+	ds_hash_free(s->cross_index);
+	ds_vec_free(&s->cross_misses);
+	free(s->cross_path);
 	ds_vec_free(&s->sites);
 	ds_vec_free(&s->site_charge);
 	ds_vec_free(&s->site_samples);

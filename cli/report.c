@@ -1,7 +1,7 @@
 /* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F]
  *               [--type NAME] [--line N] [--line-size N] [--level L] [--type-stats]
  *               [--function F] [--file PATH]
- *               [--slices N] [--window FROM:TO] */
+ *               [--slices N] [--window FROM:TO] [--cross EXP] */
 #include "cli/cli.h"
 
 #include "analyze/analyze.h"
@@ -36,6 +36,9 @@ static const char report_usage[] =
 	"      --mobj NAME=EXPR   define a memory object for this report (repeatable)\n"
 	"      --machine FILE     evaluate memory objects for a machine model, not the\n"
 	"                         experiment's machine\n"
+	"      --cross EXP        dataobjects: per row, the share of its samples at loads and\n"
+	"                         stores that never missed in EXP, a --sim recording of the\n"
+	"                         same program (column nomiss)\n"
 	"      --type-stats       how samples were resolved to data (= --view typestats)\n"
 	"      --function NAME    callers, source: the function (NAME or NAME@MODULE)\n"
 	"      --file PATH        source: the source file (or its last path components)\n"
@@ -82,10 +85,11 @@ int cmd_report(int argc, char **argv)
 		{"filter", required_argument, NULL, 'X'},
 		{"mobj", required_argument, NULL, 'O'},
 		{"machine", required_argument, NULL, 'C'},
+		{"cross", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL;
+	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL, *cross = NULL;
 	bool input_given = false;
 	const char *mobjs[64]; /* --mobj, in order */
 	size_t nmobjs = 0;
@@ -145,6 +149,7 @@ int cmd_report(int argc, char **argv)
 			mobjs[nmobjs++] = optarg;
 			break;
 		case 'C': machine = optarg; break;
+		case 'R': cross = optarg; break;
 		case 'F': vo.function = optarg; break;
 		case 'P': vo.file = optarg; break;
 		case 'N':
@@ -209,6 +214,10 @@ int cmd_report(int argc, char **argv)
 				       vo.function ? "function" : vo.file ? "file" : vo.slices ? "slices" : "window",
 				       vo.function ? "callers or source" : vo.file ? "source" : "timeline");
 	}
+	if (cross && strcmp(view, "dataobjects") != 0) {
+		ds_vec_free(&tids);
+		return cli_usage_error("report", "--cross applies to --view dataobjects");
+	}
 	if (!input_given && cli_default_experiment("report")) {
 		ds_vec_free(&tids);
 		return 1;
@@ -225,6 +234,16 @@ int cmd_report(int argc, char **argv)
 			status = cli_fail(&err);
 			goto out;
 		}
+	if (cross) {
+		ds_session_opts xo = {.debug_root = so.debug_root, .kallsyms = so.kallsyms, .progress = so.progress};
+		ds_session *x = NULL;
+		int bad = ds_session_open(cross, &xo, &x, &err) || ds_session_set_cross(s, x, &err);
+		ds_session_close(x);
+		if (bad) {
+			status = cli_fail(&err);
+			goto out;
+		}
+	}
 	if ((filter && ds_session_set_filter(s, filter, &err)) || ds_view_build(s, view, &vo, &t, &err)) {
 		status = cli_fail(&err);
 		goto out;
