@@ -148,8 +148,8 @@ static void say_cross(const ds_session *s, ds_table *t)
 		return;
 	tb_prop(t, "cross", DS_PROP_TEXT, "%s", s->cross_path);
 	tb_prop(t, "note", DS_PROP_TEXT,
-		"nomiss: of a row's samples at a known load or store, the share at those that never missed in "
-		"'%s'; at 100%% the row's time went to something else there (a branch, a divide)",
+		"nomiss: of a row's samples at a known load or store, the share at those where '%s' has no "
+		"miss sample; near 100%% the row's time went to something else there (a branch, a divide)",
 		s->cross_path);
 }
 
