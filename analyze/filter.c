@@ -150,6 +150,45 @@ int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsign
 
 /* ---- the filter ---- */
 
+/* C++ names go by their last scopes too, as perf and gdb take them:
+ * FUNC == "sum_weights" and "Store::sum_weights" keep
+ * shop::Store::sum_weights; DOBJ == "struct Item<double>", "Item<double>"
+ * and "shop::Item<double>" keep struct shop::Item<double> (FIELD the same,
+ * with ".path" after).  The filter's string for the longest such name of
+ * name[0..len) (after its tag, "struct ", when it has one), followed by
+ * tail; -1 when none. */
+static int32_t last_scopes(const ds_expr *f, const char *name, size_t len, const char *tail)
+{
+	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
+	size_t tag = 0;
+	int depth = 0;
+	int32_t id = -1;
+	ds_buf b = {0};
+
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0] && !tag; i++)
+		if (strncmp(name, tags[i], strlen(tags[i])) == 0)
+			tag = strlen(tags[i]);
+	for (size_t p = tag; p < len && id < 0; p++) {
+		bool start = p == tag || (!depth && p >= 2 && name[p - 2] == ':' && name[p - 1] == ':');
+		if (name[p] == '<' || name[p] == '(')
+			depth++;
+		else if ((name[p] == '>' || name[p] == ')') && depth > 0)
+			depth--;
+		if (!start)
+			continue;
+		/* the tag and this suffix (not the whole name: that is its own), then the suffix alone */
+		for (int with_tag = tag && p > tag; with_tag >= 0 && id < 0; with_tag--) {
+			if (p == tag && !with_tag && !tag)
+				continue;
+			ds_buf_reset(&b);
+			ds_buf_printf(&b, "%.*s%.*s%s", with_tag ? (int)tag : 0, name, (int)(len - p), name + p, tail);
+			id = ds_filter_string_id(f, ds_buf_str(&b));
+		}
+	}
+	ds_buf_free(&b);
+	return id;
+}
+
 /* The ids of a data object's names for the filter's string operands:
  * DOBJ is the type of a field (and of padding, and of what a string
  * function did to the type) and the object itself otherwise; FIELD only exists for fields and padding.  A type told apart
@@ -175,25 +214,18 @@ static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, i
 		free(base);
 		free(field);
 	}
+	if (ti && of_type && id[DOBJ_ALIAS] < 0)
+		id[DOBJ_ALIAS] = last_scopes(f, ti->name, ti->base, "");
+	if (ti && member && id[FIELD_ALIAS] < 0) {
+		char *tail = ds_xasprintf(".%s", o->path);
+		id[FIELD_ALIAS] = last_scopes(f, ti->name, ti->base, tail);
+		free(tail);
+	}
 }
 
-/* A C++ function goes by its last scopes too (FUNC == "sum_weights" and
- * FUNC == "Store::sum_weights" keep shop::Store::sum_weights, as perf and
- * gdb take them): the filter's string for the longest of them, or -1. */
 static int32_t function_alias(const ds_expr *f, const char *name)
 {
-	int depth = 0;
-
-	for (const char *p = name; *p; p++) {
-		int32_t id;
-		if (*p == '<' || *p == '(')
-			depth++;
-		else if ((*p == '>' || *p == ')') && depth > 0)
-			depth--;
-		else if (!depth && p[0] == ':' && p[1] == ':' && (id = ds_filter_string_id(f, p + 2)) >= 0)
-			return id;
-	}
-	return -1;
+	return last_scopes(f, name, strlen(name), "");
 }
 
 #define ID_UNSET INT32_MIN

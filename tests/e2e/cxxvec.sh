@@ -28,3 +28,20 @@ check_ge "sum_weights has attributed samples" "$known" 100
 check_ge "items_[i].weight: struct shop::Item<double>.weight (% of the attributed)" \
 	"$(awk -v a="${w:-0}" -v b="$known" 'BEGIN { print b ? int(100 * a / b) : 0 }')" 90
 check_eq "no sample of sum_weights is no-variable" "$(grep -c 'no-variable' do.csv)" 0
+
+# types and fields by their last scopes, with or without the tag
+dkept() {
+	"$DSPROF" report -i st --view dataobjects --filter "$1" -f json >g.json 2>g.err
+	v=$("$TOOLS/dsjq" .properties.samples_kept g.json)
+	echo "${v:-none: $(head -c 200 g.err)}"
+}
+type_full=$(dkept 'DOBJ == "struct shop::Item<double>"')
+check_ge "DOBJ: the qualified type has samples" "$type_full" 100
+for n in 'struct Item<double>' 'Item<double>' 'shop::Item<double>'; do
+	check_eq "DOBJ == \"$n\" keeps struct shop::Item<double>" "$(dkept "DOBJ == \"$n\"")" "$type_full"
+done
+field_full=$(dkept 'FIELD == "struct shop::Item<double>.weight"')
+check_eq "FIELD == \"Item<double>.weight\" keeps the field" "$(dkept 'FIELD == "Item<double>.weight"')" "$field_full"
+"$DSPROF" report -i st --view dataobjects --filter 'DOBJ == "Item"' >/dev/null 2>item.err
+check_contains "DOBJ == \"Item\": no such name, the nearest said" item.err \
+	"no sampled data object is named 'Item' in 'st'; nearest: 'struct shop::Item<double>'"
