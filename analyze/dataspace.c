@@ -879,15 +879,16 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 }
 
 /* The object an argument's access charges: a type's, when the argument
- * points into an aggregate (at no known field: the function runs along
- * it); else the argument's object itself. */
+ * points into a member of an aggregate (at no known field: the function
+ * runs along it); a global's, a stack slot's or scalars' own; none when
+ * the argument's static type does not fit where it points (a misfit). */
 static dref via_object(ds_session *s, int32_t arg, const char *fn)
 {
 	const dobj *a = &s->dobjs.v[arg];
 	dref r = {NO_DOBJ, 0};
 	char *name;
 
-	if (a->tid >= 0)
+	if (a->kind == DOBJ_FIELD)
 		return (dref){dobj_member(s, DOBJ_VIA, a->tid, fn), 0};
 	if (a->kind != DOBJ_GLOBAL && a->kind != DOBJ_STACK && a->kind != DOBJ_SCALAR)
 		return r;
