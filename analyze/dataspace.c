@@ -473,13 +473,15 @@ static bool has_types(ds_dso *d)
 /* What a register is known to point into: byte `off` of an object of
  * type `into` (through a pointer, or the address of variable `var`), or
  * `off` bytes from the stack or frame pointer `frame` (unoptimized code
- * computes stack addresses that way: rbp + i * 64 - 0x80008). */
+ * computes stack addresses that way: rbp + i * 64 - 0x80008), or into the
+ * virtual table of class `vtable` (its _vptr member, loaded). */
 typedef struct tval {
 	const ds_type *into;
 	int64_t off;
 	const ds_var *var;       /* a global or stack variable whose address it is */
 	bool stack;
 	int frame;               /* DWARF SP or FP when frame-relative, else 0 and into set */
+	const ds_type *vtable;   /* the class whose virtual table it points into */
 } tval;
 
 typedef struct tracker {
@@ -494,7 +496,7 @@ typedef struct tracker {
 
 static tval pointing(const ds_type *ptr)
 {
-	tval v = {pointee(ptr), 0, NULL, false, 0};
+	tval v = {pointee(ptr), 0, NULL, false, 0, NULL};
 	return v;
 }
 
@@ -538,14 +540,14 @@ static void entry_params(tracker *k, const ds_symbol *sym)
 
 static const tval *reg_of(const tracker *k, int r)
 {
-	return r >= 0 && r < 64 && (k->reg[r].into || k->reg[r].frame) ? &k->reg[r] : NULL;
+	return r >= 0 && r < 64 && (k->reg[r].into || k->reg[r].frame || k->reg[r].vtable) ? &k->reg[r] : NULL;
 }
 
 /* A register's value as a tval: SP and FP are frame-relative by nature. */
 static tval value_of(const tracker *k, int r)
 {
 	if (r == k->sp || r == k->fp)
-		return (tval){NULL, 0, NULL, false, r};
+		return (tval){NULL, 0, NULL, false, r, NULL};
 	return r >= 0 && r < 64 ? k->reg[r] : (tval){0};
 }
 
@@ -557,7 +559,7 @@ static tval stack_var(const tracker *k, int frame, int64_t off)
 		int64_t rel = off - x->loc.offset;
 		if (x->loc.kind == DS_LOC_MEM && x->loc.reg == frame && rel >= 0 &&
 		    (uint64_t)rel < (x->size ? x->size : 1))
-			return (tval){ds_dso_type_at_die(k->d, x->type_die), rel, NULL, true, 0};
+			return (tval){ds_dso_type_at_die(k->d, x->type_die), rel, NULL, true, 0, NULL};
 	}
 	return (tval){0};
 }
@@ -574,7 +576,7 @@ static tval address_of(const tracker *k, const ds_insn *in)
 	if (m->rip_relative) {
 		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
 		if (g)
-			v = (tval){ds_dso_type_at_die(k->d, g->type_die), (int64_t)off, g, false, 0};
+			v = (tval){ds_dso_type_at_die(k->d, g->type_die), (int64_t)off, g, false, 0, NULL};
 	} else if (m->base == k->sp || m->base == k->fp) {
 		v = stack_var(k, m->base, m->disp);
 	} else if ((b = reg_of(k, m->base)) != NULL && b->frame) {
@@ -589,7 +591,8 @@ static tval address_of(const tracker *k, const ds_insn *in)
 }
 
 /* The pointer a load fetches, when it is a pointer-typed member (or
- * variable) of something tracked. */
+ * variable) of something tracked; a C++ class's _vptr (GCC's _vptr.X,
+ * clang's _vptr$X) points into its virtual table. */
 static tval loaded(const tracker *k, const ds_insn *in)
 {
 	tval at = address_of(k, in);
@@ -609,6 +612,8 @@ static tval loaded(const tracker *k, const ds_insn *in)
 		return (tval){0};
 	}
 	ds_buf_free(&path);
+	if (leaf->name && strncmp(leaf->name, "_vptr", 5) == 0)
+		return (tval){.vtable = agg};
 	return pointee(leaf->type) ? pointing(leaf->type) : (tval){0};
 }
 
@@ -734,6 +739,23 @@ static tracker *track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_
 	return k;
 }
 
+/* A class's virtual table, read by a virtual call: no object of the
+ * program's types, named by the class as C++ names it (<vtable of
+ * geo::Shape>; its tident, where two classes share the name). */
+static dref vtable_object(ds_session *s, const ds_type *cls)
+{
+	const char *n = s->tidents.v[tident_get(s, cls, ds_type_strip(cls), true)].name;
+	char *name;
+	dref r = {NO_DOBJ, 0};
+
+	if (strncmp(n, "class ", 6) == 0 || strncmp(n, "struct ", 7) == 0)
+		n = strchr(n, ' ') + 1;
+	name = ds_xasprintf("<vtable of %s>", n);
+	r.id = dobj_add(s, DOBJ_GLOBAL, name, NULL, NULL);
+	free(name);
+	return r;
+}
+
 /* The object `disp` bytes past what b points into, for an access of
  * `size` bytes: variables are bounded objects; pointers may run along
  * arrays. */
@@ -742,6 +764,8 @@ static dref tracked_object(ds_session *s, const tracker *k, const site *st, tval
 {
 	int64_t off = v.off + disp;
 
+	if (v.vtable)
+		return vtable_object(s, v.vtable);
 	if (v.frame) {
 		v = stack_var(k, v.frame, off);
 		off = v.off;

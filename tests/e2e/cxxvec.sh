@@ -45,3 +45,17 @@ check_eq "FIELD == \"Item<double>.weight\" keeps the field" "$(dkept 'FIELD == "
 "$DSPROF" report -i st --view dataobjects --filter 'DOBJ == "Item"' >/dev/null 2>item.err
 check_contains "DOBJ == \"Item\": no such name, the nearest said" item.err \
 	"no sampled data object is named 'Item' in 'st'; nearest: 'struct shop::Item<double>'"
+
+# virtual calls (tests/programs/shapes.cc), every load counted: the
+# object's vtable pointer is a field of the class, the slot the call reads
+# is the class's virtual table
+"$DSPROF" record -q --sim -e sim:loads/101 -o sh -- "$PROGS/shapes" 20 >/dev/null 2>sh.err ||
+	not_ok "record --sim shapes: $(head -n 1 sh.err)"
+"$DSPROF" report -i sh --view pcs -f csv >pcs.csv 2>pcs.err
+slot=$(awk -F, 'NR > 1 && index($8, "call qword ptr [rax + 0x10]") { print $11; exit }' pcs.csv)
+check_eq "the virtual call's slot: <vtable of geo::Shape>" "$slot" "<vtable of geo::Shape>"
+"$DSPROF" report -i sh --view dataobjects -f csv >sh.csv 2>/dev/null
+check_ge "<vtable of geo::Shape> has the calls' loads" \
+	"$(csv_lookup sh.csv name '<vtable of geo::Shape>' samples:sim:loads)" 400
+check_ge "struct geo::Shape._vptr.Shape: the loads of the pointer" \
+	"$(csv_lookup sh.csv name 'struct geo::Shape._vptr.Shape' samples:sim:loads)" 400
