@@ -341,6 +341,9 @@ static dref by_static_address(ds_session *s, ds_dso *d, const ds_trigger *t)
 {
 	uint64_t a = (uint64_t)t->mem.disp + (t->mem.rip_relative ? t->pc + t->len : 0), off;
 	const ds_var *v = ds_dso_global_at(d, a, &off);
+	/* a literal or a jump table has no variable: read-only data all the same */
+	if (!v && ds_dso_vaddr_readonly(d, a))
+		return (dref){dobj_add(s, DOBJ_GLOBAL, "<constants>", NULL, NULL), 0};
 	if (!v)
 		return unknown(s, "no-variable");
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, t->mem.size, v->name, DOBJ_GLOBAL);
@@ -1137,8 +1140,11 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 	}
 	refine_bitfield(s, de->dso, st, t, &r);
 	x->obj[precise] = r;
-	/* a misfit names the static type only to say it is not the one */
-	x->how[precise] = r.id == NO_DOBJ || s->dobjs.v[r.id].kind == DOBJ_MISFIT ? HOW_NONE : how;
+	/* a misfit names the static type only to say it is not the one; an
+	 * unknown bucket is no answer */
+	x->how[precise] = r.id == NO_DOBJ || s->dobjs.v[r.id].kind == DOBJ_MISFIT || s->dobjs.v[r.id].kind == DOBJ_UNKNOWN
+				  ? HOW_NONE
+				  : how;
 }
 
 /* ---- per sample ---- */

@@ -42,7 +42,7 @@ static void read_segments(ds_dso *d)
 	for (size_t i = 0; i < nph; i++) {
 		if (!gelf_getphdr(d->main.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		ds_vec_push(&d->segs, ((ds_seg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz}));
+		ds_vec_push(&d->segs, ((ds_seg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_W) != 0}));
 	}
 }
 
@@ -241,6 +241,14 @@ bool ds_dso_vaddr_loaded(const ds_dso *d, uint64_t vaddr)
 	for (size_t i = 0; i < d->segs.n; i++)
 		if (vaddr >= d->segs.v[i].vaddr && vaddr - d->segs.v[i].vaddr < d->segs.v[i].memsz)
 			return true;
+	return false;
+}
+
+bool ds_dso_vaddr_readonly(const ds_dso *d, uint64_t vaddr)
+{
+	for (size_t i = 0; i < d->segs.n; i++)
+		if (vaddr >= d->segs.v[i].vaddr && vaddr - d->segs.v[i].vaddr < d->segs.v[i].memsz)
+			return !d->segs.v[i].writable;
 	return false;
 }
 

@@ -111,6 +111,9 @@ bool ds_dso_line_at(ds_dso *d, uint64_t vaddr, const char **file, unsigned *line
 const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail);
 /* Whether vaddr lies in a loadable segment (its .data and .bss included). */
 bool ds_dso_vaddr_loaded(const ds_dso *d, uint64_t vaddr);
+/* Whether vaddr lies in a loadable segment the program cannot write (its
+ * .rodata: literals, jump tables; not RELRO data, written by the loader). */
+bool ds_dso_vaddr_readonly(const ds_dso *d, uint64_t vaddr);
 /* Initialized bytes of any loadable segment from vaddr to its file-backed
  * end (read-only data such as jump tables); NULL when vaddr is in none. */
 const uint8_t *ds_dso_bytes_at(ds_dso *d, uint64_t vaddr, size_t *avail);

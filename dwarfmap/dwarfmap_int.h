@@ -51,6 +51,7 @@ bool ds_elf_has_dwarf(const ds_elf *e);
 
 typedef struct ds_seg {
 	uint64_t vaddr, memsz, offset, filesz;
+	bool writable; /* PF_W: RELRO data too, read-only only after relocation */
 } ds_seg;
 
 typedef struct ds_xsec {

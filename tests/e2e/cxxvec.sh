@@ -59,3 +59,7 @@ check_ge "<vtable of geo::Shape> has the calls' loads" \
 	"$(csv_lookup sh.csv name '<vtable of geo::Shape>' samples:sim:loads)" 400
 check_ge "struct geo::Shape._vptr.Shape: the loads of the pointer" \
 	"$(csv_lookup sh.csv name 'struct geo::Shape._vptr.Shape' samples:sim:loads)" 400
+# Circle::area reads its literal (3.14159) from .rodata: no variable, a constant
+check_ge "a literal in read-only data: <constants>" "$(csv_lookup sh.csv name '<constants>' samples:sim:loads)" 200
+check_eq "and no no-variable unknown for it" \
+	"$(awk -F, 'NR > 1 && index($4, "Circle::area") && $11 ~ /no-variable/' pcs.csv | wc -l)" 0
