@@ -273,12 +273,13 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 /* ---- names that nothing goes by ---- */
 
 /* How far apart two names are: the edits between them (Levenshtein, on
- * their first 128 bytes), 0 when one holds the other (a part of a name). */
+ * their first 128 bytes), 0 when one holds the other (a part of a name;
+ * a name of fewer than 4 bytes is part of too many to say so). */
 static size_t name_distance(const char *a, size_t na, const char *b)
 {
 	size_t nb = strlen(b), row[129];
 
-	if (memmem(b, nb, a, na) || (nb && memmem(a, na, b, nb)))
+	if (memmem(b, nb, a, na) || (nb >= 4 && memmem(a, na, b, nb)))
 		return 0;
 	na = na > 128 ? 128 : na;
 	nb = nb > 128 ? 128 : nb;
@@ -300,7 +301,7 @@ static size_t name_distance(const char *a, size_t na, const char *b)
 	return row[nb];
 }
 
-/* Up to 3 names nearest the one wanted, kept in near[] by distance. */
+/* Up to 3 names nearest the one wanted, nearest first. */
 typedef struct nearest {
 	const char *name[3];
 	size_t dist[3];
