@@ -682,6 +682,62 @@ static void expand_named(dl_build *d, const ds_layout_row *lr, const char *path,
 	ds_buf_free(&prefix);
 }
 
+/* Metrics of C++ base class bt's members in the hot type: their paths have
+ * no component for the base (struct geo::Square.scale is Shape's). */
+static void base_metrics(const dl_build *d, const ds_type *bt, const char *prefix, uint64_t *samples,
+			 uint64_t *count, int depth)
+{
+	for (size_t i = 0; bt && depth < 16 && i < bt->nmembers; i++) {
+		const ds_member *m = &bt->members[i];
+		char *p;
+		if (m->base_class) {
+			base_metrics(d, ds_type_strip(m->type), prefix, samples, count, depth + 1);
+			continue;
+		}
+		if (!m->name)
+			continue;
+		p = ds_xasprintf("%s%s%s", prefix ? prefix : "", prefix ? "." : "", m->name);
+		member_metrics(d->s, d->h->tid, p, samples, count);
+		free(p);
+	}
+}
+
+/* A C++ base class subobject: a row "<base geo::Shape>" with everything in
+ * it, and under it its sampled members, as a named struct member's. */
+static void base_row(dl_build *d, const ds_layout_row *lr, const char *prefix, uint64_t offset, unsigned depth,
+		     bool nested)
+{
+	const ds_type *bt = ds_type_strip(lr->member->type);
+	uint64_t *samples = ds_xcalloc(2 * (d->s->nev ? d->s->nev : 1), sizeof *samples);
+	uint64_t *count = samples + (d->s->nev ? d->s->nev : 1);
+	bool sampled = false;
+	ds_buf name = {0};
+	char *label;
+	ds_row *row;
+
+	if (bt)
+		ds_type_ident(bt, &name);
+	label = ds_xasprintf("<base %s>", !name.p             ? "?"
+					  : strchr(name.p, ' ') ? strchr(name.p, ' ') + 1
+								: name.p);
+	base_metrics(d, bt, prefix, samples, count, 0);
+	for (size_t e = 0; e < d->s->nev; e++)
+		sampled |= samples[e] != 0;
+	if (!nested || sampled) {
+		row = member_row(d, nested ? "nested" : "member", lr, NULL, label, offset, depth);
+		for (size_t e = 0; e < d->s->nev; e++) {
+			row->samples[e] += samples[e];
+			row->count[e] += count[e];
+		}
+		set_share(d, row);
+		if (sampled && bt && bt->nmembers && depth < 16)
+			layout_rows(d, bt, prefix, offset, depth + 1, true);
+	}
+	free(label);
+	ds_buf_free(&name);
+	free(samples);
+}
+
 /* The rows of t's layout at byte base of the hot type, each member's path
  * after prefix (NULL for the type itself), indented from depth.  nested:
  * t is a member shown as one row, of which only the sampled members are
@@ -707,9 +763,13 @@ static void layout_rows(dl_build *d, const ds_type *t, const char *prefix, uint6
 		/* a pointee's members belong to another object */
 		if (lr->pointee || lr->kind == DS_LROW_CLOSE)
 			continue;
+		if (lr->kind == DS_LROW_MEMBER && lr->member && lr->member->base_class) {
+			base_row(d, lr, prefix, offset, dep, nested);
+			continue;
+		}
 		if (lr->kind == DS_LROW_MEMBER || lr->kind == DS_LROW_OPEN) {
 			if (!lr->path && (lr->kind == DS_LROW_MEMBER || !lr->member))
-				continue; /* a bit-field filler, a base class */
+				continue; /* a bit-field filler */
 			ds_buf_reset(&path);
 			if (lr->path)
 				ds_buf_printf(&path, "%s%s%s", prefix ? prefix : "", prefix ? "." : "", lr->path);

@@ -63,3 +63,11 @@ check_ge "struct geo::Shape._vptr.Shape: the loads of the pointer" \
 check_ge "a literal in read-only data: <constants>" "$(csv_lookup sh.csv name '<constants>' samples:sim:loads)" 200
 check_eq "and no no-variable unknown for it" \
 	"$(awk -F, 'NR > 1 && index($4, "Circle::area") && $11 ~ /no-variable/' pcs.csv | wc -l)" 0
+# a base class subobject is a member row with its sampled members under it
+"$DSPROF" report -i sh --view datalayout --type 'geo::Square' -f csv >dl.csv 2>dl.err
+check_eq "datalayout: <base geo::Shape> is a member of struct geo::Square" \
+	"$(awk -F, '$1 == "<base geo::Shape>" { print $2 "/" $3 "/" $6 "/" $7 }' dl.csv)" "struct geo::Square/member/0/16"
+check_eq "datalayout: its scale under it, with all of its samples" \
+	"$(awk -F, '$1 == "scale" { print $2 "/" $11 }' dl.csv)" "<base geo::Shape>/$(csv_lookup dl.csv name '<base geo::Shape>' samples:sim:loads)"
+check_eq "datalayout: the members add up to the type" \
+	"$(awk -F, '$3 == "member" { s += $11 } END { print s + 0 }' dl.csv)" "$(csv_lookup dl.csv name 'struct geo::Square' samples:sim:loads)"
