@@ -759,7 +759,7 @@ static dref vtable_object(ds_session *s, const ds_type *cls)
 	return r;
 }
 
-/* The object `disp` bytes past what b points into, for an access of
+/* The object `disp` bytes past what v points into, for an access of
  * `size` bytes: variables are bounded objects; pointers may run along
  * arrays. */
 static dref tracked_object(ds_session *s, const tracker *k, const site *st, tval v, int64_t disp,
