@@ -376,30 +376,37 @@ static void aligned_samples(const void *img, size_t len, int *samples, int *alig
 	ds_perfdata_close(pd);
 }
 
+/* The two-event file with n bytes put before its first sample (the data
+ * section's size grown by n), in *out. */
+static void insert_before_samples(const void *bytes, size_t n, ds_buf *out)
+{
+	size_t len;
+	char *img = two_event_image(&len);
+	uint64_t s1 = record_at(img, 1), end = img64(img, 40) + img64(img, 48), size = img64(img, 48) + n;
+
+	ds_buf_append(out, img, s1);
+	ds_buf_append(out, bytes, n);
+	ds_buf_append(out, img + s1, end - s1);
+	memcpy(out->p + 48, &size, 8);
+	free(img);
+}
+
 /* Junk of odd length before the samples: reading resumes after it, and the
  * records there are read 8-aligned all the same (their u64 fields, call
  * chains included, are read in place: fuzz_session found them misaligned). */
 TEST(salvage_resync_misaligned)
 {
-	size_t len;
-	char *img = two_event_image(&len);
-	uint64_t s1 = record_at(img, 1), end = img64(img, 40) + img64(img, 48), size = img64(img, 48) + 3;
 	ds_buf b = {0};
 	int samples, aligned, chains;
 	unsigned stretches;
 
-	/* the records up to the first sample, 3 bytes of junk, the rest of the data */
-	ds_buf_append(&b, img, s1);
-	ds_buf_append(&b, "\xff\xff\xff", 3);
-	ds_buf_append(&b, img + s1, end - s1);
-	memcpy(b.p + 48, &size, 8);
+	insert_before_samples("\xff\xff\xff", 3, &b);
 	aligned_samples(b.p, b.len, &samples, &aligned, &chains, &stretches);
 	CHECK_EQ_U64(samples, 3);
 	CHECK_EQ_U64(aligned, 3);
 	CHECK_EQ_U64(chains, 1);
 	CHECK_EQ_U64(stretches, 1);
 	ds_buf_free(&b);
-	free(img);
 }
 
 /* A record of perf's own type range of odd length and too long to pad (its
@@ -407,21 +414,15 @@ TEST(salvage_resync_misaligned)
  * read 8-aligned (fuzz_perfdata found them not). */
 TEST(salvage_unpaddable_record)
 {
-	size_t len;
-	char *img = two_event_image(&len);
-	uint64_t s1 = record_at(img, 1), end = img64(img, 40) + img64(img, 48), size = img64(img, 48) + 65535;
 	struct perf_event_header h = {127, 0, 65535};
+	char *rec = calloc(1, 65535);
 	ds_buf b = {0};
 	int samples, aligned, chains;
 	unsigned stretches;
 	readout o;
 
-	ds_buf_append(&b, img, s1);
-	ds_buf_append(&b, &h, sizeof h);
-	for (size_t i = sizeof h; i < 65535; i++)
-		ds_buf_append(&b, "", 1);
-	ds_buf_append(&b, img + s1, end - s1);
-	memcpy(b.p + 48, &size, 8);
+	memcpy(rec, &h, sizeof h);
+	insert_before_samples(rec, 65535, &b);
 	aligned_samples(b.p, b.len, &samples, &aligned, &chains, &stretches);
 	CHECK_EQ_U64(samples, 3);
 	CHECK_EQ_U64(aligned, 3);
@@ -432,7 +433,7 @@ TEST(salvage_unpaddable_record)
 	CHECK_EQ_U64(o.dmg.bytes_unaligned, 65535);
 	CHECK(HAS(o, "65535 bytes of records in 'img' are of no type the kernel or perf writes"));
 	ds_buf_free(&b);
-	free(img);
+	free(rec);
 }
 
 /* Only the last byte missing, or one bit flipped in a feature section's
