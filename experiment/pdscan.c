@@ -446,19 +446,32 @@ static void fmt_duration(ds_buf *b, uint64_t ns)
 		ds_buf_printf(b, "%llu ns", (unsigned long long)ns);
 }
 
-/* The time of corrupt stretches after which no record was later than the
- * latest before them (the next CPU's buffer, flushed after this one's,
- * begins earlier, and the latest came before the stretch): at the rate of
- * the data, as for a cut. */
-static uint64_t open_gap_time(const ds_perfdata *pd)
+/* The time `bytes` of data held, at the rate of the whole records read
+ * (their time span over their bytes); false when it cannot be told (no
+ * span, no records, more nanoseconds than a count holds). */
+static bool time_at_data_rate(const ds_perfdata *pd, uint64_t bytes, uint64_t *ns)
 {
 	const ds_perfdata_damage *d = &pd->dmg;
 	double held;
 
-	if (!pd->gap_bytes_open || d->last_time <= d->first_time || !pd->bytes_whole)
-		return 0;
-	held = (double)(d->last_time - d->first_time) * (double)pd->gap_bytes_open / (double)pd->bytes_whole;
-	return held < 0x1p63 ? (uint64_t)held : 0;
+	if (d->last_time <= d->first_time || !pd->bytes_whole)
+		return false;
+	held = (double)(d->last_time - d->first_time) * (double)bytes / (double)pd->bytes_whole;
+	if (held >= 0x1p64)
+		return false;
+	*ns = (uint64_t)held;
+	return true;
+}
+
+/* The time of corrupt stretches after which no record was later than the
+ * latest before them (the next CPU's buffer, flushed after this one's,
+ * begins earlier, and the latest came before the stretch): at the rate of
+ * the data, as for a cut; small enough to add to the measured time. */
+static uint64_t open_gap_time(const ds_perfdata *pd)
+{
+	uint64_t ns = 0;
+
+	return time_at_data_rate(pd, pd->gap_bytes_open, &ns) && ns < (1ull << 63) ? ns : 0;
 }
 
 /* The time a cut took with it: up to the recorded end when something knows
@@ -467,6 +480,7 @@ static void cut_time(const ds_perfdata *pd, uint64_t recorded_end, ds_buf *b)
 {
 	const ds_perfdata_damage *d = &pd->dmg;
 	uint64_t end = recorded_end > pd->info.last_sample_time ? recorded_end : pd->info.last_sample_time;
+	uint64_t held;
 
 	if (!d->last_time)
 		return;
@@ -474,13 +488,9 @@ static void cut_time(const ds_perfdata *pd, uint64_t recorded_end, ds_buf *b)
 		ds_buf_puts(b, "; it held the last ");
 		fmt_duration(b, end - d->last_time);
 		ds_buf_puts(b, " of the recording (up to its recorded end)");
-	} else if (d->last_time > d->first_time && pd->bytes_whole) {
-		double span = (double)(d->last_time - d->first_time);
-		double held = span * (double)d->bytes_cut / (double)pd->bytes_whole;
-		if (held >= 0x1p64) /* more nanoseconds than a count holds: no estimate */
-			return;
+	} else if (time_at_data_rate(pd, d->bytes_cut, &held)) {
 		ds_buf_puts(b, "; it held roughly the last ");
-		fmt_duration(b, (uint64_t)held);
+		fmt_duration(b, held);
 		ds_buf_puts(b, " of the recording (at the rate of the data before it)");
 	}
 }
@@ -488,6 +498,7 @@ static void cut_time(const ds_perfdata *pd, uint64_t recorded_end, ds_buf *b)
 char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, size_t *n)
 {
 	const ds_perfdata_damage *d = &pd->dmg;
+	uint64_t gap_time = d->gap_time + open_gap_time(pd); /* corrupt stretches' */
 	DS_VEC(char *) v = {0};
 	ds_buf b = {0};
 	bool any = false;
@@ -520,9 +531,9 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 				  "went on at the next sound records",
 			      pd->label, (unsigned long long)d->bytes_corrupt, d->corrupt_stretches,
 			      d->corrupt_stretches == 1 ? "" : "s");
-		if (d->gap_time + open_gap_time(pd)) {
+		if (gap_time) {
 			ds_buf_puts(&b, " (they held about ");
-			fmt_duration(&b, d->gap_time + open_gap_time(pd));
+			fmt_duration(&b, gap_time);
 			ds_buf_puts(&b, " of the recording)");
 		}
 		ds_vec_push(&v, ds_buf_steal(&b));
