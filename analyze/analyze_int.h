@@ -374,8 +374,9 @@ typedef void ds_srec_fn(ds_session *s, size_t i, const ds_srec *r, void *ctx);
 int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err);
 bool ds_srec_kept(const ds_session *s, size_t i);
 /* --cross (cross.c): the other experiment's miss samples at the access
- * record i is charged to; -1 when it has no trigger or there is no cross. */
-int64_t ds_cross_misses(ds_session *s, size_t i);
+ * site si's samples (of precise events or not) are charged to; -1 when it
+ * has no trigger or there is no cross. */
+int64_t ds_cross_misses(ds_session *s, uint32_t si, bool precise);
 /* Record i's physical address; 0 when unknown. */
 uint64_t ds_srec_paddr(const ds_session *s, size_t i);
 /* Record i's data source (PERF_MEM_*: level, snoop, HITM); false when its

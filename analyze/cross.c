@@ -73,17 +73,16 @@ int ds_session_set_cross(ds_session *s, ds_session *x, ds_err *err)
 	return 0;
 }
 
-int64_t ds_cross_misses(ds_session *s, size_t i)
+int64_t ds_cross_misses(ds_session *s, uint32_t si, bool precise)
 {
-	const ds_srec *r = &s->srecs.v[i];
-	const site *st = &s->sites.v[r->site];
+	const site *st = &s->sites.v[si];
 	const ds_trigger *t;
 	ds_buf key = {0};
 	int64_t k;
 
-	if (!s->cross_index || (r->flags & (SR_KERNEL | SR_IFETCH)) || !st->ds)
+	if (!s->cross_index || !st->ds)
 		return -1;
-	t = &st->ds->trig[(r->flags & SR_PRECISE) != 0];
+	t = &st->ds->trig[precise];
 	if (t->verdict != DS_BT_OK)
 		return -1;
 	access_key(&key, s->dsos.v[st->dso].module, t->pc);

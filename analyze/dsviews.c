@@ -117,17 +117,30 @@ static void say_timer(ds_table *t)
 }
 
 /* --cross: per data object, the kept samples with a trigger, and of them
- * those at an access that never missed in the other experiment. */
+ * those at an access where the other experiment has no miss sample (looked
+ * up once per site). */
 static uint64_t (*cross_counts(ds_session *s))[2]
 {
 	uint64_t (*cx)[2] = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *cx);
+	enum { NOT_LOOKED, MISSED, NO_MISS, NO_TRIGGER };
+	uint8_t (*at)[2] = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *at); /* per site, [precise] */
+
 	for (size_t i = 0; i < s->srecs.n; i++) {
-		int64_t m;
-		if (!ds_srec_kept(s, i) || (m = ds_cross_misses(s, i)) < 0)
+		const ds_srec *r = &s->srecs.v[i];
+		bool pr = (r->flags & SR_PRECISE) != 0;
+		uint8_t *a = &at[r->site][pr];
+		if (!ds_srec_kept(s, i) || (r->flags & (SR_KERNEL | SR_IFETCH)))
 			continue;
-		cx[s->srecs.v[i].dobj][0]++;
-		cx[s->srecs.v[i].dobj][1] += m == 0;
+		if (*a == NOT_LOOKED) {
+			int64_t m = ds_cross_misses(s, r->site, pr);
+			*a = m < 0 ? NO_TRIGGER : m ? MISSED : NO_MISS;
+		}
+		if (*a == NO_TRIGGER)
+			continue;
+		cx[r->dobj][0]++;
+		cx[r->dobj][1] += *a == NO_MISS;
 	}
+	free(at);
 	return cx;
 }
 
