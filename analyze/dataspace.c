@@ -687,12 +687,12 @@ static void tracker_free(tracker *k)
 }
 
 /* Registers' targets from the start of sym's function up to the
- * instruction at pc (call not NULL: pc is a return address, and the state
- * is the one at the call before it, arguments in place; *call is the call); where debug
- * information places a pointer variable in a register, it wins, the
- * innermost scope's over an outer one's (an inlined callee's typed
- * parameter over its caller's opaque pointer in the same register).  NULL
- * when the walk does not reach pc. */
+ * instruction at pc (call not NULL: pc is a return address, the state is
+ * the one at the call before it, arguments in place, and *call is that
+ * call); where debug information places a pointer variable in a register,
+ * it wins, the innermost scope's over an outer one's (an inlined callee's
+ * typed parameter over its caller's opaque pointer in the same register).
+ * NULL when the walk does not reach pc. */
 static tracker *track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call)
 {
 	tracker *k;
@@ -866,6 +866,14 @@ static uint64_t leaf_return_address(ds_session *s, const ds_sample *sm)
 	return 0;
 }
 
+/* Site si's dataspace state, made on first use. */
+static site_ds *site_ds_of(ds_session *s, uint32_t si)
+{
+	if (!s->sites.v[si].ds)
+		s->sites.v[si].ds = ds_xcalloc(1, sizeof(site_ds));
+	return s->sites.v[si].ds;
+}
+
 /* What the arguments of the call that returns to site ci point into, and
  * the string function it calls (1 + index; 0: an indirect call, unknown;
  * -1: another function, which may have passed its own arguments on in
@@ -879,8 +887,7 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 	size_t nargs;
 	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
 
-	if (!cs->ds)
-		cs->ds = ds_xcalloc(1, sizeof(site_ds));
+	site_ds_of(s, ci);
 	if (cs->ds->args_done)
 		return cs->ds;
 	cs->ds->args_done = true;
@@ -1308,9 +1315,7 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 		rc.flags |= access_kind(sm, NULL);
 		goto keep;
 	}
-	if (!s->sites.v[rc.site].ds)
-		s->sites.v[rc.site].ds = ds_xcalloc(1, sizeof(site_ds));
-	x = s->sites.v[rc.site].ds;
+	x = site_ds_of(s, rc.site);
 	if (!x->done[pr])
 		resolve_site(s, rc.site, pr);
 	trig = &x->trig[pr];
