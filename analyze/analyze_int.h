@@ -430,6 +430,9 @@ typedef struct fkey {
 fkey site_fkey(ds_session *s, size_t i);
 /* The function's name: the symbol's, "[unknown]" or "[kernel]". */
 const char *site_fname(const ds_session *s, size_t i);
+/* A type's name after its tag ("geo::Shape" of "struct geo::Shape"), as
+ * C++ code names it (filter.c). */
+const char *ds_untagged(const char *type_name);
 /* Views around a function and over time (callviews.c, timeline.c). */
 int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);

@@ -748,12 +748,9 @@ static tracker *track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_
 static dref vtable_object(ds_session *s, const ds_type *cls)
 {
 	const char *n = s->tidents.v[tident_get(s, cls, ds_type_strip(cls), true)].name;
-	char *name;
+	char *name = ds_xasprintf("<vtable of %s>", ds_untagged(n));
 	dref r = {NO_DOBJ, 0};
 
-	if (strncmp(n, "class ", 6) == 0 || strncmp(n, "struct ", 7) == 0)
-		n = strchr(n, ' ') + 1;
-	name = ds_xasprintf("<vtable of %s>", n);
 	r.id = dobj_add(s, DOBJ_GLOBAL, name, NULL, NULL);
 	free(name);
 	return r;

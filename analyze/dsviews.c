@@ -730,9 +730,7 @@ static void base_row(dl_build *d, const ds_layout_row *lr, const char *prefix, u
 
 	if (bt)
 		ds_type_ident(bt, &name);
-	label = ds_xasprintf("<base %s>", !name.p             ? "?"
-					  : strchr(name.p, ' ') ? strchr(name.p, ' ') + 1
-								: name.p);
+	label = ds_xasprintf("<base %s>", name.p ? ds_untagged(name.p) : "?");
 	base_metrics(d, bt, prefix, samples, count, 0);
 	for (size_t e = 0; e < d->s->nev; e++)
 		sampled |= samples[e] != 0;

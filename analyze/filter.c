@@ -150,6 +150,15 @@ int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsign
 
 /* ---- the filter ---- */
 
+const char *ds_untagged(const char *type_name)
+{
+	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		if (strncmp(type_name, tags[i], strlen(tags[i])) == 0)
+			return type_name + strlen(tags[i]);
+	return type_name;
+}
+
 /* C++ names go by their last scopes too, as perf and gdb take them:
  * FUNC == "sum_weights" and "Store::sum_weights" keep
  * shop::Store::sum_weights; DOBJ == "struct Item<double>", "Item<double>"
@@ -159,15 +168,11 @@ int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsign
  * tail; -1 when none. */
 static int32_t last_scopes(const ds_expr *f, const char *name, size_t len, const char *tail)
 {
-	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
-	size_t tag = 0;
+	size_t tag = (size_t)(ds_untagged(name) - name);
 	int depth = 0;
 	int32_t id = -1;
 	ds_buf b = {0};
 
-	for (size_t i = 0; i < sizeof tags / sizeof tags[0] && !tag; i++)
-		if (strncmp(name, tags[i], strlen(tags[i])) == 0)
-			tag = strlen(tags[i]);
 	for (size_t p = tag; p < len && id < 0; p++) {
 		bool start = p == tag || (!depth && p >= 2 && name[p - 2] == ':' && name[p - 1] == ':');
 		if (name[p] == '<' || name[p] == '(')
