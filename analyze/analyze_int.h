@@ -243,6 +243,7 @@ struct ds_session {
 	/* dataspace (dataspace.c), built on the first view that needs it */
 	bool ds_built;
 	ds_backtracker *bt;
+	struct ds_flows *flows;          /* track.c: each tracked function's flow */
 	DS_VEC(dobj) dobjs;
 	ds_hash *dobj_index;             /* fields and padding by (kind, tident, path), the
 					  * others by name */
@@ -438,6 +439,45 @@ int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);
+
+/* ---- type tracking (track.c) ----
+ * What a register points into at an instruction: byte `off` of an object
+ * of type `into` (through a pointer, or the address of variable `var`), or
+ * `off` bytes from the stack or frame pointer `frame` (unoptimized code
+ * computes stack addresses that way: rbp + i * 64 - 0x80008), or into the
+ * virtual table of class `vtable` (its _vptr member, loaded).  vid names
+ * one value, for its copies (its maker's offset in the function, plus one;
+ * 0 none): a value may have a vid and no target yet. */
+typedef struct ds_tval {
+	const ds_type *into;
+	int64_t off;
+	const ds_var *var;       /* a global variable whose address it is */
+	bool stack;              /* a stack variable's address */
+	int frame;               /* DWARF SP or FP when frame-relative, else 0 */
+	const ds_type *vtable;
+	uint32_t vid;
+	bool clash;              /* paths that join disagree: no target */
+} ds_tval;
+/* Variables in scope at one instruction, at most. */
+#define DS_MAX_SCOPE_VARS 256
+typedef struct ds_track ds_track;
+typedef struct ds_flows ds_flows;
+/* The state at pc of sym's function (call not NULL: pc is a return
+ * address, the state is the one before the call that precedes it, whose
+ * instruction goes to *call); NULL when the flow does not reach pc.  The
+ * function's flow is analysed on its first query and kept in s->flows. */
+ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call);
+/* What register r points into; NULL when unknown. */
+const ds_tval *ds_track_reg(const ds_track *k, int r);
+/* The stack variable `off` bytes from SP or FP (frame) covers, at the state's pc. */
+ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off);
+void ds_track_free(ds_track *k);
+void ds_flows_free(ds_flows *fl);
+bool ds_is_aggregate(const ds_type *t);
+/* The type t (through typedefs and qualifiers) points to; NULL when no pointer. */
+const ds_type *ds_pointee(const ds_type *t);
+/* Arrays to their element, and *off to the offset into one element. */
+const ds_type *ds_element(const ds_type *t, uint64_t *off);
 
 /* ---- charging samples to their triggers (charge.c) ----
  * The views of code (lines, pcs, source) show a sample at its trigger

@@ -7,8 +7,8 @@
  *   (1) a RIP-relative or absolute address: the global there;
  *   (2) a base register holding a variable (a pointer) at the trigger;
  *   (3) the stack or frame pointer: the stack variable at that offset;
- *   (4) the base register's type tracked through the function's
- *       instructions from its start (so that p->a->b resolves);
+ *   (4) the base register's type tracked over the function's control
+ *       flow (track.c: p->a->b, spills, values typed by where they go);
  * and otherwise decide per sample:
  *   (5) an effective address inside a global's storage is that global.
  * Every sample lands in one object, or in a named unknown bucket, so the
@@ -20,10 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SCOPE_VARS 256
 #define NO_DOBJ (-1)
-/* Tracking gives up on functions longer than this many instructions. */
-#define MAX_TRACK 20000
 
 /* analyze_int.h promises this size: memory grows with samples by it */
 _Static_assert(sizeof(ds_srec) == 56, "a per-sample record is 56 bytes");
@@ -243,11 +240,6 @@ static dref unknown(ds_session *s, const char *reason)
 	return (dref){dobj_add(s, DOBJ_UNKNOWN, name, NULL, reason), 0};
 }
 
-static bool is_aggregate(const ds_type *t)
-{
-	return t && (t->kind == DS_TYPE_STRUCT || t->kind == DS_TYPE_UNION || t->kind == DS_TYPE_CLASS);
-}
-
 /* The byte after agg's last member (its tail padding and anything past its
  * end lie beyond). */
 static uint64_t members_end(const ds_type *agg)
@@ -272,31 +264,18 @@ static const char *misfit_reason(const ds_type *agg, uint64_t off)
 	return off >= members_end(agg) ? "offset-beyond" : "offset-in-hole";
 }
 
-/* Arrays to their element, and the offset into one element. */
-static const ds_type *element(const ds_type *t, uint64_t *off)
-{
-	for (int depth = 0; t && t->kind == DS_TYPE_ARRAY && depth < 8; depth++) {
-		const ds_type *e = ds_type_strip(t->target);
-		if (!e || !e->size)
-			return e;
-		*off %= e->size;
-		t = e;
-	}
-	return t;
-}
-
 /* The object an access of `size` bytes at byte `off` of a `t` touches;
  * var names a variable that is the whole object (a global or a stack
  * slot), or NULL when the access came through a pointer. */
 static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t size,
 		      const char *var, enum dobj_kind var_kind)
 {
-	const ds_type *agg = ds_type_strip(element(ds_type_strip(t), &off));
+	const ds_type *agg = ds_type_strip(ds_element(ds_type_strip(t), &off));
 	ds_buf tn = {0}, path = {0}, name = {0};
 	const ds_member *leaf = NULL;
 	dref d = {NO_DOBJ, off};
 
-	if (is_aggregate(agg)) {
+	if (ds_is_aggregate(agg)) {
 		/* An access outside every member (C-style inheritance: a header
 		 * struct's pointer cast to the larger struct it heads) is to some
 		 * other type, never to the padding: an unknown named by this one. */
@@ -324,12 +303,6 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 }
 
 /* ---- static resolution, once per site ---- */
-
-static const ds_type *pointee(const ds_type *t)
-{
-	t = ds_type_strip(t);
-	return t && t->kind == DS_TYPE_POINTER ? t->target : NULL;
-}
 
 static const char *function_name(const site *st)
 {
@@ -383,7 +356,7 @@ static bool begins_with(const ds_type *c, const ds_type *t, int depth)
 {
 	const ds_type *first;
 
-	if (!is_aggregate(c) || c == t || !c->nmembers || !t->nmembers || depth > 4)
+	if (!ds_is_aggregate(c) || c == t || !c->nmembers || !t->nmembers || depth > 4)
 		return false;
 	first = ds_type_strip(c->members[0].type);
 	if (c->members[0].offset == 0 && first && (ds_type_same(first, t) || begins_with(first, t, depth + 1)))
@@ -412,7 +385,7 @@ static dref pointer_object(ds_session *s, ds_dso *d, const ds_type *target, int6
 	size_t heads = 0, with = 0;
 	ds_buf path = {0};
 
-	if (!d || !is_aggregate(agg) || !agg->size || off < 0 || (uint64_t)off < members_end(agg))
+	if (!d || !ds_is_aggregate(agg) || !agg->size || off < 0 || (uint64_t)off < members_end(agg))
 		return object_in(s, target, in_element(target, off), size, NULL, DOBJ_SCALAR);
 	for (size_t i = 0; i < ds_dso_ntypes(d); i++) {
 		const ds_type *c = ds_type_strip(ds_dso_type(d, i));
@@ -435,7 +408,7 @@ static dref pointer_object(ds_session *s, ds_dso *d, const ds_type *target, int6
 
 static dref through_pointer(ds_session *s, ds_dso *d, const ds_type *ptr, const ds_trigger *t)
 {
-	const ds_type *target = pointee(ptr);
+	const ds_type *target = ds_pointee(ptr);
 	if (!target)
 		return (dref){NO_DOBJ, 0};
 	return pointer_object(s, d, target, t->mem.disp, t->mem.size);
@@ -456,7 +429,7 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 				if (vars[i].loc.kind != DS_LOC_REG || vars[i].loc.reg != regs[k])
 					continue;
 				pt = ds_dso_type_at_die(d, vars[i].type_die);
-				target = ds_type_strip(pointee(pt));
+				target = ds_type_strip(ds_pointee(pt));
 				if ((target && target->kind == DS_TYPE_VOID) != untyped)
 					continue;
 				r = through_pointer(s, d, pt, t);
@@ -469,277 +442,6 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 static bool has_types(ds_dso *d)
 {
 	return ds_dso_debug_file(d) != NULL || ds_dso_ntypes(d) > 0;
-}
-
-/* ---- (4) type tracking ---- */
-
-/* What a register is known to point into: byte `off` of an object of
- * type `into` (through a pointer, or the address of variable `var`), or
- * `off` bytes from the stack or frame pointer `frame` (unoptimized code
- * computes stack addresses that way: rbp + i * 64 - 0x80008), or into the
- * virtual table of class `vtable` (its _vptr member, loaded). */
-typedef struct tval {
-	const ds_type *into;
-	int64_t off;
-	const ds_var *var;       /* a global or stack variable whose address it is */
-	bool stack;
-	int frame;               /* DWARF SP or FP when frame-relative, else 0 and into set */
-	const ds_type *vtable;   /* the class whose virtual table it points into */
-} tval;
-
-typedef struct tracker {
-	ds_dso *d;
-	int sp, fp;
-	tval reg[64];
-	ds_hash *slots;          /* spill slot (offset from SP or FP) -> index */
-	DS_VEC(tval) slot_val;
-	ds_var vars[MAX_SCOPE_VARS]; /* in scope at the current instruction */
-	size_t nvars;
-} tracker;
-
-static tval pointing(const ds_type *ptr)
-{
-	tval v = {pointee(ptr), 0, NULL, false, 0, NULL};
-	return v;
-}
-
-static void forget_caller_saved(tracker *k)
-{
-	uint64_t clobbered = ds_arch_caller_saved(ds_arch_host());
-	for (int r = 0; r < 64; r++)
-		if (clobbered & (1ull << r))
-			k->reg[r] = (tval){0};
-}
-
-/* The calling convention's word on where a parameter is at the entry,
- * for the parameters optimization left without a location: integer and
- * pointer ones take the argument registers in order; a floating-point one
- * takes none of them; a struct ends the guess.  Only for functions whose
- * signature the compiler could not change: a static function may get
- * other arguments than its declaration says (GCC's .isra clones, Clang's
- * argument promotion). */
-static void entry_params(tracker *k, const ds_symbol *sym)
-{
-	size_t nargs, next = 0;
-	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
-
-	if (sym->bind == STB_LOCAL || strchr(sym->raw, '.'))
-		return;
-	for (size_t i = 0; i < k->nvars && next < nargs; i++) {
-		const ds_var *v = &k->vars[i];
-		const ds_type *t;
-		if (!v->param)
-			continue;
-		t = ds_type_strip(ds_dso_type_at_die(k->d, v->type_die));
-		if (!t || is_aggregate(t))
-			return;
-		if (t->kind == DS_TYPE_BASE && t->name && (strstr(t->name, "float") || strstr(t->name, "double")))
-			continue;
-		if (t->kind == DS_TYPE_POINTER && v->loc.kind == DS_LOC_NONE)
-			k->reg[args[next]] = pointing(t);
-		next++;
-	}
-}
-
-static const tval *reg_of(const tracker *k, int r)
-{
-	return r >= 0 && r < 64 && (k->reg[r].into || k->reg[r].frame || k->reg[r].vtable) ? &k->reg[r] : NULL;
-}
-
-/* A register's value as a tval: SP and FP are frame-relative by nature. */
-static tval value_of(const tracker *k, int r)
-{
-	if (r == k->sp || r == k->fp)
-		return (tval){NULL, 0, NULL, false, r, NULL};
-	return r >= 0 && r < 64 ? k->reg[r] : (tval){0};
-}
-
-/* The stack variable `off` bytes from SP or FP covers, as a tval. */
-static tval stack_var(const tracker *k, int frame, int64_t off)
-{
-	for (size_t i = 0; i < k->nvars; i++) {
-		const ds_var *x = &k->vars[i];
-		int64_t rel = off - x->loc.offset;
-		if (x->loc.kind == DS_LOC_MEM && x->loc.reg == frame && rel >= 0 &&
-		    (uint64_t)rel < (x->size ? x->size : 1))
-			return (tval){ds_dso_type_at_die(k->d, x->type_die), rel, NULL, true, 0, NULL};
-	}
-	return (tval){0};
-}
-
-/* The address an operand names, as a tval: a global (RIP-relative), a
- * stack variable (SP/FP-relative), or an offset from a tracked register. */
-static tval address_of(const tracker *k, const ds_insn *in)
-{
-	const ds_memop *m = &in->mem[0];
-	const tval *b;
-	tval v = {0};
-	uint64_t off;
-
-	if (m->rip_relative) {
-		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
-		if (g)
-			v = (tval){ds_dso_type_at_die(k->d, g->type_die), (int64_t)off, g, false, 0, NULL};
-	} else if (m->base == k->sp || m->base == k->fp) {
-		v = stack_var(k, m->base, m->disp);
-	} else if ((b = reg_of(k, m->base)) != NULL && b->frame) {
-		v = stack_var(k, b->frame, b->off + m->disp);
-	} else if (b) {
-		/* an index register steps through array elements: it changes which
-		 * element, not the offset within one */
-		v = *b;
-		v.off += m->disp;
-	}
-	return v;
-}
-
-/* The pointer a load fetches, when it is a pointer-typed member (or
- * variable) of something tracked; a C++ class's _vptr (GCC's _vptr.X,
- * clang's _vptr$X) points into its virtual table. */
-static tval loaded(const tracker *k, const ds_insn *in)
-{
-	tval at = address_of(k, in);
-	const ds_type *agg;
-	const ds_member *leaf = NULL;
-	ds_buf path = {0};
-	uint64_t off;
-
-	if (!at.into || at.off < 0)
-		return (tval){0};
-	off = (uint64_t)at.off;
-	agg = ds_type_strip(element(ds_type_strip(at.into), &off));
-	if (agg && agg->kind == DS_TYPE_POINTER && off == 0)
-		return pointing(agg);
-	if (!is_aggregate(agg) || !ds_type_member_path(agg, off, in->mem[0].size, &path, &leaf) || !leaf) {
-		ds_buf_free(&path);
-		return (tval){0};
-	}
-	ds_buf_free(&path);
-	if (leaf->name && strncmp(leaf->name, "_vptr", 5) == 0)
-		return (tval){.vtable = agg};
-	return pointee(leaf->type) ? pointing(leaf->type) : (tval){0};
-}
-
-static void spill(tracker *k, int64_t slot, tval v)
-{
-	bool added;
-	size_t i = ds_hash_intern(k->slots, &slot, sizeof slot, &added);
-	if (added)
-		ds_vec_push(&k->slot_val, (tval){0});
-	k->slot_val.v[i] = v;
-}
-
-static tval reload(const tracker *k, int64_t slot)
-{
-	int64_t i = ds_hash_find(k->slots, &slot, sizeof slot);
-	return i >= 0 ? k->slot_val.v[i] : (tval){0};
-}
-
-static void track_one(tracker *k, const ds_insn *in)
-{
-	bool on_stack = in->nmem && (in->mem[0].base == k->sp || in->mem[0].base == k->fp) &&
-			in->mem[0].index == DS_REG_NONE;
-	/* spill slots are keyed by base register and offset */
-	int64_t slot = in->nmem ? in->mem[0].disp * 64 + in->mem[0].base : 0;
-	tval v = {0};
-
-	switch (in->move) {
-	case DS_MOVE_REG:
-		v = value_of(k, in->src);
-		break;
-	case DS_MOVE_LOAD:
-		v = on_stack && reload(k, slot).into ? reload(k, slot) : loaded(k, in);
-		break;
-	case DS_MOVE_STORE:
-		if (on_stack && in->src >= 0 && in->src < 64)
-			spill(k, slot, k->reg[in->src]);
-		return;
-	case DS_MOVE_LEA:
-		v = address_of(k, in);
-		break;
-	case DS_MOVE_ADD_IMM:
-		if (reg_of(k, in->dst)) {
-			v = k->reg[in->dst];
-			v.off += in->imm;
-		}
-		break;
-	case DS_MOVE_ADD_REG:
-		/* pointer + index: still into the same array (whichever operand
-		 * is the pointer) */
-		v = reg_of(k, in->dst) ? k->reg[in->dst] : value_of(k, in->src);
-		break;
-	case DS_MOVE_NONE:
-		return;
-	default:
-		break;
-	}
-	if (in->dst >= 0 && in->dst < 64)
-		k->reg[in->dst] = v;
-}
-
-static void tracker_free(tracker *k)
-{
-	if (!k)
-		return;
-	ds_hash_free(k->slots);
-	ds_vec_free(&k->slot_val);
-	free(k);
-}
-
-/* Registers' targets from the start of sym's function up to the
- * instruction at pc (call not NULL: pc is a return address, the state is
- * the one at the call before it, arguments in place, and *call is that
- * call); where debug information places a pointer variable in a register,
- * it wins, the innermost scope's over an outer one's (an inlined callee's
- * typed parameter over its caller's opaque pointer in the same register).
- * NULL when the walk does not reach pc. */
-static tracker *track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call)
-{
-	tracker *k;
-	size_t avail, steps = 0;
-	const uint8_t *code;
-	uint64_t a;
-	bool reached = false;
-
-	if (!sym || !sym->size || !(code = ds_dso_code_at(d, sym->start, &avail)) || sym->size > avail)
-		return NULL;
-	k = ds_xcalloc(1, sizeof *k);
-	k->d = d;
-	k->sp = ds_arch_dwarf_sp(ds_arch_host());
-	k->fp = ds_arch_dwarf_fp(ds_arch_host());
-	k->slots = ds_hash_new();
-	for (a = sym->start; a < pc && steps < MAX_TRACK; steps++) {
-		ds_insn in;
-		k->nvars = ds_dso_vars_at(d, a, k->vars, MAX_SCOPE_VARS);
-		if (k->nvars > MAX_SCOPE_VARS)
-			k->nvars = MAX_SCOPE_VARS;
-		if (a == sym->start)
-			entry_params(k, sym);
-		/* innermost first: the outermost is set first, so that inner ones win */
-		for (size_t i = k->nvars; i-- > 0;)
-			if (k->vars[i].loc.kind == DS_LOC_REG && k->vars[i].loc.reg >= 0 &&
-			    k->vars[i].loc.reg < 64 && pointee(ds_dso_type_at_die(d, k->vars[i].type_die)))
-				k->reg[k->vars[i].loc.reg] = pointing(ds_dso_type_at_die(d, k->vars[i].type_die));
-		if (!ds_decode(ds_backtracker_decoder(s->bt), code + (a - sym->start), sym->start + sym->size - a,
-			       a, &in))
-			break;
-		if (call && a + in.len == pc) {
-			reached = in.flow == DS_FLOW_CALL || in.flow == DS_FLOW_INDIRECT_CALL;
-			*call = in;
-			break;
-		}
-		track_one(k, &in);
-		if (in.flow == DS_FLOW_CALL || in.flow == DS_FLOW_INDIRECT_CALL)
-			forget_caller_saved(k);
-		a += in.len;
-	}
-	if (!call)
-		reached = a == pc;
-	if (!reached) {
-		tracker_free(k);
-		return NULL;
-	}
-	return k;
 }
 
 /* A class's virtual table, read by a virtual call: no object of the
@@ -759,15 +461,15 @@ static dref vtable_object(ds_session *s, const ds_type *cls)
 /* The object `disp` bytes past what v points into, for an access of
  * `size` bytes: variables are bounded objects; pointers may run along
  * arrays. */
-static dref tracked_object(ds_session *s, const tracker *k, const site *st, tval v, int64_t disp,
-			   uint32_t size)
+static dref tracked_object(ds_session *s, ds_dso *d, const ds_track *k, const site *st, ds_tval v,
+			   int64_t disp, uint32_t size)
 {
 	int64_t off = v.off + disp;
 
 	if (v.vtable)
 		return vtable_object(s, v.vtable);
 	if (v.frame) {
-		v = stack_var(k, v.frame, off);
+		v = ds_track_stack_var(k, v.frame, off);
 		off = v.off;
 	}
 	if (!v.into)
@@ -776,28 +478,28 @@ static dref tracked_object(ds_session *s, const tracker *k, const site *st, tval
 		return off < 0 ? unknown(s, "bad-offset")
 			       : object_in(s, v.into, (uint64_t)off, size, v.var ? v.var->name : function_name(st),
 					   v.stack ? DOBJ_STACK : DOBJ_GLOBAL);
-	return pointer_object(s, k->d, v.into, off, size);
+	return pointer_object(s, d, v.into, off, size);
 }
 
-/* (4) the base register's target, tracked from the function's start. */
+/* (4) the base register's target, tracked over the function's flow. */
 static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
 {
-	tracker *k;
-	const tval *b;
+	ds_track *k;
+	const ds_tval *b;
 	dref r = {NO_DOBJ, 0};
 
 	if (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)
 		return r;
-	if (!(k = track_to(s, d, st->sym, t->pc, NULL)))
+	if (!(k = ds_track_to(s, d, st->sym, t->pc, NULL)))
 		return r;
 	/* with scale 1 base and index are interchangeable: the pointer may be
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
-	b = reg_of(k, t->mem.base);
+	b = ds_track_reg(k, t->mem.base);
 	if (!b && t->mem.scale == 1)
-		b = reg_of(k, t->mem.index);
+		b = ds_track_reg(k, t->mem.index);
 	if (b)
-		r = tracked_object(s, k, st, *b, t->mem.disp, t->mem.size);
-	tracker_free(k);
+		r = tracked_object(s, d, k, st, *b, t->mem.disp, t->mem.size);
+	ds_track_free(k);
 	return r;
 }
 
@@ -879,7 +581,7 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 {
 	site *cs = &s->sites.v[ci];
 	dso_ent *de;
-	tracker *k;
+	ds_track *k;
 	ds_insn call;
 	size_t nargs;
 	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
@@ -893,7 +595,7 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 	cs = &s->sites.v[ci];
 	de = &s->dsos.v[cs->dso];
 	if (!cs->has_vaddr || de->kernel || !de->dso || !has_types(de->dso) ||
-	    !(k = track_to(s, de->dso, cs->sym, cs->vaddr, &call)))
+	    !(k = ds_track_to(s, de->dso, cs->sym, cs->vaddr, &call)))
 		return cs->ds;
 	if (call.flow == DS_FLOW_CALL) {
 		const ds_symbol *callee = ds_dso_symbol_at(de->dso, call.target);
@@ -901,11 +603,11 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 		cs->ds->call_strfn = f ? (int8_t)f : -1;
 	}
 	for (size_t i = 0; i < 2 && i < nargs; i++) {
-		const tval *b = reg_of(k, args[i]);
+		const ds_tval *b = ds_track_reg(k, args[i]);
 		if (b)
-			cs->ds->arg[i] = tracked_object(s, k, cs, *b, 0, 1);
+			cs->ds->arg[i] = tracked_object(s, de->dso, k, cs, *b, 0, 1);
 	}
-	tracker_free(k);
+	ds_track_free(k);
 	return cs->ds;
 }
 
@@ -1129,10 +831,10 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 		r = by_static_address(s, de->dso, t);
 		how = HOW_STATIC;
 	} else {
-		ds_var vars[MAX_SCOPE_VARS];
-		size_t n = ds_dso_vars_at(de->dso, t->pc, vars, MAX_SCOPE_VARS);
-		if (n > MAX_SCOPE_VARS)
-			n = MAX_SCOPE_VARS;
+		ds_var vars[DS_MAX_SCOPE_VARS];
+		size_t n = ds_dso_vars_at(de->dso, t->pc, vars, DS_MAX_SCOPE_VARS);
+		if (n > DS_MAX_SCOPE_VARS)
+			n = DS_MAX_SCOPE_VARS;
 		if ((r = by_register_variable(s, de->dso, t, vars, n)).id != NO_DOBJ) {
 			how = HOW_REG_VAR;
 		} else if (t->mem.base == ds_arch_dwarf_sp(arch) || t->mem.base == ds_arch_dwarf_fp(arch)) {
@@ -1518,6 +1220,7 @@ void ds_dataspace_free(ds_session *s)
 	ds_hash_free(s->dobj_index);
 	ds_hash_free(s->align_index);
 	ds_backtracker_free(s->bt);
+	ds_flows_free(s->flows);
 	for (size_t i = 0; i < s->sites.n; i++)
 		free(s->sites.v[i].ds);
 }

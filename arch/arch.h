@@ -45,8 +45,10 @@ int ds_arch_perf_reg(const ds_arch *a, int reg);
 /* "rax", "r12", "rip"; NULL for an unknown number. */
 const char *ds_arch_reg_name(const ds_arch *a, int reg);
 /* The calling convention: the registers integer and pointer arguments
- * arrive in, in order, and the registers a call may change. */
+ * arrive in, in order, the one an integer or pointer result returns in,
+ * and the registers a call may change. */
 const int *ds_arch_int_args(const ds_arch *a, size_t *n);
+int ds_arch_int_return(const ds_arch *a);
 uint64_t ds_arch_caller_saved(const ds_arch *a);
 
 /* ---- decoding ---- */
@@ -97,6 +99,7 @@ enum ds_move {
 	DS_MOVE_ADD_IMM,   /* dst += imm (a negative imm for sub) */
 	DS_MOVE_ADD_REG,   /* dst += src */
 	DS_MOVE_IMM,       /* dst = imm */
+	DS_MOVE_SELECT,    /* dst = src, or dst as it was (a conditional move) */
 	DS_MOVE_OTHER,     /* dst gets a value of unknown meaning */
 };
 

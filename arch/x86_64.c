@@ -17,6 +17,7 @@ struct ds_arch {
 	int dwarf_sp, dwarf_fp, dwarf_ip;
 	const int *int_args;
 	size_t nint_args;
+	int int_return;
 	uint64_t caller_saved;
 	const int8_t *dwarf_to_perf;   /* perf register of each DWARF register, -1 */
 	unsigned ndwarf;
@@ -92,7 +93,7 @@ static const int x86_64_int_args[] = {RDI, RSI, RDX, RCX, R8, R9};
 
 static const ds_arch arches[] = {
 	{"x86_64", X86_64_SAMPLE_REGS, x86_64_regs, PERF_REG_X86_64_MAX, CS_ARCH_X86, CS_MODE_64,
-	 RSP, RBP, RIP, x86_64_int_args, 6, X86_64_CALLER_SAVED, x86_64_dwarf_to_perf, NDWARF,
+	 RSP, RBP, RIP, x86_64_int_args, 6, RAX, X86_64_CALLER_SAVED, x86_64_dwarf_to_perf, NDWARF,
 	 x86_64_dwarf_names, x86_64_dwarf_of_cs},
 };
 
@@ -143,6 +144,11 @@ const int *ds_arch_int_args(const ds_arch *a, size_t *n)
 {
 	*n = a->nint_args;
 	return a->int_args;
+}
+
+int ds_arch_int_return(const ds_arch *a)
+{
+	return a->int_return;
 }
 
 uint64_t ds_arch_caller_saved(const ds_arch *a)
@@ -280,6 +286,19 @@ static bool is_mov(unsigned id)
 	}
 }
 
+static bool is_cmov(unsigned id)
+{
+	switch (id) {
+	case X86_INS_CMOVA: case X86_INS_CMOVAE: case X86_INS_CMOVB: case X86_INS_CMOVBE:
+	case X86_INS_CMOVE: case X86_INS_CMOVG: case X86_INS_CMOVGE: case X86_INS_CMOVL:
+	case X86_INS_CMOVLE: case X86_INS_CMOVNE: case X86_INS_CMOVNO: case X86_INS_CMOVNP:
+	case X86_INS_CMOVNS: case X86_INS_CMOVO: case X86_INS_CMOVP: case X86_INS_CMOVS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What the instruction does to its destination register, for tracking. */
 static void classify_move(const ds_decoder *d, const cs_insn *in, ds_insn *out)
 {
@@ -305,6 +324,12 @@ static void classify_move(const ds_decoder *d, const cs_insn *in, ds_insn *out)
 			out->move = DS_MOVE_IMM;
 			out->imm = b->imm;
 		}
+		return;
+	}
+	if (x->op_count == 2 && is_cmov(in->id) && out->dst != DS_REG_NONE && b->type == X86_OP_REG &&
+	    a->size == 8) {
+		out->move = DS_MOVE_SELECT;
+		out->src = d->arch->dwarf_of_cs(b->reg);
 		return;
 	}
 	if (x->op_count == 2 && is_mov(in->id) && a->type == X86_OP_MEM && b->type == X86_OP_REG) {

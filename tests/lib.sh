@@ -89,3 +89,19 @@ sample_span() {
 		awk -F, -v f="$2" 'NR > 1 && $1 == f { t = $2 + 0; if (!n++ || t < lo) lo = t; if (t > hi) hi = t }
 			END { printf "%.2f\n", n ? (hi - lo) / 1e9 : 0 }'
 }
+
+# check_top LABEL EXPERIMENT EVENT FIELD: FIELD is the top field row, with
+# at least twice the samples of the next one
+check_top() {
+	"$DSPROF" report -i "$2" -v dataobjects -f csv >do.csv 2>do.err || echo "# report failed: $(cat do.err)"
+	awk -F, -v ev="samples:$3" 'NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == ev) k = i } next }
+		$2 == "field" { v = $k; sub(/\r$/, "", v); print v "," $1 }' do.csv | sort -t, -k1,1nr >fields.txt
+	top=$(sed -n 1p fields.txt | cut -d, -f2-)
+	n1=$(sed -n 1p fields.txt | cut -d, -f1)
+	n2=$(sed -n 2p fields.txt | cut -d, -f1)
+	if [ "$top" = "$4" ] && [ "${n1:-0}" -ge 10 ] && [ "${n1:-0}" -ge $((2 * ${n2:-0})) ]; then
+		ok "$1: $4 on top ($n1 samples, next ${n2:-0})"
+	else
+		not_ok "$1: want $4 on top by 2x, got: $(head -3 fields.txt | tr '\n' ' ')"
+	fi
+}

@@ -16,22 +16,6 @@ expected() {
 	esac
 }
 
-# check_top LABEL EXPERIMENT EVENT FIELD: FIELD is the top field row, with
-# at least twice the samples of the next one
-check_top() {
-	"$DSPROF" report -i "$2" -v dataobjects -f csv >do.csv 2>do.err || echo "# report failed: $(cat do.err)"
-	awk -F, -v ev="samples:$3" 'NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == ev) k = i } next }
-		$2 == "field" { v = $k; sub(/\r$/, "", v); print v "," $1 }' do.csv | sort -t, -k1,1nr >fields.txt
-	top=$(sed -n 1p fields.txt | cut -d, -f2-)
-	n1=$(sed -n 1p fields.txt | cut -d, -f1)
-	n2=$(sed -n 2p fields.txt | cut -d, -f1)
-	if [ "$top" = "$4" ] && [ "${n1:-0}" -ge 10 ] && [ "${n1:-0}" -ge $((2 * ${n2:-0})) ]; then
-		ok "$1: $4 on top ($n1 samples, next ${n2:-0})"
-	else
-		not_ok "$1: want $4 on top by 2x, got: $(head -3 fields.txt | tr '\n' ' ')"
-	fi
-}
-
 for cc in gcc clang; do
 	for opt in -O0 -O2 -O3; do
 		bin="dsf-$cc$opt"

@@ -97,6 +97,10 @@ TEST(decode_flow_and_moves)
 	CHECK(in.move == DS_MOVE_ADD_IMM && in.imm == -16);
 	CHECK(dec1("48 01 d8", 0, &in));                         /* add rax, rbx */
 	CHECK(in.move == DS_MOVE_ADD_REG && in.dst == RAX && in.src == RBX);
+	CHECK(dec1("48 0f 45 f7", 0, &in));                      /* cmovne rsi, rdi */
+	CHECK(in.move == DS_MOVE_SELECT && in.dst == RSI && in.src == RDI);
+	CHECK(dec1("0f 45 f7", 0, &in));                         /* cmovne esi, edi: no pointer */
+	CHECK(in.move == DS_MOVE_OTHER && in.dst == RSI);
 	CHECK(dec1("48 0f af c3", 0, &in));                      /* imul rax, rbx */
 	CHECK(in.move == DS_MOVE_OTHER && in.dst == RAX);
 	CHECK(dec1("80 07 04", 0, &in));                         /* add byte ptr [rdi], 4 */
