@@ -2284,8 +2284,9 @@ static uint64_t leaf_size(const ds_member *m, uint64_t offset, uint32_t size)
 	return leaf->bit_size ? (leaf->bit_size + 7) / 8 : n;
 }
 
-/* In a union, the member for an access of `size` bytes: one of that size,
- * else one whose innermost member there has that size, else the first. */
+/* In a union (or among a struct's members that share bytes), the member
+ * for an access of `size` bytes: one of that size, else one whose
+ * innermost member there has that size, else the first. */
 static const ds_member *union_member(const ds_type *t, uint64_t offset, uint32_t size)
 {
 	const ds_member *first = NULL;
@@ -2320,6 +2321,15 @@ static const ds_member *struct_member(const ds_type *t, uint64_t offset, const d
 			*before = m;
 	}
 	return NULL;
+}
+
+/* Whether another member than m, not a bit field, covers offset too. */
+static bool overlapped(const ds_type *t, const ds_member *m, uint64_t offset)
+{
+	for (size_t i = 0; i < t->nmembers; i++)
+		if (&t->members[i] != m && !t->members[i].bit_size && covers(&t->members[i], offset))
+			return true;
+	return false;
 }
 
 static void add_component(ds_buf *path, const char *name)
@@ -2359,6 +2369,11 @@ static bool path_in(const ds_type *t, uint64_t offset, uint32_t size, ds_buf *pa
 			before = NULL;
 		} else {
 			m = struct_member(t, offset, &before);
+			/* members that share bytes ([[no_unique_address]]: an empty
+			 * deleter beside the pointer of a std::unique_ptr) are chosen
+			 * as a union's are */
+			if (m && !m->bit_size && overlapped(t, m, offset))
+				m = union_member(t, offset, size);
 		}
 		if (!m) {
 			if (before) {

@@ -71,3 +71,12 @@ check_eq "datalayout: its scale under it, with all of its samples" \
 	"$(awk -F, '$1 == "scale" { print $2 "/" $11 }' dl.csv)" "<base geo::Shape>/$(csv_lookup dl.csv name '<base geo::Shape>' samples:sim:loads)"
 check_eq "datalayout: the members add up to the type" \
 	"$(awk -F, '$3 == "member" { s += $11 } END { print s + 0 }' dl.csv)" "$(csv_lookup dl.csv name 'struct geo::Square' samples:sim:loads)"
+
+# elements reached through a std::unique_ptr (the deleter, empty, shares
+# the pointer's bytes), a std::shared_ptr and a lambda's reference
+# parameter (tests/programs/owners.cc)
+for sc in unique:legs shared:weight lambda:legs; do
+	"$DSPROF" record -q -o "ow-${sc%%:*}" -- "$PROGS/owners" "${sc%%:*}" >/dev/null 2>ow.err ||
+		not_ok "record owners ${sc%%:*}: $(head -n 1 ow.err)"
+	check_top "owners ${sc%%:*}" "ow-${sc%%:*}" cpu-clock "struct zoo::Animal.${sc#*:}"
+done
