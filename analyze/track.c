@@ -229,19 +229,26 @@ static bool kept(const ds_tval *v)
 	return typed(v) || v->vid || v->clash;
 }
 
-static ds_tval *slot_find(slotvec *sv, int64_t key)
+/* The index of key's slot in sv, or sv->n. */
+static size_t slot_at(const slotvec *sv, int64_t key)
 {
-	for (size_t i = 0; i < sv->n; i++)
-		if (sv->v[i].key == key)
-			return &sv->v[i].v;
-	return NULL;
+	size_t i;
+	for (i = 0; i < sv->n && sv->v[i].key != key; i++)
+		;
+	return i;
+}
+
+static const ds_tval *slot_find(const slotvec *sv, int64_t key)
+{
+	size_t i = slot_at(sv, key);
+	return i < sv->n ? &sv->v[i].v : NULL;
 }
 
 static void slot_set(slotvec *sv, int64_t key, ds_tval v)
 {
-	ds_tval *p = slot_find(sv, key);
-	if (p)
-		*p = v;
+	size_t i = slot_at(sv, key);
+	if (i < sv->n)
+		sv->v[i].v = v;
 	else
 		ds_vec_push(sv, ((slotv){key, v}));
 }
@@ -266,7 +273,7 @@ static void state_meet(tstate *acc, const tstate *o)
 		if (!slot_find(&acc->slots, o->slots.v[i].key))
 			ds_vec_push(&acc->slots, ((slotv){o->slots.v[i].key, {0}}));
 	for (size_t i = 0; i < acc->slots.n; i++) {
-		const ds_tval *p = slot_find((slotvec *)&o->slots, acc->slots.v[i].key);
+		const ds_tval *p = slot_find(&o->slots, acc->slots.v[i].key);
 		ds_tval m = tval_meet(acc->slots.v[i].v, p ? *p : (ds_tval){0});
 		if (kept(&m))
 			acc->slots.v[w++] = (slotv){acc->slots.v[i].key, m};
@@ -282,7 +289,7 @@ static bool state_eq(const tstate *a, const tstate *b)
 	if (a->slots.n != b->slots.n)
 		return false;
 	for (size_t i = 0; i < a->slots.n; i++) {
-		const ds_tval *p = slot_find((slotvec *)&b->slots, a->slots.v[i].key);
+		const ds_tval *p = slot_find(&b->slots, a->slots.v[i].key);
 		if (!p || !tval_eq(&a->slots.v[i].v, p))
 			return false;
 	}
@@ -400,7 +407,8 @@ static void cached_vars(ds_track *k, varcache *vc, uint32_t i, uint64_t pc)
 		return;
 	}
 	k->nvars = vc->n.v[i];
-	memcpy(k->vars, vc->v.v + vc->at.v[i], k->nvars * sizeof *k->vars);
+	if (k->nvars)
+		memcpy(k->vars, vc->v.v + vc->at.v[i], k->nvars * sizeof *k->vars);
 }
 
 const ds_tval *ds_track_reg(const ds_track *k, int r)
@@ -497,7 +505,8 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			in->mem[0].index == DS_REG_NONE;
 	/* spill slots are keyed by base register and offset */
 	int64_t slot = in->nmem ? in->mem[0].disp * 64 + in->mem[0].base : 0;
-	ds_tval v = {0}, *sv;
+	ds_tval v = {0};
+	const ds_tval *sv;
 
 	switch (in->move) {
 	case DS_MOVE_REG:
@@ -595,7 +604,7 @@ static bool falls_through(enum ds_flow f)
 	return f != DS_FLOW_JUMP && f != DS_FLOW_INDIRECT_JUMP && f != DS_FLOW_RET && f != DS_FLOW_STOP;
 }
 
-/* Alignment padding: a nop (of any length) between functions' blocks. */
+/* Alignment padding: a nop (of any length) between a function's blocks. */
 static bool padding(const ds_insn *in)
 {
 	if (in->flow != DS_FLOW_NEXT || in->move != DS_MOVE_NONE || in->regs_written)
@@ -711,7 +720,7 @@ static void build_blocks(flow *f, const ds_insn *ins, size_t n, ds_vec_u32 *pred
 static bool entry_state(const flow *f, size_t b, const tstate *out, const ds_vec_u32 *preds,
 			const ds_vec_u32 *pred_at, const ds_vec_u32 *indirect, tstate *in)
 {
-	const uint32_t *p = preds->v + pred_at->v[b];
+	const uint32_t *p;
 	size_t np = pred_at->v[b + 1] - pred_at->v[b];
 	bool any = false;
 
@@ -719,13 +728,14 @@ static bool entry_state(const flow *f, size_t b, const tstate *out, const ds_vec
 	in->slots.n = 0;
 	if (b == 0)
 		return true;
-	if (np == 0) {
+	if (np) {
+		p = &preds->v[pred_at->v[b]];
+	} else {
 		if (f->blocks.v[b].padding)
 			return false;
-		p = indirect->v;
-		np = indirect->n;
-		if (np == 0)
+		if ((np = indirect->n) == 0)
 			return true;
+		p = indirect->v;
 	}
 	for (size_t i = 0; i < np; i++) {
 		if (!f->blocks.v[p[i]].reached)
