@@ -319,6 +319,16 @@ static void block_load(const block *b, tstate *st)
 
 /* ---- one instruction ---- */
 
+static ds_track *track_new(ds_dso *d, const ds_symbol *sym)
+{
+	ds_track *k = ds_xcalloc(1, sizeof *k);
+	k->d = d;
+	k->sym = sym;
+	k->sp = ds_arch_dwarf_sp(ds_arch_host());
+	k->fp = ds_arch_dwarf_fp(ds_arch_host());
+	return k;
+}
+
 /* Value vid's type is told: every copy of it that had none takes it. */
 static void give_type(ds_track *k, uint32_t vid, ds_tval t)
 {
@@ -773,11 +783,7 @@ static flow *analyze(ds_session *s, ds_dso *d, const ds_symbol *sym)
 		ds_vec_push(&vc.at, UINT32_MAX);
 		ds_vec_push(&vc.n, 0);
 	}
-	k = ds_xcalloc(1, sizeof *k);
-	k->d = d;
-	k->sym = sym;
-	k->sp = ds_arch_dwarf_sp(ds_arch_host());
-	k->fp = ds_arch_dwarf_fp(ds_arch_host());
+	k = track_new(d, sym);
 	for (int pass = 0; pass < MAX_PASSES && changed; pass++) {
 		changed = false;
 		for (size_t b = 0; b < f->blocks.n; b++) {
@@ -801,8 +807,7 @@ static flow *analyze(ds_session *s, ds_dso *d, const ds_symbol *sym)
 		ds_vec_free(&out[b].slots);
 	free(out);
 	ds_vec_free(&in.slots);
-	ds_vec_free(&k->st.slots);
-	free(k);
+	ds_track_free(k);
 	ds_vec_free(&ins);
 	ds_vec_free(&preds);
 	ds_vec_free(&pred_at);
@@ -864,7 +869,7 @@ ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t p
 
 	if (!sym || !sym->size || (call ? pc <= sym->start || pc > sym->start + sym->size
 				      : pc < sym->start || pc >= sym->start + sym->size) ||
-	    !(code = ds_dso_code_at(d, sym->start, &avail)))
+	    !(code = ds_dso_code_at(d, sym->start, &avail)) || sym->size > avail)
 		return NULL;
 	f = flow_of(s, d, sym);
 	/* the last block starting before pc (at it, when pc is not a return address) */
@@ -878,11 +883,7 @@ ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t p
 	}
 	if (lo == 0 || !(bl = &f->blocks.v[lo - 1])->reached)
 		return NULL;
-	k = ds_xcalloc(1, sizeof *k);
-	k->d = d;
-	k->sym = sym;
-	k->sp = ds_arch_dwarf_sp(ds_arch_host());
-	k->fp = ds_arch_dwarf_fp(ds_arch_host());
+	k = track_new(d, sym);
 	block_load(bl, &k->st);
 	for (a = bl->start; a < pc;) {
 		ds_insn in;
