@@ -130,13 +130,26 @@ static int64_t step_of(const ds_type *into)
 	return e ? (int64_t)e->size : 0;
 }
 
+/* A value that came through a pointer: not a variable's address, not
+ * frame-relative, not into a virtual table. */
+static bool through_pointer(const ds_tval *v)
+{
+	return !v->var && !v->stack && !v->frame && !v->vtable;
+}
+
 /* A pointer to bytes (char, unsigned char, void): C's pointer to any
  * memory, which code casts to and from the types it holds. */
 static bool to_bytes(const ds_tval *v)
 {
 	const ds_type *t = ds_type_strip(v->into);
-	return v->into && !v->var && !v->stack && !v->frame && !v->vtable &&
+	return v->into && through_pointer(v) &&
 	       (!t || t->kind == DS_TYPE_VOID || (t->kind == DS_TYPE_BASE && t->size == 1));
+}
+
+/* How much v says of where it points: nothing, bytes, a type. */
+static int says(const ds_tval *v)
+{
+	return !typed(v) ? 0 : to_bytes(v) ? 1 : 2;
 }
 
 /* A pointer into an aggregate at a member's bytes, as a pointer into that
@@ -147,7 +160,7 @@ static bool into_member(ds_tval *v)
 	const ds_type *t = ds_type_strip(v->into);
 	uint64_t off = (uint64_t)v->off;
 
-	if (!t || v->off < 0 || v->var || v->stack || v->frame || v->vtable)
+	if (!t || v->off < 0 || !through_pointer(v))
 		return false;
 	if (t->kind == DS_TYPE_ARRAY) {
 		const ds_type *e = ds_element(t, &off);
@@ -203,14 +216,13 @@ static ds_tval tval_meet(ds_tval a, ds_tval b)
 		a.off = 0;
 		return a;
 	}
-	if (!typed(&a) || !typed(&b) || to_bytes(&a) != to_bytes(&b)) {
-		a = typed(&a) && !to_bytes(&a) ? a : typed(&b) && !to_bytes(&b) ? b : typed(&a) ? a : b;
+	if (says(&a) < 2 || says(&b) < 2) {
+		a = says(&a) >= says(&b) ? a : b;
 		a.vid = vid;
 		return a;
 	}
 	a.vid = vid;
-	if (a.into != b.into && !a.var && !b.var && !a.stack && !b.stack && !a.frame && !b.frame &&
-	    !a.vtable && !b.vtable && same_target(&a, &b))
+	if (a.into != b.into && through_pointer(&a) && through_pointer(&b) && same_target(&a, &b))
 		b.into = a.into;
 	if (a.into != b.into || a.var != b.var || a.stack != b.stack || a.frame != b.frame || a.vtable != b.vtable)
 		return (ds_tval){.clash = true};
