@@ -136,6 +136,10 @@ typedef struct ds_table {
 	bool inclusive;
 	bool has_metrics;     /* false for the samples view: one row per sample */
 	bool tree;            /* rows nest (ds_row.depth): CSV and JSON add `parent` */
+	bool flat;            /* rows nest for people, one level per key of a grouping (--by),
+			       * each with the cells of its level; CSV and JSON list only the
+			       * deepest rows, a row per combination of keys, each with the
+			       * cells of the rows above it too */
 	ds_row *rows;
 	size_t nrows;
 	size_t total_rows;    /* before --limit */
@@ -167,11 +171,16 @@ typedef struct ds_view_opts {
 
 /* Views: functions, lines, pcs, threads, summary, samples, dataobjects,
  * datalayout, typestats, hotlines, sharing, memobj:NAME (any memory object of
- * ds_session_mobjs), and those below.  Every view covers the samples the
+ * ds_session_mobjs), by:KEY[,KEY...] (the samples grouped by those keys,
+ * ds_dim_name's: a tree, a level per key), and those below.  Every view covers the samples the
  * filter keeps (ds_session_set_filter). */
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
 		  ds_err *err);
 void ds_table_free(ds_table *t);
+/* The keys a view can group by (dsprof report --by): the i-th key's name
+ * ("function", "mobj:NAME") and its line of help; NULL past the last. */
+const char *ds_dim_name(size_t i);
+const char *ds_dim_help(size_t i);
 /* NULL-terminated list of view names. */
 const char *const *ds_view_names(void);
 /* One line describing the --sort keys. */

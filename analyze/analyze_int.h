@@ -162,7 +162,7 @@ typedef struct thread_ent {
  * views and --filter read these records; they never decode, backtrack or
  * resolve again.  Everything costly stays per unique instruction (site)
  * or per data object (dobj), which a record only points to, so a record
- * is 56 bytes (a million samples: 56 MB).  Physical addresses and data
+ * is 64 bytes (a million samples: 64 MB).  Physical addresses and data
  * sources, which few events have, sit in parallel arrays that exist only
  * when some event samples them.  The session's aggregates (site, thread,
  * chain and data-object metrics) are sums over the records the filter
@@ -194,6 +194,7 @@ typedef struct ds_srec {
 	uint32_t off;         /* FIELD, PADDING: byte offset of the access in the aggregate */
 	uint32_t thread;      /* index in the session's threads */
 	uint32_t cpu;         /* UINT32_MAX when unknown */
+	uint32_t chain;       /* the sample's call chain (index in chain_index), UINT32_MAX none */
 	uint16_t ev;
 	uint16_t flags;       /* SR_*, the address's origin and the resolution's how */
 } ds_srec;
@@ -301,6 +302,9 @@ typedef struct tb {
 
 void tb_init(tb *b, ds_session *s, const char *view, const char *name_label, const ds_col *cols,
 	     size_t ncols, bool inclusive);
+/* Make the table own its column names and name label (a view's that it
+ * made for itself): copies in one allocation with t->cols. */
+void tb_own_names(ds_table *t);
 /* The row for key, created with `name` when new; returns its index. */
 size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added);
 /* A new row without a key, for views that find their rows themselves
@@ -318,6 +322,20 @@ void tb_cell_str(ds_row *r, size_t col, const char *s);
 void tb_cell_u64(ds_row *r, size_t col, uint64_t v);
 /* Free a row's contents (for views that drop rows after tb_finish). */
 void tb_row_free(ds_row *r, size_t ncols);
+/* A --sort key read against a table's events and columns. */
+enum sort_what { SORT_SAMPLES, SORT_COUNT, SORT_INCL, SORT_INCL_COUNT, SORT_NAME, SORT_COL };
+typedef struct sort_spec {
+	enum sort_what what;
+	size_t ev;
+	size_t col;
+	const ds_table *t;
+} sort_spec;
+/* Parse `spec` (NULL: the first event's samples); an unknown key is the error. */
+int tb_parse_sort(const ds_table *t, const char *spec, sort_spec *out, ds_err *err);
+/* The metric a SORT_SAMPLES..SORT_INCL_COUNT key reads, of per-event metrics
+ * (the inclusive ones may be NULL: 0). */
+uint64_t tb_sort_metric(const sort_spec *sp, const uint64_t *samples, const uint64_t *count,
+			const uint64_t *incl_samples, const uint64_t *incl_count);
 /* Sort (by o->sort) and cut (o->limit); hands the table out. */
 int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err);
 /* Sort rows[0..n) (rows of t's shape) as tb_finish sorts by `sort`: for
@@ -389,7 +407,133 @@ uint32_t ds_srec_size(const ds_session *s, const ds_srec *r);
  * filter's business), -1 for what the sample lacks. */
 void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
 
-/* ---- memory objects and the filter (filter.c) ---- */
+/* ---- dimensions (dims.c) ----
+ * A dimension is one way to tell samples apart: the function, the thread,
+ * the field, the cache line...  Its definition (a dim_def, one each in
+ * dims.c) says once how a record's value is found, named, put in columns
+ * and compared by a filter.  A `dim` is a definition prepared for one
+ * session (and the view's options: the line size of `cacheline`, the
+ * slices of `time`): it numbers the values it meets 0, 1, ... in the order
+ * met, so that groupings count by dense integer ids, and keeps what it
+ * looked up per instruction or data object, so that a record's value
+ * costs a table lookup. */
+enum {
+	DIM_DATA = 1 << 0,    /* needs the samples attributed to data (ds_dataspace_build) */
+	DIM_MEMORY = 1 << 1,  /* about memory: samples in code that accesses none (<no memory
+			       * access>) are left out of its groupings, as the data views do */
+	DIM_CHAIN = 1 << 2,   /* has a value at every frame of a call chain: inclusive metrics */
+	DIM_NUMBER = 1 << 3,  /* filters compare its values as numbers */
+};
+
+typedef struct dim dim;
+typedef struct dim_def {
+	const char *name;     /* "function"; "mobj:NAME" stands for every memory object */
+	const char *help;     /* one line for --by help */
+	const char *synonym;  /* the filter's capital name (FUNC, DOBJ, FIELD), or NULL */
+	unsigned flags;       /* DIM_* */
+	const ds_col *cols;   /* cols[0] holds the value (its key column), then others */
+	size_t ncols;
+	/* NULL or: what it needs of the session and the options */
+	int (*prepare)(dim *d, const ds_view_opts *o, ds_err *err);
+	/* the value of record i (r): its id */
+	uint32_t (*id)(dim *d, size_t i, const ds_srec *r);
+	/* NULL (the id's name was given when the id was made) or: its name */
+	void (*value_name)(dim *d, uint32_t id, ds_buf *out);
+	/* DIM_NUMBER: the value's number; false when it has none (unknown) */
+	bool (*number)(dim *d, uint32_t id, int64_t *v);
+	/* the cells of cols, from column c of a row */
+	void (*cells)(dim *d, uint32_t id, ds_row *r, size_t c);
+	/* NULL (a string compares with the name) or: the ids of the filter's
+	 * strings the value goes by, its name's and another's (-1: none) */
+	void (*filter)(dim *d, uint32_t id, const ds_expr *f, int32_t *str, int32_t *alias);
+	/* NULL or: the facts a table grouped by it states (the line size) */
+	void (*props)(dim *d, ds_table *t);
+	/* DIM_CHAIN: the value of a frame (a site) of a call chain */
+	uint32_t (*site_id)(dim *d, uint32_t site);
+	/* NULL (the value's number) or: the number a filter compares for a record */
+	bool (*record)(dim *d, const ds_srec *r, int64_t *v);
+} dim_def;
+
+struct dim {
+	const dim_def *def;
+	ds_session *s;
+	char *label;          /* its name: "function", "mobj:L1D_set" */
+	ds_col *cols;         /* the definition's, as this instance fills them */
+	ds_vec_u64 raw;       /* per id: what the value is (the definition's business) */
+	DS_VEC(char *) names; /* per id: its name, NULL until asked */
+	ds_u64map index;      /* raw value -> id, for values that are numbers */
+	ds_hash *strings;     /* key -> id, for values that are names */
+	ds_vec_u32 memo;      /* per site or data object: its id, UINT32_MAX not yet */
+	ds_u64map chain_at;   /* call chain -> its ids in chain_pool */
+	ds_vec_u32 chain_pool; /* per chain met: a count, then the distinct ids, leaf first */
+	uint64_t unit;        /* cacheline, page: the size */
+	ds_view_opts line_opts; /* cacheline: the options its size came from */
+	const ds_mobj *mobj;  /* mobj:NAME */
+	uint64_t t0, span, slices; /* time: the first sample, the run's length, slices */
+	bool logical;         /* time: the clock counts accesses (the simulator) */
+};
+
+/* Dimension `name` ("function", "FUNC", "mobj:L1D_set") prepared for s
+ * and the view's options; NULL with err when there is none.  Builds what
+ * it needs (the dataspace). */
+dim *dim_new(ds_session *s, const char *name, const ds_view_opts *o, ds_err *err);
+void dim_free(dim *d);
+static inline uint32_t dim_id(dim *d, size_t i, const ds_srec *r)
+{
+	return d->def->id(d, i, r);
+}
+const char *dim_value_name(dim *d, uint32_t id);
+bool dim_value_number(dim *d, uint32_t id, int64_t *v);
+/* DIM_CHAIN: the distinct ids of a call chain's frames, leaf first (a
+ * recursion once); valid until the next call. */
+const uint32_t *dim_chain_ids(dim *d, uint32_t chain, size_t *n);
+/* The ids of the filter's strings value id goes by (its name, and another
+ * name: a type's without where it is declared, C++ last scopes). */
+void dim_filter_ids(dim *d, uint32_t id, const ds_expr *f, int32_t *str, int32_t *alias);
+/* DIM_NUMBER: the number a filter compares for record i; false: unknown. */
+bool dim_record_number(dim *d, size_t i, const ds_srec *r, int64_t *v);
+/* The facts a table grouped by d states. */
+void dim_props(dim *d, ds_table *t);
+/* The dimensions as a filter's operands (all but mobj:NAME, which MOBJ()
+ * reads), in the order of ds_dim_name; how many. */
+size_t ds_dim_filter_operands(ds_filter_operand *ops, size_t max);
+/* The keys there are, as a list for messages. */
+const char *ds_dim_names_text(void);
+
+/* ---- groupings (group.c) ----
+ * The records the filter keeps, grouped by dimensions keys[0..n): a row
+ * per value of the first, nested under each the rows of the second, and so
+ * on; per row each event's samples and count, and inclusive ones when a
+ * key has values along call chains and the samples have chains.  Rows at
+ * each level are sorted by o->sort and cut at o->limit.  The table's
+ * columns are each key's; `view` and `label` name it. */
+typedef struct group_opts {
+	const char *view;     /* the table's view name */
+	const char *label;    /* what a row's name is; NULL: the keys joined by " > " */
+	bool no_value_columns; /* leave out each key's value column (cols[0]): the row's name
+			       * says it; its other columns stay */
+} group_opts;
+int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts *g,
+	     const ds_view_opts *o, ds_table **out, ds_err *err);
+/* The notes of a view of memory: how many samples it left out (in code
+ * that accesses none), and what a timer's samples are charged to. */
+void ds_say_nomem(ds_table *t, uint64_t n);
+void ds_say_timer(ds_table *t);
+/* A "by:KEY,KEY" view: ds_group by the keys. */
+int ds_view_by(ds_session *s, const char *keys, const ds_view_opts *o, ds_table **out, ds_err *err);
+
+/* ---- the machine and its memory objects (machine.c) ---- */
+/* The experiment's machine (or --machine's), made on first use. */
+void ds_machine_ready(ds_session *s);
+/* Forget the memory objects made for the machine (it changes). */
+void ds_mobjs_drop(ds_session *s);
+void ds_session_mobjs_free(ds_session *s);
+/* Where physical addresses come from, for the errors that miss them. */
+#define NO_PADDR_HINT                                                                   \
+	"physical addresses come with page-fault samples recorded as root "              \
+	"('dsprof record -e page-faults'; see docs/memory-objects.md)"
+/* The filter's state (filter.c). */
+void ds_filter_free(ds_session *s);
 /* A memory object ready to evaluate on this experiment: an error names
  * what is missing (the object, the machine's constants, physical
  * addresses). */
@@ -399,7 +543,6 @@ const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
  * caches at all gets DS_DEFAULT_LINE bytes and a note that says so. */
 #define DS_DEFAULT_LINE 64
 int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err);
-void ds_session_mobjs_free(ds_session *s);
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
 		   ds_err *err);
@@ -431,6 +574,13 @@ typedef struct fkey {
 fkey site_fkey(ds_session *s, size_t i);
 /* The function's name: the symbol's, "[unknown]" or "[kernel]". */
 const char *site_fname(const ds_session *s, size_t i);
+/* An instruction's name, "FUNC+0xOFF" ("FUNC 0xADDR" outside every symbol). */
+void site_label(ds_session *s, size_t i, ds_buf *name);
+/* Its disassembly ("" when its code cannot be read). */
+void site_disasm(ds_session *s, size_t i, char *text, size_t n);
+/* Its source line as a row: a key that tells lines apart and the name
+ * "file.c:12", or its function's "NAME (no line info)" without a line table. */
+void site_line_name(ds_session *s, size_t i, ds_buf *key, ds_buf *name);
 /* A type's name after its tag ("geo::Shape" of "struct geo::Shape"), as
  * C++ code names it (filter.c). */
 const char *ds_untagged(const char *type_name);
@@ -474,6 +624,8 @@ ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off);
 void ds_track_free(ds_track *k);
 void ds_flows_free(ds_flows *fl);
 bool ds_is_aggregate(const ds_type *t);
+/* A data object's kind as the views name it: "field", "global", "stack"... */
+const char *ds_dobj_kind_name(enum dobj_kind k);
 /* The type t (through typedefs and qualifiers) points to; NULL when no pointer. */
 const ds_type *ds_pointee(const ds_type *t);
 /* Arrays to their element, and *off to the offset into one element. */
@@ -497,6 +649,10 @@ typedef struct ds_charge {
 	DS_VEC(uint32_t) nskid;       /* per site: how many other sites charged it */
 } ds_charge;
 void ds_charge_build(ds_session *s, ds_charge *c);
+/* The site the samples of site si (of a precise event or not) are charged
+ * to: its trigger's, or itself; after ds_dataspace_build.  It may add a
+ * site. */
+uint32_t ds_charged_site(ds_session *s, uint32_t si, bool precise);
 bool ds_charge_has(const ds_session *s, const ds_charge *c, size_t site);
 uint64_t ds_charge_total(const ds_session *s, const ds_charge *c, size_t site);
 /* Add the site's charged metrics to a row. */
@@ -507,6 +663,8 @@ void ds_charge_free(ds_charge *c);
 uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
+/* Object di of the session, loaded on first use; NULL when it cannot be. */
+ds_dso *ds_session_object(ds_session *s, uint32_t di);
 /* The object (dso index) and vaddr of a runtime data address. */
 bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
 			uint64_t *vaddr);
@@ -519,11 +677,9 @@ uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip
 const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n);
 /* The comm of a thread (by the last COMM at or before its end). */
 const char *ds_thread_comm(ds_session *s, size_t ti);
-/* The index of thread (pid, tid) in threads, made when new. */
-uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid);
 /* Sum the samples the filter keeps into the site, thread, call-chain and
  * event metrics, from zero: after the filter changed. */
-int ds_session_recount(ds_session *s, ds_err *err);
+void ds_session_recount(ds_session *s);
 void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The objects' problems with their debug information, which dwarfmap/
  * meets lazily (types and variables are read on the first query, long

@@ -34,6 +34,21 @@ static uint32_t charge_of(ds_session *s, size_t si, bool precise)
 	return ds_session_site_at(s, st->dso, st->off - (st->vaddr - t->pc));
 }
 
+uint32_t ds_charged_site(ds_session *s, uint32_t si, bool precise)
+{
+	uint32_t *at;
+
+	while (s->site_charge.n < 2 * s->sites.n)
+		ds_vec_push(&s->site_charge, UINT32_MAX);
+	at = &s->site_charge.v[2 * (size_t)si + precise];
+	if (*at == UINT32_MAX) {
+		uint32_t j = charge_of(s, si, precise); /* may add a site: then `at` moves */
+		s->site_charge.v[2 * (size_t)si + precise] = j;
+		return j;
+	}
+	return *at;
+}
+
 /* Whether backtracking found the trigger of site si's samples. */
 static bool trigger_known(const ds_session *s, size_t si, bool precise)
 {

@@ -23,7 +23,7 @@
 #define NO_DOBJ (-1)
 
 /* analyze_int.h promises this size: memory grows with samples by it */
-_Static_assert(sizeof(ds_srec) == 56, "a per-sample record is 56 bytes");
+_Static_assert(sizeof(ds_srec) == 64, "a per-sample record is 64 bytes");
 
 static const char *const how_names[HOW_NHOW] = {
 	[HOW_NONE] = "unresolved",
@@ -38,6 +38,31 @@ static const char *const how_names[HOW_NHOW] = {
 const char *ds_how_name(enum ds_how h)
 {
 	return h < HOW_NHOW ? how_names[h] : "?";
+}
+
+const char *ds_untagged(const char *type_name)
+{
+	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
+	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
+		if (strncmp(type_name, tags[i], strlen(tags[i])) == 0)
+			return type_name + strlen(tags[i]);
+	return type_name;
+}
+
+const char *ds_dobj_kind_name(enum dobj_kind k)
+{
+	switch (k) {
+	case DOBJ_FIELD: return "field";
+	case DOBJ_MISFIT: return "unknown";
+	case DOBJ_GLOBAL: return "global";
+	case DOBJ_STACK: return "stack";
+	case DOBJ_SCALAR: return "scalars";
+	case DOBJ_KERNEL: return "kernel";
+	case DOBJ_UNKNOWN: return "unknown";
+	case DOBJ_NOMEM: return "no-memory";
+	case DOBJ_VIA: return "via";
+	}
+	return "?";
 }
 
 /* ---- data objects ---- */
@@ -984,25 +1009,20 @@ static void count_record(ds_session *s, size_t i)
 		count_alignment(s, o, rc->ea - rc->off, rc->ev);
 }
 
-/* Attribute one sample to its data object and keep its record. */
-static void attribute(ds_session *s, const ds_record *r, const bool *precise)
+/* Attribute sample k (the record loading made of it) to its data object. */
+static void attribute(ds_session *s, const ds_record *r, const bool *precise, size_t k)
 {
 	const ds_sample *sm = &r->u.sample;
 	bool pr = precise[r->evidx], kernel = ds_ip_is_kernel(r->misc);
-	ds_srec rc = {0};
+	ds_srec rc = s->srecs.v[k];
 	site_ds *x;
 	const ds_trigger *trig;
 	dref d;
 	enum ds_ea_status es;
 
-	rc.ip = sm->ip;
-	rc.time = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
-	rc.period = sm->period ? sm->period : 1;
-	rc.thread = ds_session_thread(s, sm->pid, sm->tid);
-	rc.cpu = (sm->type & PERF_SAMPLE_CPU) ? sm->cpu : UINT32_MAX;
-	rc.ev = (uint16_t)r->evidx;
+	rc.ea = 0;
+	rc.off = 0;
 	rc.flags = pr ? SR_PRECISE : 0;
-	rc.site = ds_session_site(s, sm->pid, rc.time, sm->ip, kernel);
 	if (kernel) {
 		/* a fault the kernel took on a user address still has it */
 		rc.flags |= SR_KERNEL;
@@ -1044,7 +1064,7 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise)
 	rc.off = d.off <= UINT32_MAX ? (uint32_t)d.off : 0;
 	rc.flags |= access_kind(sm, trig);
 keep:
-	ds_vec_push(&s->srecs, rc);
+	s->srecs.v[k] = rc;
 	if (s->srec_paddr.cap) {
 		uint64_t pa = (sm->type & PERF_SAMPLE_PHYS_ADDR) ? sm->phys_addr : 0;
 		ds_vec_push(&s->srec_paddr, pa);
@@ -1052,7 +1072,7 @@ keep:
 	}
 	if (s->srec_data_src.cap)
 		ds_vec_push(&s->srec_data_src, (sm->type & PERF_SAMPLE_DATA_SRC) ? sm->data_src : 0);
-	count_record(s, s->srecs.n - 1);
+	count_record(s, k);
 }
 
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
@@ -1079,13 +1099,16 @@ const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verd
 int ds_dataspace_build(ds_session *s, ds_err *err)
 {
 	uint64_t cur = 0, n = 0, total = ds_perfdata_data_size(s->pd), types = 0;
+	size_t k = 0;
 	bool *precise;
 	ds_progress pr;
 	ds_record r;
-	int rc;
+	int rc = 0;
 
 	if (s->ds_built)
 		return 0;
+	if (ds_session_load(s, 0, err))
+		return -1;
 	s->ds_built = true;
 	precise = ds_xcalloc(s->nev, sizeof *precise);
 	s->bt = ds_backtracker_new(ds_arch_host(), err);
@@ -1101,19 +1124,18 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 		precise[e] = ds_attr_precise(a);
 		types |= a->sample_type;
 	}
-	/* one record per sample; the optional columns exist (have a capacity)
-	 * only when some event samples them */
-	ds_vec_reserve(&s->srecs, s->nsamples);
+	/* the optional columns exist (have a capacity) only when some event
+	 * samples them */
 	if (types & PERF_SAMPLE_PHYS_ADDR)
-		ds_vec_reserve(&s->srec_paddr, s->nsamples + 1);
+		ds_vec_reserve(&s->srec_paddr, s->srecs.n + 1);
 	if (types & PERF_SAMPLE_DATA_SRC)
-		ds_vec_reserve(&s->srec_data_src, s->nsamples + 1);
+		ds_vec_reserve(&s->srec_data_src, s->srecs.n + 1);
 	ds_progress_begin(&pr, "attributing samples to data");
-	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
+	while (k < s->srecs.n && (rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
 		if (s->opts.progress && (++n & 0xffff) == 0)
 			ds_progress_update(&pr, cur, total);
 		if (r.kind == DS_REC_SAMPLE && ds_sample_wanted(s, r.u.sample.tid))
-			attribute(s, &r, precise);
+			attribute(s, &r, precise, k++);
 	}
 	ds_progress_end(&pr);
 	free(precise);
@@ -1197,7 +1219,6 @@ void ds_srec_operands(const ds_session *s, size_t i, ds_access *a)
 
 void ds_dataspace_free(ds_session *s)
 {
-	ds_vec_free(&s->srecs);
 	ds_vec_free(&s->srec_paddr);
 	ds_vec_free(&s->srec_data_src);
 	for (size_t i = 0; i < s->dobjs.n; i++) {

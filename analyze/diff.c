@@ -433,25 +433,21 @@ static void add_col(builder *b, const char *name, enum ds_col_kind kind, bool te
 	ds_buf_append(&b->colnames, name, strlen(name) + 1);
 }
 
-/* The table's columns and name label in one allocation, which
- * ds_table_free releases with t->cols. */
+/* The table's columns and name label, owned by the table. */
 static void set_cols(builder *b, const char *label)
 {
-	size_t head = b->cols.n * sizeof(ds_col), nlen = b->colnames.len, llen = strlen(label) + 1;
-	char *block = ds_xmalloc(head + nlen + llen), *names = block + head;
 	ds_table *t = b->d->table;
+	const char *names = b->colnames.p;
 
-	if (nlen)
-		memcpy(names, b->colnames.p, nlen);
-	memcpy(names + nlen, label, llen);
-	t->cols = (ds_col *)(void *)block;
+	t->cols = ds_xcalloc(b->cols.n + 1, sizeof *t->cols);
 	t->ncols = b->cols.n;
 	for (size_t c = 0; c < b->cols.n; c++) {
 		t->cols[c] = b->cols.v[c];
 		t->cols[c].name = names;
 		names += strlen(names) + 1;
 	}
-	t->name_label = names;
+	t->name_label = label;
+	tb_own_names(t);
 }
 
 static int check_tables(const ds_table *x, const ds_table *y, ds_err *err)

@@ -7,22 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *kind_name(enum dobj_kind k)
-{
-	switch (k) {
-	case DOBJ_FIELD: return "field";
-	case DOBJ_MISFIT: return "unknown";
-	case DOBJ_GLOBAL: return "global";
-	case DOBJ_STACK: return "stack";
-	case DOBJ_SCALAR: return "scalars";
-	case DOBJ_KERNEL: return "kernel";
-	case DOBJ_UNKNOWN: return "unknown";
-	case DOBJ_NOMEM: return "no-memory";
-	case DOBJ_VIA: return "via";
-	}
-	return "?";
-}
-
 /* DO_NOMISS only with --cross */
 enum { DO_KIND, DO_TYPE, DO_FIELD, DO_NOMISS, DO_NCOLS };
 
@@ -83,37 +67,6 @@ static uint64_t leave_out_nomem(const ds_session *s, ds_table *t, size_t i)
 		n += s->dobj_samples.v[i * s->nev + e];
 	}
 	return n;
-}
-
-/* A line of the header says how many samples the view left out: after
- * the notes on the view's data (debug information it could not read),
- * which matter more, and come first where one is shown (the TUI). */
-static void say_nomem(ds_table *t, uint64_t n)
-{
-	if (!n)
-		return;
-	tb_prop(t, "no_memory_access_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)n);
-	tb_prop(t, "note", DS_PROP_TEXT,
-		"%llu samples were in code that accesses no memory (<no memory access>): not in this view or its totals",
-		(unsigned long long)n);
-}
-
-/* A timer samples whatever the program was doing: dsprof charges it to the
- * load or store before the interrupted instruction, which also takes the
- * time of a stall there that was no memory access (a mispredicted branch,
- * a divide).  It cannot tell from the sample; a data view of timer samples
- * says so, and what can tell. */
-static void say_timer(ds_table *t)
-{
-	for (size_t e = 0; e < t->nevents; e++)
-		if (t->events[e].time_ns && !t->events[e].precise) {
-			tb_prop(t, "note", DS_PROP_TEXT,
-				"%s samples are charged to the load or store before the interrupted instruction, "
-				"with the time of any stall there that was no memory access (a mispredicted branch, "
-				"a divide); --cross with a --sim recording of the program tells which accesses missed",
-				t->events[e].name);
-			return;
-		}
 }
 
 /* --cross: per data object, the kept samples with a trigger, and of them
@@ -198,7 +151,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		}
 		r = tb_row(&b, d->name, strlen(d->name), d->name, &added);
 		if (added) {
-			tb_cell_str(&b.v.v[r], DO_KIND, kind_name(d->kind));
+			tb_cell_str(&b.v.v[r], DO_KIND, ds_dobj_kind_name(d->kind));
 			tb_cell_str(&b.v.v[r], DO_TYPE, d->type);
 			tb_cell_str(&b.v.v[r], DO_FIELD, d->kind == DOBJ_VIA ? NULL : d->path);
 		}
@@ -230,9 +183,9 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		return rc;
 	say_cross(s, *out);
 	group_fields(*out);
-	ds_session_debug_notes(s, *out); /* first: see say_nomem */
-	say_nomem(*out, nomem);
-	say_timer(*out);
+	ds_session_debug_notes(s, *out); /* first: see ds_say_nomem */
+	ds_say_nomem(*out, nomem);
+	ds_say_timer(*out);
 	if (o && o->limit && o->limit < (*out)->nrows) {
 		ds_table *t = *out;
 		for (size_t i = o->limit; i < t->nrows; i++) {
@@ -897,7 +850,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	free(hot);
 	if ((rc = tb_finish(&d.b, &all, out, err)))
 		return rc;
-	say_timer(*out);
+	ds_say_timer(*out);
 	return 0;
 }
 

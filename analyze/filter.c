@@ -1,63 +1,22 @@
 /*
- * Memory objects and filters over a session.
+ * Filters: the samples an expression over their dimensions accepts.
  *
- * The machine is the one the experiment was recorded on (its meta.json)
- * or a model file; the objects come from memobj/.  A filter is compiled
- * once, and its string operands are mapped to the filter's ids once per
- * function and per data object, so that judging a sample is integer
- * arithmetic over its record.  Setting a filter marks the records it keeps
- * and sums only those into the aggregates every view reads.
+ * Every dimension (dims.c) but mobj:NAME is an operand, by its name
+ * (function, thread, field...) and the capital name Oracle's analyzer
+ * gave the first three (FUNC, DOBJ, FIELD); memory objects are read with
+ * MOBJ(name), and the address, thread, CPU, PC and time of the access with
+ * VADDR, THRID, CPUID, VIRTPC and TSTAMP (docs/memory-objects.md).  A
+ * filter is compiled once; a dimension's value is mapped to the filter's
+ * strings once per value, so that judging a sample is integer arithmetic
+ * over its record.  Setting a filter marks the records it keeps and sums
+ * only those into the aggregates every view reads.
  */
 #include "analyze/analyze_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The experiment's machine; a recording that kept none (an imported
- * perf.data) made on this very machine gets this machine's. */
-static void experiment_machine(ds_session *s)
-{
-	ds_err e = {0};
-
-	ds_machine_from_meta(&s->machine, &s->meta);
-	if (s->machine.ncaches || s->machine.page_size || !s->same_machine)
-		return;
-	ds_machine_fini(&s->machine);
-	ds_machine_sysfs(&s->machine, &e);
-	ds_session_note_add(s, "the experiment does not describe its machine; memory objects use this "
-			       "machine's caches and pages (the one it was recorded on)");
-}
-
-static void machine_ready(ds_session *s)
-{
-	if (!s->machine.source)
-		experiment_machine(s);
-}
-
-static int make_mobjs(ds_session *s, ds_err *err)
-{
-	if (s->mobjs_ready)
-		return 0;
-	machine_ready(s);
-	ds_mobjs_init(&s->mobjs, &s->machine);
-	if (ds_mobjs_add_user(&s->mobjs, NULL, err))
-		goto fail;
-	for (size_t i = 0; i < s->mobj_args.n; i++)
-		if (ds_mobjs_add_option(&s->mobjs, s->mobj_args.v[i], err))
-			goto fail;
-	s->mobjs_ready = true;
-	return 0;
-fail:
-	ds_mobjs_fini(&s->mobjs);
-	return -1;
-}
-
-static void mobjs_drop(ds_session *s)
-{
-	if (s->mobjs_ready)
-		ds_mobjs_fini(&s->mobjs);
-	s->mobjs_ready = false;
-}
+/* ---- the filter ---- */
 
 int ds_session_set_machine(ds_session *s, const char *model, ds_err *err)
 {
@@ -66,7 +25,7 @@ int ds_session_set_machine(ds_session *s, const char *model, ds_err *err)
 
 	if (ds_machine_load(&m, model, err))
 		return -1;
-	mobjs_drop(s);
+	ds_mobjs_drop(s);
 	ds_machine_fini(&s->machine);
 	s->machine = m;
 	if (!s->filter_text)
@@ -85,168 +44,63 @@ int ds_session_set_machine(ds_session *s, const char *model, ds_err *err)
 	return 0;
 }
 
-int ds_session_add_mobj(ds_session *s, const char *arg, ds_err *err)
+/* The filter's operands, as ds_filter_compile takes them. */
+typedef struct fops {
+	ds_filter_operand op[DS_MAX_FILTER_OPERANDS];
+	size_t n;
+} fops;
+
+/* One operand the filter reads, prepared for a session: its dimension,
+ * and per value the ids of the filter's strings it goes by. */
+typedef struct fop {
+	dim *d;
+	bool string;
+	DS_VEC(int32_t) ids;  /* per value: [2 id, 2 id + 1] = its name's, another's; INT32_MIN not yet */
+} fop;
+
+static void fop_ids(fop *o, const ds_expr *f, uint32_t id, int32_t *str, int32_t *alias)
 {
-	if (make_mobjs(s, err) || ds_mobjs_add_option(&s->mobjs, arg, err))
-		return -1;
-	ds_vec_push(&s->mobj_args, ds_xstrdup(arg));
-	return 0;
+	while (o->ids.n <= 2 * (size_t)id + 1)
+		ds_vec_push(&o->ids, INT32_MIN);
+	if (o->ids.v[2 * id] == INT32_MIN)
+		dim_filter_ids(o->d, id, f, &o->ids.v[2 * id], &o->ids.v[2 * id + 1]);
+	*str = o->ids.v[2 * id];
+	*alias = o->ids.v[2 * id + 1];
 }
 
-const ds_mobjs *ds_session_mobjs(ds_session *s, ds_err *err)
+static void fops_free(fop *v, size_t n)
 {
-	return make_mobjs(s, err) ? NULL : &s->mobjs;
-}
-
-/* Where physical addresses come from, for the errors that miss them. */
-#define NO_PADDR_HINT                                                                   \
-	"physical addresses come with page-fault samples recorded as root "              \
-	"('dsprof record -e page-faults'; see docs/memory-objects.md)"
-
-const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err)
-{
-	const ds_mobj *o;
-
-	if (make_mobjs(s, err) || !(o = ds_mobjs_find(&s->mobjs, name, err)))
-		return NULL;
-	if (o->needs_paddr) {
-		if (ds_dataspace_build(s, err))
-			return NULL;
-		if (!s->has_paddr) {
-			ds_err_set(err, DS_EINPUT,
-				   "memory object '%s' needs physical addresses (PADDR), and experiment '%s' "
-				   "has none: " NO_PADDR_HINT, name, s->path);
-			return NULL;
-		}
+	for (size_t i = 0; i < n; i++) {
+		dim_free(v[i].d);
+		ds_vec_free(&v[i].ids);
 	}
-	return o;
+	free(v);
 }
 
-int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err)
+/* The operands filter f reads, prepared for session s. */
+static fop *prepare(ds_session *s, const ds_expr *f, const fops *ops, ds_err *err)
 {
-	const ds_cache_level *c;
+	fop *v = ds_xcalloc(ops->n + 1, sizeof *v);
+	uint32_t used = ds_filter_ops_used(f);
 
-	if (!level)
-		level = "L1D";
-	if (strcmp(level, "L1D") != 0 && strcmp(level, "L2") != 0 && strcmp(level, "L3") != 0)
-		return ds_err_set(err, DS_EINPUT, "unknown cache level '%s' (L1D, L2 or L3)", level);
-	machine_ready(s);
-	if (fallback && !s->machine.ncaches) {
-		*line = DS_DEFAULT_LINE;
-		ds_session_note_add(s, "the experiment describes no caches: cache lines are taken as %u bytes "
-				       "(give --line-size N, or a machine model with --machine FILE)",
-				    DS_DEFAULT_LINE);
-		return 0;
-	}
-	c = ds_machine_level(&s->machine, level);
-	if (!c || !c->line)
-		return ds_err_set(err, DS_EINPUT,
-				  "the machine of '%s' (%s) has no %s cache; give a machine model "
-				  "(--machine FILE) or a line size (--line N)",
-				  s->path, s->machine.source, level);
-	*line = c->line;
-	return 0;
-}
-
-/* ---- the filter ---- */
-
-const char *ds_untagged(const char *type_name)
-{
-	static const char *const tags[] = {"struct ", "class ", "union ", "enum "};
-	for (size_t i = 0; i < sizeof tags / sizeof tags[0]; i++)
-		if (strncmp(type_name, tags[i], strlen(tags[i])) == 0)
-			return type_name + strlen(tags[i]);
-	return type_name;
-}
-
-/* C++ names go by their last scopes too, as perf and gdb take them:
- * FUNC == "sum_weights" and "Store::sum_weights" keep
- * shop::Store::sum_weights; DOBJ == "struct Item<double>", "Item<double>"
- * and "shop::Item<double>" keep struct shop::Item<double> (FIELD the same,
- * with ".path" after).  The filter's string for the longest such name of
- * name[0..len) (after its tag, "struct ", when it has one), followed by
- * tail; -1 when none. */
-static int32_t last_scopes(const ds_expr *f, const char *name, size_t len, const char *tail)
-{
-	size_t tag = (size_t)(ds_untagged(name) - name);
-	int depth = 0;
-	int32_t id = -1;
-	ds_buf b = {0};
-
-	for (size_t p = tag; p < len && id < 0; p++) {
-		bool start = p == tag || (!depth && p >= 2 && name[p - 2] == ':' && name[p - 1] == ':');
-		if (name[p] == '<' || name[p] == '(')
-			depth++;
-		else if ((name[p] == '>' || name[p] == ')') && depth > 0)
-			depth--;
-		if (!start)
+	for (size_t k = 0; k < ops->n; k++) {
+		if (!(used >> k & 1))
 			continue;
-		/* the tag and this suffix (not the whole name: that is its own), then the suffix alone */
-		for (int with_tag = tag && p > tag; with_tag >= 0 && id < 0; with_tag--) {
-			if (p == tag && !with_tag && !tag)
-				continue;
-			ds_buf_reset(&b);
-			ds_buf_printf(&b, "%.*s%.*s%s", with_tag ? (int)tag : 0, name, (int)(len - p), name + p, tail);
-			id = ds_filter_string_id(f, ds_buf_str(&b));
+		v[k].string = ops->op[k].string;
+		if (!(v[k].d = dim_new(s, ops->op[k].name, NULL, err))) {
+			fops_free(v, ops->n);
+			return NULL;
 		}
 	}
-	ds_buf_free(&b);
-	return id;
+	return v;
 }
 
-/* The ids of a data object's names for the filter's string operands:
- * DOBJ is the type of a field (and of padding, and of what a string
- * function did to the type) and the object itself otherwise; FIELD only exists for fields and padding.  A type told apart
- * from others of its name by where it is declared ("struct node
- * (tu2.c:3)") also goes by its name alone (id[DOBJ_ALIAS]): DOBJ ==
- * "struct node" keeps every definition of struct node. */
-enum { DOBJ_NAME, DOBJ_ALIAS, FIELD_NAME, FIELD_ALIAS, DOBJ_NIDS };
-
-static void dobj_strings(const ds_session *s, const ds_expr *f, const dobj *o, int32_t *id)
+static void mark_kept(ds_session *s, const ds_expr *f, const fops *ops, fop *v)
 {
-	const tident *ti = o->tid >= 0 ? &s->tidents.v[o->tid] : NULL;
-	bool member = o->kind == DOBJ_FIELD;
-	/* what a string function did to a type is the type's */
-	bool of_type = member || (o->kind == DOBJ_VIA && o->tid >= 0);
+	int64_t op[DS_MAX_FILTER_OPERANDS];
+	int32_t alias[DS_MAX_FILTER_OPERANDS];
+	ds_access a = {.op = op, .alias = alias};
 
-	id[DOBJ_NAME] = ds_filter_string_id(f, of_type && o->type ? o->type : o->name);
-	id[FIELD_NAME] = member ? ds_filter_string_id(f, o->name) : -1;
-	id[DOBJ_ALIAS] = id[FIELD_ALIAS] = -1;
-	if (ti && ti->name[ti->base]) {
-		char *base = ds_xstrndup(ti->name, ti->base), *field = ds_xasprintf("%s.%s", base, o->path);
-		id[DOBJ_ALIAS] = ds_filter_string_id(f, base);
-		id[FIELD_ALIAS] = member ? ds_filter_string_id(f, field) : -1;
-		free(base);
-		free(field);
-	}
-	if (ti && of_type && id[DOBJ_ALIAS] < 0)
-		id[DOBJ_ALIAS] = last_scopes(f, ti->name, ti->base, "");
-	if (ti && member && id[FIELD_ALIAS] < 0) {
-		char *tail = ds_xasprintf(".%s", o->path);
-		id[FIELD_ALIAS] = last_scopes(f, ti->name, ti->base, tail);
-		free(tail);
-	}
-}
-
-static int32_t function_alias(const ds_expr *f, const char *name)
-{
-	return last_scopes(f, name, strlen(name), "");
-}
-
-#define ID_UNSET INT32_MIN
-
-static void mark_kept(ds_session *s, const ds_expr *f)
-{
-	unsigned uses = ds_expr_uses(f);
-	int32_t *fn = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *fn);
-	int32_t *fn_alias = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *fn_alias);
-	int32_t(*obj)[DOBJ_NIDS] = ds_xcalloc(s->dobjs.n ? s->dobjs.n : 1, sizeof *obj);
-	ds_access a = {.str = {-1, -1, -1}, .alias = {-1, -1, -1}};
-
-	for (size_t i = 0; i < s->sites.n; i++)
-		fn[i] = ID_UNSET;
-	for (size_t i = 0; i < s->dobjs.n; i++)
-		dobj_strings(s, f, &s->dobjs.v[i], obj[i]);
 	s->keep.n = 0;
 	ds_vec_reserve(&s->keep, s->srecs.n / 64 + 1);
 	memset(s->keep.v, 0, (s->srecs.n / 64 + 1) * sizeof *s->keep.v);
@@ -254,25 +108,20 @@ static void mark_kept(ds_session *s, const ds_expr *f)
 	for (size_t i = 0; i < s->srecs.n; i++) {
 		const ds_srec *r = &s->srecs.v[i];
 		ds_srec_operands(s, i, &a);
-		if (uses & DS_USES_FUNC) {
-			if (fn[r->site] == ID_UNSET) {
-				ds_site_resolve(s, r->site, false);
-				fn[r->site] = ds_filter_string_id(f, site_fname(s, r->site));
-				fn_alias[r->site] = function_alias(f, site_fname(s, r->site));
+		for (size_t k = 0; k < ops->n; k++) {
+			if (!v[k].d)
+				continue;
+			if (v[k].string) {
+				int32_t str;
+				fop_ids(&v[k], f, dim_id(v[k].d, i, r), &str, &alias[k]);
+				op[k] = str;
+			} else if (!dim_record_number(v[k].d, i, r, &op[k])) {
+				op[k] = -1;
 			}
-			a.str[DS_FUNC] = fn[r->site];
-			a.alias[DS_FUNC] = fn_alias[r->site];
 		}
-		a.str[DS_DOBJ] = obj[r->dobj][DOBJ_NAME];
-		a.alias[DS_DOBJ] = obj[r->dobj][DOBJ_ALIAS];
-		a.str[DS_FIELD] = obj[r->dobj][FIELD_NAME];
-		a.alias[DS_FIELD] = obj[r->dobj][FIELD_ALIAS];
 		if (ds_filter_match(f, &a))
 			s->keep.v[i / 64] |= 1ull << (i % 64);
 	}
-	free(fn);
-	free(fn_alias);
-	free(obj);
 }
 
 /* ---- names that nothing goes by ---- */
@@ -336,65 +185,75 @@ static void consider(nearest *n, const char *want, size_t len, const char *name)
 	n->dist[at] = d;
 }
 
-/* Mark the filter's strings (seen[op * nstr + id]) that one of a session's
- * sampled functions or data objects goes by. */
-static void mark_names(ds_session *s, const ds_expr *f, bool *seen, size_t nstr)
+/* Mark the filter's strings (seen[op * nstr + id]) that a value of one of
+ * the session's string operands goes by: of a sample, or of a frame of its
+ * call chain (a caller is a function that was sampled too). */
+static void mark_names(ds_session *s, const ds_expr *f, const fops *ops, fop *v, bool *seen, size_t nstr)
 {
-#define SEEN(op, id) do { if ((id) >= 0) seen[(size_t)(op) * nstr + (size_t)(id)] = true; } while (0)
-	for (size_t i = 0; i < s->sites.n; i++) {
-		const char *fn;
-		ds_site_resolve(s, i, false);
-		fn = site_fname(s, i);
-		SEEN(DS_FUNC, ds_filter_string_id(f, fn));
-		SEEN(DS_FUNC, function_alias(f, fn));
-	}
-	for (size_t i = 0; i < s->dobjs.n; i++) {
-		int32_t id[DOBJ_NIDS];
-		dobj_strings(s, f, &s->dobjs.v[i], id);
-		SEEN(DS_DOBJ, id[DOBJ_NAME]);
-		SEEN(DS_DOBJ, id[DOBJ_ALIAS]);
-		SEEN(DS_FIELD, id[FIELD_NAME]);
-		SEEN(DS_FIELD, id[FIELD_ALIAS]);
+#define SEEN(op, id) do { if ((id) >= 0) seen[(op) * nstr + (size_t)(id)] = true; } while (0)
+	for (size_t k = 0; k < ops->n; k++) {
+		int32_t str, alias;
+		if (!v[k].d || !v[k].string)
+			continue;
+		for (size_t i = 0; i < s->srecs.n; i++) {
+			const ds_srec *r = &s->srecs.v[i];
+			uint32_t id = dim_id(v[k].d, i, r);
+			fop_ids(&v[k], f, id, &str, &alias);
+			SEEN(k, str);
+			SEEN(k, alias);
+			if (!(v[k].d->def->flags & DIM_CHAIN) || r->chain == UINT32_MAX)
+				continue;
+			for (size_t c = 0, n = 1; c < n; c++) {
+				const uint32_t *ids = dim_chain_ids(v[k].d, r->chain, &n);
+				fop_ids(&v[k], f, ids[c], &str, &alias);
+				SEEN(k, str);
+				SEEN(k, alias);
+			}
+		}
 	}
 #undef SEEN
 }
 
-/* A session's names of kind op nearest `want`, into n. */
-static void near_names(const ds_session *s, int op, const char *want, size_t len, nearest *n)
+/* How an error names an operand's values. */
+static const char *values_of(const char *op)
 {
-	for (size_t k = 0; op == DS_FUNC && k < s->sites.n; k++)
-		consider(n, want, len, site_fname(s, k));
-	for (size_t k = 0; op != DS_FUNC && k < s->dobjs.n; k++) {
-		const dobj *o = &s->dobjs.v[k];
-		if (op == DS_FIELD && o->kind != DOBJ_FIELD)
-			continue;
-		consider(n, want, len, op == DS_DOBJ && o->kind == DOBJ_FIELD ? o->type : o->name);
-	}
+	return strcmp(op, "dataobject") == 0 ? "data object" : op;
 }
 
-/* A name the filter compares FUNC, DOBJ or FIELD with that no sampled
- * function or data object goes by (of the session, or of the one it is
- * compared with) is a mistake, not a question whose answer is nothing: an
- * error naming it, with the nearest names there are. */
-static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
+/* Where the names of an operand's values are listed. */
+static const char *see_also(const char *op)
 {
-	static const char *const what[DS_NSTR_OPERANDS] = {"function", "data object", "field"};
-	ds_session *side[2] = {s, s->partner};
+	if (strcmp(op, "function") == 0)
+		return "--view functions";
+	if (strcmp(op, "dataobject") == 0 || strcmp(op, "field") == 0)
+		return "--view dataobjects";
+	return "--by KEY";
+}
+
+/* A name the filter compares a string operand with that no value of the
+ * session (or of the one it is compared with) goes by is a mistake, not a
+ * question whose answer is nothing: an error naming it, with the nearest
+ * names there are. */
+static int check_names(ds_session *s, const ds_expr *f, const fops *ops, fop *v, ds_err *err)
+{
+	fop *pv = NULL;
 	int nsides = s->partner ? 2 : 1, rc = 0;
 	size_t nstr = 0;
 	bool *seen;
 
-	for (int op = 0; op < DS_NSTR_OPERANDS; op++)
+	for (size_t op = 0; op < ops->n; op++)
 		for (size_t i = 0, id; (id = (size_t)ds_filter_compared(f, op, i)) != (size_t)-1; i++)
 			nstr = id + 1 > nstr ? id + 1 : nstr;
 	if (!nstr)
 		return 0;
-	if (s->partner && (ds_session_load(s->partner, 0, err) || ds_dataspace_build(s->partner, err)))
+	if (s->partner && (ds_session_load(s->partner, 0, err) || ds_dataspace_build(s->partner, err) ||
+			   !(pv = prepare(s->partner, f, ops, err))))
 		return -1;
-	seen = ds_xcalloc(nstr * DS_NSTR_OPERANDS, sizeof *seen);
-	for (int k = 0; k < nsides; k++)
-		mark_names(side[k], f, seen, nstr);
-	for (int op = 0; op < DS_NSTR_OPERANDS && !rc; op++) {
+	seen = ds_xcalloc(nstr * ops->n, sizeof *seen);
+	mark_names(s, f, ops, v, seen, nstr);
+	if (pv)
+		mark_names(s->partner, f, ops, pv, seen, nstr);
+	for (size_t op = 0; op < ops->n && !rc; op++) {
 		int32_t id;
 		for (size_t i = 0; !rc && (id = ds_filter_compared(f, op, i)) >= 0; i++) {
 			nearest n = {{NULL}, {0}};
@@ -402,22 +261,27 @@ static int check_names(ds_session *s, const ds_expr *f, ds_err *err)
 			const char *want = ds_filter_string(f, id, &len);
 			ds_buf b = {0};
 
-			if (seen[(size_t)op * nstr + (size_t)id])
+			if (seen[op * nstr + (size_t)id])
 				continue;
-			for (int k = 0; k < nsides; k++)
-				near_names(side[k], op, want, len, &n);
-			ds_buf_printf(&b, "filter: no sampled %s is named '%.*s' in '%s'%s%s%s", what[op], (int)len,
-				      want, s->path, s->partner ? " or '" : "", s->partner ? s->partner->path : "",
-				      s->partner ? "'" : "");
+			for (int k = 0; k < nsides; k++) {
+				dim *d = (k ? pv : v)[op].d;
+				for (uint32_t x = 0; x < d->raw.n; x++)
+					consider(&n, want, len, dim_value_name(d, x));
+			}
+			ds_buf_printf(&b, "filter: no sampled %s is named '%.*s' in '%s'%s%s%s",
+				      values_of(ops->op[op].name), (int)len, want, s->path, s->partner ? " or '" : "",
+				      s->partner ? s->partner->path : "", s->partner ? "'" : "");
 			for (int k = 0; k < 3 && n.name[k]; k++)
 				ds_buf_printf(&b, "%s'%s'", k ? ", " : "; nearest: ", n.name[k]);
 			if (!n.name[0])
-				ds_buf_puts(&b, op == DS_FUNC ? "; see --view functions" : "; see --view dataobjects");
+				ds_buf_printf(&b, "; see %s", see_also(ops->op[op].name));
 			rc = ds_err_set(err, DS_EINPUT, "%s", ds_buf_str(&b));
 			ds_buf_free(&b);
 		}
 	}
 	free(seen);
+	if (pv)
+		fops_free(pv, ops->n);
 	return rc;
 }
 
@@ -429,23 +293,27 @@ void ds_session_pair(ds_session *s, ds_session *other)
 int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)
 {
 	ds_expr *f = NULL;
+	fops ops;
+	fop *v = NULL;
 
 	if (text && !*text)
 		text = NULL;
 	if (!text && !s->filter)
 		return 0;
-	if (text && (make_mobjs(s, err) || ds_filter_compile(text, &s->machine, &s->mobjs, &f, err)))
+	ops.n = ds_dim_filter_operands(ops.op, DS_MAX_FILTER_OPERANDS);
+	if (text && (!ds_session_mobjs(s, err) ||
+		     ds_filter_compile(text, &s->machine, &s->mobjs, ops.op, ops.n, &f, err)))
 		return -1;
-	if (ds_session_load(s, 0, err) || ds_dataspace_build(s, err)) {
+	if (ds_session_load(s, 0, err) || ds_dataspace_build(s, err) || (f && !(v = prepare(s, f, &ops, err))) ||
+	    (f && check_names(s, f, &ops, v, err))) {
 		ds_expr_free(f);
-		return -1;
-	}
-	if (f && check_names(s, f, err)) {
-		ds_expr_free(f);
+		if (v)
+			fops_free(v, ops.n);
 		return -1;
 	}
 	if (f && (ds_expr_uses(f) & (1u << DS_PADDR)) && !s->has_paddr) {
 		ds_expr_free(f);
+		fops_free(v, ops.n);
 		return ds_err_set(err, DS_EINPUT,
 				  "the filter reads physical addresses (PADDR), and experiment '%s' has none: "
 				  NO_PADDR_HINT, s->path);
@@ -455,12 +323,13 @@ int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)
 	s->filter = f;
 	s->filter_text = text ? ds_xstrdup(text) : NULL;
 	s->unfiltered_samples = s->srecs.n;
-	if (f)
-		mark_kept(s, f);
-	else
+	if (f) {
+		mark_kept(s, f, &ops, v);
+		fops_free(v, ops.n);
+	} else {
 		s->keep.n = 0;
-	if (ds_session_recount(s, err))
-		return -1;
+	}
+	ds_session_recount(s);
 	ds_dataspace_recount(s);
 	return 0;
 }
@@ -470,13 +339,8 @@ const char *ds_session_filter(const ds_session *s)
 	return s->filter_text;
 }
 
-void ds_session_mobjs_free(ds_session *s)
+void ds_filter_free(ds_session *s)
 {
-	mobjs_drop(s);
-	ds_machine_fini(&s->machine);
-	for (size_t i = 0; i < s->mobj_args.n; i++)
-		free(s->mobj_args.v[i]);
-	ds_vec_free(&s->mobj_args);
 	ds_expr_free(s->filter);
 	free(s->filter_text);
 	ds_vec_free(&s->keep);

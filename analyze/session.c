@@ -447,26 +447,10 @@ static void load_dso(ds_session *s, dso_ent *d)
 	free(path);
 }
 
-void ds_site_resolve(ds_session *s, size_t i, bool lines)
+ds_dso *ds_session_object(ds_session *s, uint32_t di)
 {
-	site *st = &s->sites.v[i];
-	dso_ent *d = &s->dsos.v[st->dso];
-
-	if (!st->resolved) {
-		st->resolved = true;
-		if (st->dso != DSO_UNKNOWN) {
-			load_dso(s, d);
-			if (d->dso && ds_dso_file_to_vaddr(d->dso, st->off, &st->vaddr)) {
-				st->has_vaddr = true;
-				st->sym = ds_dso_symbol_at(d->dso, st->vaddr);
-			}
-		}
-	}
-	if (lines && !st->lines_done) {
-		st->lines_done = true;
-		if (st->has_vaddr && !d->kernel)
-			ds_dso_line_at(d->dso, st->vaddr, &st->file, &st->line);
-	}
+	load_dso(s, &s->dsos.v[di]);
+	return s->dsos.v[di].dso;
 }
 
 const char *ds_thread_comm(ds_session *s, size_t ti)
@@ -639,7 +623,7 @@ const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t
 /* Chain of unique instructions for one sample: the leaf, then each caller.
  * Return addresses point after the call, so callers are looked up at
  * address - 1, which lies in the calling instruction (and line). */
-static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint32_t leaf, int ev)
+static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint32_t leaf)
 {
 	uint32_t key[131];
 	const size_t max = sizeof key / sizeof key[0];
@@ -674,8 +658,28 @@ static void count_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint3
 			ds_vec_push(&s->chain_samples, 0);
 			ds_vec_push(&s->chain_count, 0);
 		}
-	s->chain_samples.v[ci * s->nev + (size_t)ev]++;
-	s->chain_count.v[ci * s->nev + (size_t)ev] += sm->period ? sm->period : 1;
+	return (uint32_t)ci;
+}
+
+/* Add a record to the per-instruction, per-thread, per-chain and per-event
+ * sums. */
+static void count_srec(ds_session *s, const ds_srec *x)
+{
+	s->site_samples.v[(size_t)x->site * s->nev + x->ev]++;
+	s->site_count.v[(size_t)x->site * s->nev + x->ev] += x->period;
+	s->thread_samples.v[(size_t)x->thread * s->nev + x->ev]++;
+	s->thread_count.v[(size_t)x->thread * s->nev + x->ev] += x->period;
+	if (x->chain != UINT32_MAX) {
+		s->chain_samples.v[(size_t)x->chain * s->nev + x->ev]++;
+		s->chain_count.v[(size_t)x->chain * s->nev + x->ev] += x->period;
+	}
+	s->ev_samples[x->ev]++;
+	s->ev_count[x->ev] += x->period;
+	s->nsamples++;
+	if (x->time != UINT64_MAX && x->time && (!s->first_time || x->time < s->first_time))
+		s->first_time = x->time;
+	if (x->time != UINT64_MAX && x->time > s->last_time)
+		s->last_time = x->time;
 }
 
 /* What the reader could not read, once it has read every record. */
@@ -705,9 +709,8 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 	ds_progress_begin(&pr, "reading samples");
 	for (;;) {
 		const ds_sample *sm = &r.u.sample;
-		uint64_t period, t;
-		uint32_t leaf;
-		size_t th;
+		uint64_t t;
+		ds_srec x;
 
 		if (until && n && (n & 0x3ff) == 0 && ds_now() >= until) {
 			ds_progress_end(&pr);
@@ -719,25 +722,20 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 			ds_progress_update(&pr, s->load_cur, total);
 		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
 			continue;
-		period = sm->period ? sm->period : 1;
 		t = sample_time(sm);
-		leaf = ds_session_site(s, sm->pid, t, sm->ip, ds_ip_is_kernel(r.misc));
-		s->site_samples.v[(size_t)leaf * s->nev + (size_t)r.evidx]++;
-		s->site_count.v[(size_t)leaf * s->nev + (size_t)r.evidx] += period;
-		th = thread_get(s, sm->pid, sm->tid);
-		s->thread_samples.v[th * s->nev + (size_t)r.evidx]++;
-		s->thread_count.v[th * s->nev + (size_t)r.evidx] += period;
-		s->ev_samples[r.evidx]++;
-		s->ev_count[r.evidx] += period;
-		s->nsamples++;
-		if (sm->time && (!s->first_time || sm->time < s->first_time))
-			s->first_time = sm->time;
-		if (sm->time > s->last_time)
-			s->last_time = sm->time;
+		x = (ds_srec){.ip = sm->ip, .time = t, .period = sm->period ? sm->period : 1,
+			      .cpu = (sm->type & PERF_SAMPLE_CPU) ? sm->cpu : UINT32_MAX,
+			      .chain = UINT32_MAX, .ev = (uint16_t)r.evidx, .dobj = -1};
+		x.site = ds_session_site(s, sm->pid, t, sm->ip, ds_ip_is_kernel(r.misc));
+		x.thread = (uint32_t)thread_get(s, sm->pid, sm->tid);
+		if (ds_ip_is_kernel(r.misc))
+			x.flags |= SR_KERNEL;
 		if (sm->type & PERF_SAMPLE_CALLCHAIN) {
 			s->callchains = true;
-			count_chain(s, sm, r.misc, leaf, r.evidx);
+			x.chain = intern_chain(s, sm, r.misc, x.site);
 		}
+		ds_vec_push(&s->srecs, x);
+		count_srec(s, &x);
 	}
 	ds_progress_end(&pr);
 	if (rc < 0)
@@ -797,58 +795,21 @@ static int check_tids(ds_session *s, ds_err *err)
 	return 0;
 }
 
-uint32_t ds_session_thread(ds_session *s, uint32_t pid, uint32_t tid)
+/* The sums over the records the filter keeps, from zero. */
+void ds_session_recount(ds_session *s)
 {
-	return (uint32_t)thread_get(s, pid, tid);
-}
-
-/* The per-instruction, per-thread and per-event sums come from the
- * dataspace's records, which have all they need; only the call chains,
- * which records do not keep, take one more pass over the samples. */
-int ds_session_recount(ds_session *s, ds_err *err)
-{
-	uint64_t cur = 0;
-	size_t k = 0;
-	ds_record r;
-	int rc = 0;
-
 	ds_zero_u64(s->site_samples.v, s->site_samples.n);
 	ds_zero_u64(s->site_count.v, s->site_count.n);
 	ds_zero_u64(s->thread_samples.v, s->thread_samples.n);
 	ds_zero_u64(s->thread_count.v, s->thread_count.n);
+	ds_zero_u64(s->chain_samples.v, s->chain_samples.n);
+	ds_zero_u64(s->chain_count.v, s->chain_count.n);
 	ds_zero_u64(s->ev_samples, s->nev);
 	ds_zero_u64(s->ev_count, s->nev);
 	s->nsamples = s->first_time = s->last_time = 0;
-	for (size_t i = 0; i < s->srecs.n; i++) {
-		const ds_srec *x = &s->srecs.v[i];
-		if (!ds_srec_kept(s, i))
-			continue;
-		s->site_samples.v[(size_t)x->site * s->nev + x->ev]++;
-		s->site_count.v[(size_t)x->site * s->nev + x->ev] += x->period;
-		s->thread_samples.v[(size_t)x->thread * s->nev + x->ev]++;
-		s->thread_count.v[(size_t)x->thread * s->nev + x->ev] += x->period;
-		s->ev_samples[x->ev]++;
-		s->ev_count[x->ev] += x->period;
-		s->nsamples++;
-		if (x->time != UINT64_MAX && x->time && (!s->first_time || x->time < s->first_time))
-			s->first_time = x->time;
-		if (x->time != UINT64_MAX && x->time > s->last_time)
-			s->last_time = x->time;
-	}
-	ds_hash_free(s->chain_index);
-	s->chain_index = ds_hash_new();
-	s->chain_samples.n = s->chain_count.n = 0;
-	if (!s->callchains)
-		return 0;
-	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
-		const ds_sample *sm = &r.u.sample;
-		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
-			continue;
-		if (k < s->srecs.n && ds_srec_kept(s, k) && (sm->type & PERF_SAMPLE_CALLCHAIN))
-			count_chain(s, sm, r.misc, s->srecs.v[k].site, r.evidx);
-		k++;
-	}
-	return rc < 0 ? -1 : 0;
+	for (size_t i = 0; i < s->srecs.n; i++)
+		if (ds_srec_kept(s, i))
+			count_srec(s, &s->srecs.v[i]);
 }
 
 static int read_side_band(ds_session *s, ds_err *err)
@@ -987,6 +948,7 @@ void ds_session_close(ds_session *s)
 		return;
 	ds_dataspace_free(s); /* first: it holds sites and types of the dsos */
 	ds_timeline_free(s);
+	ds_filter_free(s);
 	ds_session_mobjs_free(s);
 	for (size_t i = 0; i < s->dsos.n; i++) {
 		ds_dso_close(s->dsos.v[i].dso);
@@ -1021,6 +983,7 @@ void ds_session_close(ds_session *s)
 	ds_vec_free(&s->thread_count);
 	ds_vec_free(&s->chain_samples);
 	ds_vec_free(&s->chain_count);
+	ds_vec_free(&s->srecs);
 	free(s->ev_samples);
 	free(s->ev_count);
 	for (size_t i = 0; i < s->notes.n; i++)

@@ -79,6 +79,28 @@ bool ds_event_coherence(const char *event)
 	return strcasestr(event, "hitm") != NULL;
 }
 
+void tb_own_names(ds_table *t)
+{
+	size_t head = t->ncols * sizeof(ds_col), len = strlen(t->name_label ? t->name_label : "") + 1;
+	char *block, *names;
+
+	for (size_t c = 0; c < t->ncols; c++)
+		len += strlen(t->cols[c].name) + 1;
+	block = ds_xmalloc(head + len);
+	names = block + head;
+	memcpy(block, t->cols, head);
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t n = strlen(t->cols[c].name) + 1;
+		memcpy(names, t->cols[c].name, n);
+		((ds_col *)(void *)block)[c].name = names;
+		names += n;
+	}
+	memcpy(names, t->name_label ? t->name_label : "", strlen(t->name_label ? t->name_label : "") + 1);
+	t->name_label = names;
+	free(t->cols);
+	t->cols = (ds_col *)(void *)block;
+}
+
 /* A new row without a key (the view finds its rows itself); its index. */
 size_t tb_row_new(tb *b, const char *name)
 {
@@ -124,15 +146,6 @@ void tb_cell_u64(ds_row *r, size_t col, uint64_t v)
 
 /* ---- sorting ---- */
 
-enum sort_what { SORT_SAMPLES, SORT_COUNT, SORT_INCL, SORT_INCL_COUNT, SORT_NAME, SORT_COL };
-
-typedef struct sort_spec {
-	enum sort_what what;
-	size_t ev;
-	size_t col;
-	const ds_table *t;
-} sort_spec;
-
 static int find_event(const ds_table *t, const char *name, size_t *ev)
 {
 	for (size_t e = 0; e < t->nevents; e++)
@@ -143,7 +156,7 @@ static int find_event(const ds_table *t, const char *name, size_t *ev)
 	return -1;
 }
 
-static int parse_sort(const ds_table *t, const char *spec, sort_spec *out, ds_err *err)
+int tb_parse_sort(const ds_table *t, const char *spec, sort_spec *out, ds_err *err)
 {
 	static const struct {
 		const char *key;
@@ -200,6 +213,18 @@ static uint64_t metric(const sort_spec *sp, const ds_row *r)
 	case SORT_COUNT: return r->count[sp->ev];
 	case SORT_INCL: return r->incl_samples[sp->ev];
 	case SORT_INCL_COUNT: return r->incl_count[sp->ev];
+	default: return 0;
+	}
+}
+
+uint64_t tb_sort_metric(const sort_spec *sp, const uint64_t *samples, const uint64_t *count,
+			const uint64_t *incl_samples, const uint64_t *incl_count)
+{
+	switch (sp->what) {
+	case SORT_SAMPLES: return samples[sp->ev];
+	case SORT_COUNT: return count[sp->ev];
+	case SORT_INCL: return incl_samples ? incl_samples[sp->ev] : 0;
+	case SORT_INCL_COUNT: return incl_count ? incl_count[sp->ev] : 0;
 	default: return 0;
 	}
 }
@@ -268,7 +293,7 @@ int tb_sort_rows(const ds_table *t, const char *sort, ds_row *rows, size_t n, ds
 {
 	sort_spec sp;
 
-	if (parse_sort(t, sort, &sp, err))
+	if (tb_parse_sort(t, sort, &sp, err))
 		return -1;
 	ds_sort_r(rows, n, sizeof *rows, cmp_rows, &sp);
 	return 0;
@@ -292,7 +317,7 @@ int tb_finish(tb *b, const ds_view_opts *o, ds_table **out, ds_err *err)
 	ds_hash_free(b->rows);
 	t->rows = b->v.v;
 	t->nrows = t->total_rows = b->v.n;
-	if (parse_sort(t, o ? o->sort : NULL, &sp, err)) {
+	if (tb_parse_sort(t, o ? o->sort : NULL, &sp, err)) {
 		ds_table_free(t);
 		return -1;
 	}

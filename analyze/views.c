@@ -25,110 +25,18 @@ const char *ds_view_help_sort(void)
 	       "or a column name (module, file, line, address, pid, tid, ...)";
 }
 
-static void add_metrics(ds_session *s, ds_row *r, size_t si)
-{
-	for (size_t e = 0; e < s->nev; e++) {
-		r->samples[e] += s->site_samples.v[si * s->nev + e];
-		r->count[e] += s->site_count.v[si * s->nev + e];
-	}
-}
-
-static bool site_has_samples(const ds_session *s, size_t si)
-{
-	for (size_t e = 0; e < s->nev; e++)
-		if (s->site_samples.v[si * s->nev + e])
-			return true;
-	return false;
-}
-
-/* ---- function keys ---- */
-
-fkey site_fkey(ds_session *s, size_t i)
-{
-	const site *st;
-	fkey k = {0, 0, 0};
-	ds_site_resolve(s, i, false);
-	st = &s->sites.v[i];
-	k.dso = st->dso;
-	if (st->sym) {
-		k.known = 1;
-		k.start = st->sym->start;
-	}
-	return k;
-}
-
-const char *site_fname(const ds_session *s, size_t i)
-{
-	const site *st = &s->sites.v[i];
-	if (st->sym)
-		return st->sym->name;
-	return s->dsos.v[st->dso].kernel ? "[kernel]" : "[unknown]";
-}
-
-/* ---- functions ---- */
-
-enum { FN_MODULE, FN_ADDRESS, FN_NCOLS };
+/* ---- functions, threads: groupings by one key ---- */
 
 static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[FN_NCOLS] = {{"module", DS_COL_STR, true}, {"address", DS_COL_HEX, false}};
-	tb b;
-	uint32_t *site_row = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *site_row);
+	static const char *const keys[] = {"function"};
+	return ds_group(s, keys, 1, &(group_opts){"functions", "function", true}, o, out, err);
+}
 
-	bool *in_chain = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *in_chain);
-
-	tb_init(&b, s, "functions", "function", cols, FN_NCOLS, s->callchains);
-	for (size_t c = 0; c < ds_hash_count(s->chain_index); c++) {
-		size_t len;
-		const uint32_t *key = ds_hash_key(s->chain_index, c, &len);
-		for (size_t k = 0; k < len / sizeof *key; k++)
-			in_chain[key[k]] = true;
-	}
-	/* every site sampled or seen as a caller (callers get a row too), of
-	 * the samples the filter keeps */
-	for (size_t i = 0; i < s->sites.n; i++) {
-		fkey k;
-		bool added;
-		size_t r;
-		if (!in_chain[i] && !site_has_samples(s, i))
-			continue;
-		k = site_fkey(s, i);
-		r = tb_row(&b, &k, sizeof k, site_fname(s, i), &added);
-		if (added) {
-			tb_cell_str(&b.v.v[r], FN_MODULE, s->dsos.v[k.dso].module);
-			if (k.known)
-				tb_cell_u64(&b.v.v[r], FN_ADDRESS, k.start);
-		}
-		site_row[i] = (uint32_t)r;
-		add_metrics(s, &b.v.v[r], i);
-	}
-	if (b.t->inclusive) {
-		/* each function once per call chain, however often it recurses */
-		size_t nch = ds_hash_count(s->chain_index);
-		DS_VEC(uint32_t) seen = {0};
-		for (size_t c = 0; c < nch; c++) {
-			size_t len;
-			const uint32_t *key = ds_hash_key(s->chain_index, c, &len);
-			seen.n = 0;
-			for (size_t k = 0; k < len / sizeof *key; k++) {
-				uint32_t r = site_row[key[k]];
-				bool dup = false;
-				for (size_t j = 0; j < seen.n && !dup; j++)
-					dup = seen.v[j] == r;
-				if (dup)
-					continue;
-				ds_vec_push(&seen, r);
-				for (size_t e = 0; e < s->nev; e++) {
-					b.v.v[r].incl_samples[e] += s->chain_samples.v[c * s->nev + e];
-					b.v.v[r].incl_count[e] += s->chain_count.v[c * s->nev + e];
-				}
-			}
-		}
-		ds_vec_free(&seen);
-	}
-	free(site_row);
-	free(in_chain);
-	return tb_finish(&b, o, out, err);
+static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const char *const keys[] = {"thread"};
+	return ds_group(s, keys, 1, &(group_opts){"threads", "command", true}, o, out, err);
 }
 
 /* The data object an instruction's samples touched, where the access was
@@ -195,18 +103,7 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		uint64_t n;
 		if (!ds_charge_has(s, &c, i))
 			continue;
-		ds_buf_reset(&key);
-		ds_buf_reset(&name);
-		if (st->file) {
-			const char *base = strrchr(st->file, '/');
-			ds_buf_printf(&key, "L%s:%u", st->file, st->line);
-			ds_buf_printf(&name, "%s:%u", base ? base + 1 : st->file, st->line);
-		} else {
-			/* no line table: one row per function, so the time is not lost */
-			fkey k = site_fkey(s, i);
-			ds_buf_printf(&key, "F%u:%u:%" PRIx64, k.dso, k.known, k.start);
-			ds_buf_printf(&name, "%s (no line info)", site_fname(s, i));
-		}
+		site_line_name(s, i, &key, &name);
 		r = tb_row(&b, key.p, key.len, name.p, &added);
 		if (added) {
 			tb_cell_str(&b.v.v[r], LN_FUNCTION, site_fname(s, i));
@@ -239,34 +136,6 @@ enum {
 	PC_ADDRESS, PC_MODULE, PC_FUNCTION, PC_OFFSET, PC_FILE, PC_LINE, PC_DISASM, PC_SAMPLED,
 	PC_TRIGGER, PC_DATAOBJECT, PC_VERDICT, PC_NCOLS
 };
-
-static void disasm_site(ds_session *s, const site *st, char *text, size_t n)
-{
-	const uint8_t *code;
-	size_t avail;
-	dso_ent *d = &s->dsos.v[st->dso];
-
-	text[0] = 0;
-	if (!st->has_vaddr || d->kernel || !d->dso)
-		return;
-	code = ds_dso_code_at(d->dso, st->vaddr, &avail);
-	if (!code)
-		return;
-	if (!s->dec && !(s->dec = ds_decoder_new(ds_arch_host(), NULL)))
-		return;
-	ds_decode_text(s->dec, code, avail, st->vaddr, text, n);
-}
-
-/* "FUNC+0xOFF", or "FUNC 0xADDR" outside every symbol. */
-static void site_label(ds_session *s, size_t i, ds_buf *name)
-{
-	const site *st = &s->sites.v[i];
-	ds_buf_reset(name);
-	if (st->sym)
-		ds_buf_printf(name, "%s+0x%" PRIx64, st->sym->name, st->vaddr - st->sym->start);
-	else
-		ds_buf_printf(name, "%s 0x%" PRIx64, site_fname(s, i), st->has_vaddr ? st->vaddr : st->off);
-}
 
 static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
@@ -302,7 +171,7 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 			tb_cell_str(&b.v.v[r], PC_FILE, st->file);
 			tb_cell_u64(&b.v.v[r], PC_LINE, st->line);
 		}
-		disasm_site(s, st, text, sizeof text);
+		site_disasm(s, i, text, sizeof text);
 		if (text[0])
 			tb_cell_str(&b.v.v[r], PC_DISASM, text);
 		/* the samples charged here were mostly taken at lead, itself or
@@ -318,35 +187,6 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	}
 	ds_charge_free(&c);
 	ds_buf_free(&name);
-	return tb_finish(&b, o, out, err);
-}
-
-/* ---- threads ---- */
-
-enum { TH_PID, TH_TID, TH_NCOLS };
-
-static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
-{
-	static const ds_col cols[TH_NCOLS] = {{"pid", DS_COL_U64, true}, {"tid", DS_COL_U64, true}};
-	tb b;
-
-	tb_init(&b, s, "threads", "command", cols, TH_NCOLS, false);
-	for (size_t i = 0; i < s->threads.n; i++) {
-		const thread_ent *t = &s->threads.v[i];
-		bool any = false;
-		size_t r;
-		for (size_t e = 0; e < s->nev; e++)
-			any |= s->thread_samples.v[i * s->nev + e] != 0;
-		if (!any)
-			continue;
-		r = tb_row(&b, &i, sizeof i, ds_thread_comm(s, i), NULL);
-		tb_cell_u64(&b.v.v[r], TH_PID, t->pid);
-		tb_cell_u64(&b.v.v[r], TH_TID, t->tid);
-		for (size_t e = 0; e < s->nev; e++) {
-			b.v.v[r].samples[e] = s->thread_samples.v[i * s->nev + e];
-			b.v.v[r].count[e] = s->thread_count.v[i * s->nev + e];
-		}
-	}
 	return tb_finish(&b, o, out, err);
 }
 
@@ -540,6 +380,8 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 			rc = views[i].fn(s, o, out, err);
 	if (rc > 0 && strncmp(view, "memobj:", 7) == 0)
 		rc = ds_view_memobj(s, view + 7, o, out, err);
+	if (rc > 0 && strncmp(view, "by:", 3) == 0)
+		rc = ds_view_by(s, view + 3, o, out, err);
 	if (rc == 0) /* what building the view met in objects' debug information */
 		ds_session_debug_notes(s, *out);
 	if (rc <= 0)

@@ -41,6 +41,8 @@ struct ds_table;
 enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
 void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
 		bool ascii);
+/* The keys of --by, a line each with what it is. */
+void cli_print_keys(FILE *f);
 /* --format ARG: 0, or a usage error of CMD (its exit status). */
 int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt);
 /* What making an experiment directory did to what was there, on stderr. */

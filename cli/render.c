@@ -221,6 +221,39 @@ static const char *parent_of(const ds_table *t, size_t r)
 	return NULL;
 }
 
+/* The index of row r's parent in a tree, or -1 at the top. */
+static ptrdiff_t parent_index(const ds_table *t, size_t r)
+{
+	unsigned d = t->rows[r].depth;
+	while (d && r-- > 0)
+		if (t->rows[r].depth == d - 1)
+			return (ptrdiff_t)r;
+	return -1;
+}
+
+/* Row r's cell of column c as CSV and JSON give it: in a grouping
+ * (ds_table.flat), the row above it holds its key's cells. */
+static const ds_cell *out_cell(const ds_table *t, size_t r, size_t c)
+{
+	ptrdiff_t p = (ptrdiff_t)r;
+	while (t->flat && p >= 0 && !t->rows[p].cells[c].set)
+		p = parent_index(t, (size_t)p);
+	return p >= 0 ? &t->rows[p].cells[c] : &t->rows[r].cells[c];
+}
+
+/* Whether CSV and JSON leave row r out: a row of a grouping above the
+ * deepest level (ds_table.flat), whose rows below hold its columns. */
+static bool above_leaves(const ds_table *t, size_t r)
+{
+	unsigned deepest = 0;
+	if (!t->flat)
+		return false;
+	for (size_t i = 0; i < t->nrows; i++)
+		if (t->rows[i].depth > deepest)
+			deepest = t->rows[i].depth;
+	return t->rows[r].depth < deepest;
+}
+
 static void render_csv(FILE *f, const ds_table *t)
 {
 	char buf[512];
@@ -240,7 +273,7 @@ static void render_csv(FILE *f, const ds_table *t)
 	fputs("\r\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
-		if (row->text_only)
+		if (row->text_only || above_leaves(t, r))
 			continue;
 		csv_field(f, row->name);
 		if (t->tree) {
@@ -249,7 +282,7 @@ static void render_csv(FILE *f, const ds_table *t)
 		}
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(',', f);
-			ds_cell_text(buf, sizeof buf, &t->cols[c], &row->cells[c], false);
+			ds_cell_text(buf, sizeof buf, &t->cols[c], out_cell(t, r, c), false);
 			csv_field(f, buf);
 		}
 		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
@@ -299,7 +332,7 @@ static void json_rows(ds_jw *w, const ds_table *t)
 	ds_jw_arr_begin(w);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
-		if (row->text_only)
+		if (row->text_only || above_leaves(t, r))
 			continue;
 		ds_jw_obj_begin(w);
 		ds_jw_key(w, "name");
@@ -312,7 +345,7 @@ static void json_rows(ds_jw *w, const ds_table *t)
 				ds_jw_null(w);
 		}
 		for (size_t c = 0; c < t->ncols; c++) {
-			const ds_cell *v = &row->cells[c];
+			const ds_cell *v = out_cell(t, r, c);
 			ds_jw_key(w, t->cols[c].name);
 			if (!v->set) {
 				ds_jw_null(w);
@@ -529,4 +562,12 @@ void cli_render_diff(FILE *f, const ds_diff *d, enum cli_format fmt, const char 
 	case CLI_CSV: render_csv(f, d->table); break;
 	case CLI_JSON: json_diff(f, d, before, after); break;
 	}
+}
+
+void cli_print_keys(FILE *f)
+{
+	fputs("keys of --by (nested in the order given: --by function,field):\n", f);
+	for (size_t i = 0; ds_dim_name(i); i++)
+		fprintf(f, "  %-12s %s\n", ds_dim_name(i), ds_dim_help(i));
+	fputs("Each is also a --filter operand: field == \"struct node.next\" && thread == 42.\n", f);
 }

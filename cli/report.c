@@ -1,4 +1,4 @@
-/* dsprof report [-i DIR] [--view V] [--sort KEY] [--limit N] [--tid T] [--format F]
+/* dsprof report [-i DIR] [--view V | --by KEYS] [--sort KEY] [--limit N] [--tid T] [--format F]
  *               [--type NAME] [--line N] [--line-size N] [--level L] [--type-stats]
  *               [--function F] [--file PATH]
  *               [--slices N] [--window FROM:TO] [--cross EXP] */
@@ -19,6 +19,10 @@ static const char report_usage[] =
 	"                         dataobjects, datalayout, typestats, callers, source, timeline,\n"
 	"                         hotlines, sharing, memobj:NAME (a memory object: 'dsprof mobj\n"
 	"                         list')\n"
+	"  -b, --by KEY[,KEY...]  group the samples by these keys, nested in that order (function,\n"
+	"                         module, line, pc, thread, cpu, dataobject, field, offset,\n"
+	"                         cacheline, page, mobj:NAME, time, verdict, event); '--by help'\n"
+	"                         says what each is\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"
 	"  -n, --limit N          print the first N rows\n"
@@ -29,8 +33,10 @@ static const char report_usage[] =
 	"      --line N           datalayout: draw N-byte cache lines (a power of two, 8..4096)\n"
 	"                         instead of each cache level's measured line; hotlines,\n"
 	"                         sharing: N-byte lines (= --line-size N)\n"
-	"      --line-size N      hotlines, sharing: N-byte cache lines (a power of two)\n"
-	"      --level LEVEL      hotlines, sharing: the lines of L1D (default), L2 or L3\n"
+	"      --line-size N      hotlines, sharing, --by cacheline: N-byte cache lines (a power\n"
+	"                         of two)\n"
+	"      --level LEVEL      hotlines, sharing, --by cacheline: the lines of L1D (default),\n"
+	"                         L2 or L3\n"
 	"      --filter EXPR      only the samples EXPR accepts (FUNC == \"main\", DOBJ, FIELD,\n"
 	"                         MOBJ(L1D_set) == 5, VADDR, PADDR, THRID, CPUID, VIRTPC, TSTAMP)\n"
 	"      --mobj NAME=EXPR   define a memory object for this report (repeatable)\n"
@@ -42,7 +48,8 @@ static const char report_usage[] =
 	"      --type-stats       how samples were resolved to data (= --view typestats)\n"
 	"      --function NAME    callers, source: the function (NAME or NAME@MODULE)\n"
 	"      --file PATH        source: the source file (or its last path components)\n"
-	"      --slices N         timeline: time slices per thread (default 100)\n"
+	"      --slices N         timeline: time slices per thread (default 100); --by time:\n"
+	"                         slices of the run (default 10)\n"
 	"      --window FROM:TO   timeline: only ns FROM to TO after the first sample\n"
 	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
@@ -66,6 +73,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"input", required_argument, NULL, 'i'},
 		{"view", required_argument, NULL, 'v'},
+		{"by", required_argument, NULL, 'b'},
 		{"sort", required_argument, NULL, 's'},
 		{"limit", required_argument, NULL, 'n'},
 		{"tid", required_argument, NULL, 't'},
@@ -90,6 +98,8 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL, *cross = NULL;
+	const char *by = NULL;
+	char *by_view = NULL;
 	bool input_given = false;
 	const char *mobjs[64]; /* --mobj, in order */
 	size_t nmobjs = 0;
@@ -102,14 +112,15 @@ int cmd_report(int argc, char **argv)
 	ds_table *t = NULL;
 	ds_err err = {0};
 	uint64_t u;
-	bool lines_view;
+	bool lines_view, grouping;
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:v:s:n:t:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:v:b:s:n:t:f:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': input = optarg; input_given = true; break;
 		case 'v': view = optarg; break;
+		case 'b': by = optarg; break;
 		case 's': vo.sort = optarg; break;
 		case 'n':
 			if (!ds_parse_u64(optarg, &u, false) || u == 0)
@@ -180,6 +191,17 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report", "unexpected argument '%s' (the experiment is given with -i)",
 				       argv[optind]);
 	}
+	if (by && strcmp(by, "help") == 0) {
+		ds_vec_free(&tids);
+		cli_print_keys(stdout);
+		return 0;
+	}
+	if (by && (view || type_stats)) {
+		ds_vec_free(&tids);
+		return cli_usage_error("report", "give --by or --view, not both");
+	}
+	if (by)
+		view = by_view = ds_xasprintf("by:%s", by);
 	if (type_stats) {
 		if (view && strcmp(view, "typestats") != 0) {
 			ds_vec_free(&tids);
@@ -189,37 +211,45 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!view)
 		view = vo.type || (vo.line && !line_size) ? "datalayout" : "functions";
-	lines_view = strcmp(view, "hotlines") == 0 || strcmp(view, "sharing") == 0;
+	grouping = by != NULL;
+	lines_view = strcmp(view, "hotlines") == 0 || strcmp(view, "sharing") == 0 || grouping;
 	if ((vo.type && strcmp(view, "datalayout") != 0) ||
 	    (vo.line && !lines_view && (line_size || strcmp(view, "datalayout") != 0))) {
 		ds_vec_free(&tids);
+		free(by_view);
 		return cli_usage_error("report", "--%s applies to --view %s",
 				       vo.type ? "type" : line_size ? "line-size" : "line",
 				       vo.type ? "datalayout"
-				       : line_size ? "hotlines and --view sharing"
-						   : "datalayout, --view hotlines and --view sharing");
+				       : line_size ? "hotlines, --view sharing and --by cacheline"
+						   : "datalayout, --view hotlines, --view sharing and --by cacheline");
 	}
 	if (vo.level && (!lines_view || vo.line)) {
 		ds_vec_free(&tids);
+		free(by_view);
 		if (vo.line)
 			return cli_usage_error("report", "give --level or --%s, not both",
 					       line_size ? "line-size" : "line");
-		return cli_usage_error("report", "--level applies to --view hotlines and --view sharing");
+		return cli_usage_error("report", "--level applies to --view hotlines, --view sharing and --by cacheline");
 	}
 	if ((vo.function && strcmp(view, "callers") != 0 && strcmp(view, "source") != 0) ||
 	    (vo.file && strcmp(view, "source") != 0) ||
-	    ((vo.slices || vo.to_ns) && strcmp(view, "timeline") != 0)) {
+	    (vo.slices && strcmp(view, "timeline") != 0 && !grouping) ||
+	    (vo.to_ns && strcmp(view, "timeline") != 0)) {
 		ds_vec_free(&tids);
+		free(by_view);
 		return cli_usage_error("report", "--%s applies to --view %s",
 				       vo.function ? "function" : vo.file ? "file" : vo.slices ? "slices" : "window",
-				       vo.function ? "callers or source" : vo.file ? "source" : "timeline");
+				       vo.function ? "callers or source" : vo.file ? "source"
+				       : vo.slices ? "timeline and --by time" : "timeline");
 	}
 	if (cross && strcmp(view, "dataobjects") != 0) {
 		ds_vec_free(&tids);
+		free(by_view);
 		return cli_usage_error("report", "--cross applies to --view dataobjects");
 	}
 	if (!input_given && cli_default_experiment("report")) {
 		ds_vec_free(&tids);
+		free(by_view);
 		return 1;
 	}
 	so.tids = tids.v;
@@ -261,5 +291,6 @@ out:
 	ds_table_free(t);
 	ds_session_close(s);
 	ds_vec_free(&tids);
+	free(by_view);
 	return status;
 }

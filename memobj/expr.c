@@ -13,7 +13,6 @@
 #define MAX_DEPTH 128
 /* Distinct MOBJ(name) a filter may use (their bits sit above the operands'). */
 #define MAX_SUBS 16
-#define SUB_BIT(i) (1u << (16 + (i)))
 
 /* Where C leaves a result undefined, the language defines it: arithmetic
  * wraps (it is done unsigned), and a shift count outside 0..63 shifts every
@@ -124,7 +123,8 @@ enum ins_op {
 	I_JZ,               /* acc == 0: jump (&&'s false, ?:'s else) */
 	I_JNZ1,             /* acc != 0: acc = 1 and jump (||'s true) */
 	I_JMP,
-	I_STREQ, I_STRNE,   /* acc = (str[a] == k || alias[a] == k), or not */
+	I_LDX, I_LDXS,      /* acc = op[a], the caller's operand; S: stop when unknown */
+	I_STREQ, I_STRNE,   /* acc = (op[a] == k || alias[a] == k), or not */
 	I_MOBJ, I_MOBJS,    /* acc = subs[a] on this access; S: stop when unknown */
 	I_END,
 };
@@ -140,6 +140,7 @@ struct ds_expr {
 	ins *code;
 	size_t ncode, cap;
 	unsigned uses;
+	uint32_t ops_used;       /* the caller's operands read, a bit each */
 	bool is_address;
 	ds_hash *strings;        /* a filter's string literals */
 	ds_expr *subs[MAX_SUBS]; /* the objects a filter's MOBJ() names */
@@ -223,8 +224,14 @@ static inline __attribute__((always_inline)) bool run(const ds_expr *e, const ds
 			}
 			break;
 		case I_JMP: pc = e->code + pc->target - 1; break;
-		case I_STREQ: acc = in->str[pc->a] == pc->k || in->alias[pc->a] == pc->k; break;
-		case I_STRNE: acc = in->str[pc->a] != pc->k && in->alias[pc->a] != pc->k; break;
+		case I_LDX: acc = in->op[pc->a]; break;
+		case I_LDXS:
+			acc = in->op[pc->a];
+			if (acc == -1)
+				return false;
+			break;
+		case I_STREQ: acc = in->op[pc->a] == pc->k || in->alias[pc->a] == pc->k; break;
+		case I_STRNE: acc = in->op[pc->a] != pc->k && in->alias[pc->a] != pc->k; break;
 		case I_MOBJ: acc = ds_expr_eval(e->subs[pc->a], in); break;
 		case I_MOBJS:
 			acc = ds_expr_eval(e->subs[pc->a], in);
@@ -265,7 +272,12 @@ int32_t ds_filter_string_id(const ds_expr *f, const char *s)
 	return f->strings ? (int32_t)ds_hash_find(f->strings, s, strlen(s)) : -1;
 }
 
-int32_t ds_filter_compared(const ds_expr *f, enum ds_str_operand op, size_t i)
+uint32_t ds_filter_ops_used(const ds_expr *f)
+{
+	return f->ops_used;
+}
+
+int32_t ds_filter_compared(const ds_expr *f, size_t op, size_t i)
 {
 	for (size_t c = 0; c < f->ncode; c++)
 		if ((f->code[c].op == I_STREQ || f->code[c].op == I_STRNE) && f->code[c].a == op && i-- == 0)
@@ -296,7 +308,6 @@ void ds_expr_free(ds_expr *e)
 static const char *const operand_names[DS_NOPERANDS] = {
 	"VADDR", "PADDR", "THRID", "CPUID", "VIRTPC", "TSTAMP",
 };
-static const char *const str_operand_names[DS_NSTR_OPERANDS] = {"FUNC", "DOBJ", "FIELD"};
 
 enum tok_kind { T_END, T_NUM, T_NAME, T_STR, T_OP, T_LPAREN, T_RPAREN, T_QUEST, T_COLON, T_OTHER };
 
@@ -310,16 +321,23 @@ typedef struct token {
 	char *str;          /* T_STR: the decoded literal */
 } token;
 
-enum node_kind { N_NUM, N_OPND, N_STROP, N_STRLIT, N_STREQ, N_MOBJ, N_UN, N_BIN, N_COND };
+enum node_kind { N_NUM, N_OPND, N_XOPND, N_STROP, N_STRLIT, N_STREQ, N_MOBJ, N_UN, N_BIN, N_COND };
+
+/* Bits of node.mask and parser.compared: enum ds_operand's, MOBJ() slots,
+ * the caller's operands. */
+#define SUB_MASK(i) ((uint64_t)1 << (16 + (i)))
+#define OP_BIT(i) ((uint64_t)1 << (32 + (i)))
 
 typedef struct node {
 	enum node_kind kind;
 	int op;
 	int col;
 	int depth;
-	int64_t k;       /* N_NUM value; N_OPND operand; N_STROP operand; N_STRLIT and N_STREQ string id; N_MOBJ slot */
+	int64_t k;       /* N_NUM value; N_OPND operand; N_XOPND and N_STROP the caller's operand;
+			  * N_STRLIT and N_STREQ string id; N_MOBJ slot */
 	int a, b, c;     /* children; N_STREQ: a is the string operand */
-	unsigned mask;   /* operands and MOBJ slots in the subtree as written, folded parts included */
+	bool synonym;    /* N_STROP: written by its other name (FUNC) */
+	uint64_t mask;   /* operands and MOBJ slots in the subtree as written, folded parts included */
 } node;
 
 typedef struct parser {
@@ -329,10 +347,12 @@ typedef struct parser {
 	const ds_machine *m;
 	bool filter;
 	const ds_mobjs *objs;
+	const ds_filter_operand *ops; /* the caller's, for filters */
+	size_t nops;
 	token tok;
 	DS_VEC(node) nodes;
 	int nest;
-	unsigned compared;  /* operands and slots some comparison reads */
+	uint64_t compared;  /* operands and slots some comparison reads */
 	ds_expr *e;
 	ds_err *err;
 	bool failed;
@@ -498,7 +518,7 @@ static int add_node(parser *p, node n)
 	return (int)p->nodes.n - 1;
 }
 
-static int leaf(parser *p, enum node_kind kind, int64_t k, int col, unsigned mask)
+static int leaf(parser *p, enum node_kind kind, int64_t k, int col, uint64_t mask)
 {
 	return add_node(p, (node){.kind = kind, .k = k, .col = col, .depth = 1, .mask = mask});
 }
@@ -509,9 +529,17 @@ static int not_a_number(parser *p, int n)
 	node *x = N(p, n);
 	if (x->kind == N_STROP)
 		return fail(p, x->col, "%s is a string: compare it with == or != to a \"string\"",
-			    str_operand_names[x->k]);
-	if (x->kind == N_STRLIT)
-		return fail(p, x->col, "a string can only be compared with FUNC, DOBJ or FIELD");
+			    x->synonym ? p->ops[x->k].synonym : p->ops[x->k].name);
+	if (x->kind == N_STRLIT) {
+		ds_buf b = {0};
+		for (size_t i = 0, k = 0; i < p->nops; i++)
+			if (p->ops[i].string)
+				ds_buf_printf(&b, "%s%s", k++ ? ", " : "", p->ops[i].name);
+		fail(p, x->col, "a string can only be compared with a name: %s",
+		     b.len ? ds_buf_str(&b) : "this filter has none");
+		ds_buf_free(&b);
+		return -1;
+	}
 	return 0;
 }
 
@@ -552,7 +580,7 @@ static int make_streq(parser *p, int op, int a, int b)
 static int make_bin(parser *p, int op, int a, int b, int col)
 {
 	node *x = N(p, a), *y = N(p, b);
-	unsigned mask = x->mask | y->mask;
+	uint64_t mask = x->mask | y->mask;
 	int64_t v;
 
 	if ((op == O_EQ || op == O_NE) &&
@@ -578,7 +606,7 @@ static int make_bin(parser *p, int op, int a, int b, int col)
 static int make_cond(parser *p, int c, int a, int b, int col)
 {
 	node *x = N(p, c), *y = N(p, a), *z = N(p, b);
-	unsigned mask = x->mask | y->mask | z->mask;
+	uint64_t mask = x->mask | y->mask | z->mask;
 	int d = x->depth > y->depth ? x->depth : y->depth;
 
 	if (not_a_number(p, c) || not_a_number(p, a) || not_a_number(p, b))
@@ -632,7 +660,7 @@ static int mobj_ref(parser *p, int col)
 	next(p);
 	for (slot = 0; slot < p->e->nsubs; slot++)
 		if (strcmp(p->e->sub_names[slot], name) == 0)
-			return leaf(p, N_MOBJ, slot, col, SUB_BIT(slot));
+			return leaf(p, N_MOBJ, slot, col, SUB_MASK(slot));
 	if (slot == MAX_SUBS)
 		return fail(p, col, "more than %d memory objects in one filter", MAX_SUBS);
 	if (!p->objs || !(o = ds_mobjs_find(p->objs, name, &suberr)))
@@ -642,7 +670,7 @@ static int mobj_ref(parser *p, int col)
 		return fail(p, col, "MOBJ(%s): %s", name, suberr.msg);
 	p->e->sub_names[slot] = ds_xstrdup(name);
 	p->e->nsubs++;
-	return leaf(p, N_MOBJ, slot, col, SUB_BIT(slot));
+	return leaf(p, N_MOBJ, slot, col, SUB_MASK(slot));
 }
 
 static int name_ref(parser *p)
@@ -656,13 +684,18 @@ static int name_ref(parser *p)
 			next(p);
 			return leaf(p, N_OPND, i, t.col, 1u << i);
 		}
-	for (int i = 0; i < DS_NSTR_OPERANDS; i++)
-		if (strcmp(name, str_operand_names[i]) == 0) {
-			if (!p->filter)
-				return fail(p, t.col, "%s is only for filters", name);
-			next(p);
-			return leaf(p, N_STROP, i, t.col, 0);
-		}
+	for (size_t i = 0; i < p->nops; i++) {
+		bool syn = p->ops[i].synonym && strcmp(name, p->ops[i].synonym) == 0;
+		int n;
+		if (!syn && strcmp(name, p->ops[i].name) != 0)
+			continue;
+		next(p);
+		if (!p->ops[i].string)
+			return leaf(p, N_XOPND, (int64_t)i, t.col, OP_BIT(i));
+		if ((n = leaf(p, N_STROP, (int64_t)i, t.col, 0)) >= 0)
+			N(p, n)->synonym = syn;
+		return n;
+	}
 	if (strcmp(name, "MOBJ") == 0) {
 		if (!p->filter)
 			return fail(p, t.col, "MOBJ() is only for filters");
@@ -875,16 +908,20 @@ static void emit(parser *p, int n)
 		emit_ins(p, I_K, 0, x->k);
 		break;
 	case N_OPND:
-		emit_ins(p, p->compared & (1u << x->k) ? I_LD : I_LDS, (int)x->k, 0);
+		emit_ins(p, p->compared & ((uint64_t)1 << x->k) ? I_LD : I_LDS, (int)x->k, 0);
 		p->e->uses |= 1u << x->k;
 		break;
+	case N_XOPND:
+		emit_ins(p, p->compared & OP_BIT(x->k) ? I_LDX : I_LDXS, (int)x->k, 0);
+		p->e->ops_used |= 1u << x->k;
+		break;
 	case N_MOBJ:
-		emit_ins(p, p->compared & SUB_BIT(x->k) ? I_MOBJ : I_MOBJS, (int)x->k, 0);
+		emit_ins(p, p->compared & SUB_MASK(x->k) ? I_MOBJ : I_MOBJS, (int)x->k, 0);
 		p->e->uses |= ds_expr_uses(p->e->subs[x->k]) | DS_USES_MOBJ;
 		break;
 	case N_STREQ:
 		emit_ins(p, x->op == O_EQ ? I_STREQ : I_STRNE, x->a, x->k);
-		p->e->uses |= DS_USES_FUNC << x->a;
+		p->e->ops_used |= 1u << x->a;
 		break;
 	case N_UN:
 		emit(p, x->a);
@@ -1000,9 +1037,10 @@ int ds_expr_compile(const char *name, const char *text, const ds_machine *m, ds_
 	return rc;
 }
 
-int ds_filter_compile(const char *text, const ds_machine *m, const ds_mobjs *objs, ds_expr **out,
-		      ds_err *err)
+int ds_filter_compile(const char *text, const ds_machine *m, const ds_mobjs *objs,
+		      const ds_filter_operand *ops, size_t nops, ds_expr **out, ds_err *err)
 {
-	parser p = {.label = "filter", .text = text, .m = m, .filter = true, .objs = objs, .err = err};
+	parser p = {.label = "filter", .text = text, .m = m, .filter = true, .objs = objs,
+		    .ops = ops, .nops = nops < DS_MAX_FILTER_OPERANDS ? nops : DS_MAX_FILTER_OPERANDS, .err = err};
 	return compile(&p, out);
 }

@@ -90,28 +90,37 @@ bool ds_machine_constant(const ds_machine *m, const char *name, int64_t *value);
  * -1 too.  MOBJ(name) in filters follows the same rule. */
 
 enum ds_operand { DS_VADDR, DS_PADDR, DS_THRID, DS_CPUID, DS_VIRTPC, DS_TSTAMP, DS_NOPERANDS };
-/* The string operands of filters. */
-enum ds_str_operand { DS_FUNC, DS_DOBJ, DS_FIELD, DS_NSTR_OPERANDS };
+
+/* Operands of filters that their caller defines (analyze/'s dimensions:
+ * function, thread, field...): a name, maybe another name for it, and
+ * whether its values are strings, which can only be compared (== or !=)
+ * with string literals.  At most DS_MAX_FILTER_OPERANDS. */
+typedef struct ds_filter_operand {
+	const char *name;     /* "function" */
+	const char *synonym;  /* "FUNC", or NULL */
+	bool string;
+} ds_filter_operand;
+#define DS_MAX_FILTER_OPERANDS 32
 
 /* One sampled access, as expressions read it. */
 typedef struct ds_access {
 	int64_t v[DS_NOPERANDS];       /* by enum ds_operand; -1 = unknown */
-	/* Filters only: the function, data object and field of the sample as
-	 * ds_filter_string_id gives them (-1: equal to none of the filter's
-	 * strings, or unknown), and the other name each goes by (a type's
-	 * name without the where that tells it from other definitions:
-	 * "struct node" for "struct node (tu2.c:3)"), -1 when none.  A
-	 * comparison with a string holds when either name is that string. */
-	int32_t str[DS_NSTR_OPERANDS];
-	int32_t alias[DS_NSTR_OPERANDS];
+	/* Filters only: the caller's operands, by their index in the
+	 * ds_filter_operand list.  op[i] is a number (-1 unknown) or, for a
+	 * string operand, the id of its value among the filter's strings
+	 * (ds_filter_string_id; -1: equal to none of them); alias[i] is the
+	 * id of another name that value goes by (a type's name without the
+	 * where that tells it from other definitions: "struct node" for
+	 * "struct node (tu2.c:3)"), -1 when none.  A comparison with a string
+	 * holds when either name is that string.  Only the operands the
+	 * filter uses (ds_filter_ops_used) are read. */
+	const int64_t *op;
+	const int32_t *alias;
 } ds_access;
 
 /* What an expression reads (ds_expr_uses): bit (1u << op) for each
- * enum ds_operand, and these.  The operands of the memory objects a
- * filter's MOBJ() names are included. */
-#define DS_USES_FUNC  (1u << 8)
-#define DS_USES_DOBJ  (1u << 9)
-#define DS_USES_FIELD (1u << 10)
+ * enum ds_operand, and MOBJ() (the operands of the memory objects a
+ * filter's MOBJ() names are included). */
 #define DS_USES_MOBJ  (1u << 11)
 
 typedef struct ds_expr ds_expr;
@@ -190,25 +199,27 @@ bool ds_mobj_name_ok(const char *name);
 bool ds_mobj_predefined_name(const char *name);
 
 /* ---- filters ----
- * The same language for --filter, plus the string operands FUNC, DOBJ and
- * FIELD, which can only be compared (== or !=) with string literals
- * ("main", "struct node", "struct node.next"), and MOBJ(name), the index
- * of a memory object of objs.  A sample passes when the value is non-zero;
- * an unknown result (an unknown operand read, a division by zero) does
- * not pass.  Strings are interned at compile time, so evaluation stays
- * integer-only: callers map each function, data object and field name once
- * to ds_filter_string_id and put the ids in ds_access.str.  Errors read
- * "filter: expected ')' at column 14".  Filters are ds_expr values:
- * ds_expr_free and ds_expr_uses apply. */
-int ds_filter_compile(const char *text, const ds_machine *m, const ds_mobjs *objs, ds_expr **out,
-		      ds_err *err);
+ * The same language for --filter, plus the caller's operands (`ops`,
+ * ds_filter_operand), string literals, which only those of strings can be
+ * compared with (== or !=: function == "main"), and MOBJ(name), the index
+ * of a memory object of objs.  A sample passes when the value is
+ * non-zero; an unknown result (an unknown operand read, a division by
+ * zero) does not pass.  Strings are interned at compile time, so
+ * evaluation stays integer-only: callers map each value of a string
+ * operand once to ds_filter_string_id and put the ids in ds_access.op.
+ * Errors read "filter: expected ')' at column 14".  Filters are ds_expr
+ * values: ds_expr_free and ds_expr_uses apply. */
+int ds_filter_compile(const char *text, const ds_machine *m, const ds_mobjs *objs,
+		      const ds_filter_operand *ops, size_t nops, ds_expr **out, ds_err *err);
 bool ds_filter_match(const ds_expr *f, const ds_access *a);
+/* The caller's operands the filter reads: bit i for ops[i]. */
+uint32_t ds_filter_ops_used(const ds_expr *f);
 /* The id of s among the filter's string literals, -1 when none equals it. */
 int32_t ds_filter_string_id(const ds_expr *f, const char *s);
-/* The i-th string literal the filter compares operand op with (FUNC ==
- * "main": "main"), as its id; -1 past the last.  ds_filter_string gives
- * an id's text (not NUL-terminated: *len bytes). */
-int32_t ds_filter_compared(const ds_expr *f, enum ds_str_operand op, size_t i);
+/* The i-th string literal the filter compares operand op (an index in
+ * ops) with (function == "main": "main"), as its id; -1 past the last.
+ * ds_filter_string gives an id's text (not NUL-terminated: *len bytes). */
+int32_t ds_filter_compared(const ds_expr *f, size_t op, size_t i);
 const char *ds_filter_string(const ds_expr *f, int32_t id, size_t *len);
 
 /* ---- the user's definitions ----

@@ -36,7 +36,7 @@ static void evaluate(const ds_mobjs *objs)
 
 	for (size_t i = 0; i < objs->n; i++)
 		for (size_t k = 0; objs->v[i].code && k < sizeof accesses / sizeof accesses[0]; k++) {
-			ds_access a = {.str = {-1, -1, -1}};
+			ds_access a = {0};
 			memcpy(a.v, accesses[k], sizeof a.v);
 			ds_mobj_format(&objs->v[i], ds_expr_eval(objs->v[i].code, &a), buf, sizeof buf);
 		}

@@ -93,7 +93,7 @@ static void use_machine(const ds_meta *m)
 {
 	ds_machine mach;
 	ds_mobjs objs;
-	ds_access acc = {.v = {0x7f0012345678, 0x123456789, 1234, 1, 0x401000, 1000000}, .str = {-1, -1, -1}};
+	ds_access acc = {.v = {0x7f0012345678, 0x123456789, 1234, 1, 0x401000, 1000000}};
 	char buf[64];
 
 	ds_machine_from_meta(&mach, m);

@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Operands of both kinds, as analyze/ gives its dimensions. */
+static const ds_filter_operand ops[] = {
+	{"function", "FUNC", true}, {"dataobject", "DOBJ", true}, {"field", "FIELD", true}, {"thread", NULL, false}};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,10 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text = malloc(size);
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = 0;
-	if (data[0] & 1 ? ds_filter_compile(text, &m, &objs, &e, &err) == 0
+	if (data[0] & 1 ? ds_filter_compile(text, &m, &objs, ops, sizeof ops / sizeof ops[0], &e, &err) == 0
 			: ds_expr_compile("fuzz", text, data[0] & 2 ? NULL : &m, &e, &err) == 0) {
 		for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
-			ds_access a = {.str = {0, -1, (int32_t)i}};
+			int64_t op[] = {0, -1, (int64_t)i, (int64_t)i * 7 - 1};
+			int32_t alias[] = {-1, 0, -1, -1};
+			ds_access a = {.op = op, .alias = alias};
 			memcpy(a.v, values[i], sizeof a.v);
 			if (data[0] & 1)
 				ds_filter_match(e, &a);

@@ -21,9 +21,18 @@ static void make_machine(ds_machine *m)
 		printf("# %s\n", err.msg);
 }
 
+/* The caller's operands filters get here, as analyze/ gives its dimensions. */
+enum { OP_FUNC, OP_DOBJ, OP_FIELD, OP_THREAD, NOPS };
+static const ds_filter_operand ops[NOPS] = {
+	{"function", "FUNC", true}, {"dataobject", "DOBJ", true}, {"field", "FIELD", true}, {"thread", NULL, false}};
+static int64_t op_v[NOPS];
+static int32_t alias_v[NOPS];
+
 static ds_access access_at(int64_t vaddr, int64_t paddr)
 {
-	ds_access a = {.str = {-1, -1, -1}, .alias = {-1, -1, -1}};
+	ds_access a = {.op = op_v, .alias = alias_v};
+	for (size_t i = 0; i < NOPS; i++)
+		op_v[i] = alias_v[i] = -1;
 	a.v[DS_VADDR] = vaddr;
 	a.v[DS_PADDR] = paddr;
 	a.v[DS_THRID] = 4242;
@@ -60,7 +69,7 @@ static const char *compile_error(const char *text, bool filter, const ds_mobjs *
 {
 	static ds_err err;
 	ds_expr *e;
-	int rc = filter ? ds_filter_compile(text, &machine, objs, &e, &err)
+	int rc = filter ? ds_filter_compile(text, &machine, objs, ops, NOPS, &e, &err)
 			: ds_expr_compile("x", text, &machine, &e, &err);
 	ds_expr_free(e);
 	return rc ? err.msg : "";
@@ -555,7 +564,7 @@ TEST(errors_name_the_column)
 		{"0x1g", "mobj 'x': bad number '0x1g' (decimal or 0x hex, no leading zeros) at column 1"},
 		{"0x10000000000000000", "mobj 'x': number too large at column 1"},
 		{"18446744073709551616", "mobj 'x': number too large at column 1"},
-		{"FUNC == \"x\"", "mobj 'x': FUNC is only for filters at column 1"},
+		{"FUNC == \"x\"", "mobj 'x': unknown name 'FUNC' at column 1"},
 		{"VADDR + \"x\"", "mobj 'x': a string is only for filters at column 9"},
 		{"MOBJ(L1D_set)", "mobj 'x': MOBJ() is only for filters at column 1"},
 		{"VADDR % HUGE_PAGE_SIZE + L4_SETS", "mobj 'x': unknown name 'L4_SETS' at column 26"},
@@ -660,49 +669,77 @@ TEST(filters)
 	ds_access a = access_at(5 * 64, 0x1000);
 
 	ds_mobjs_init(&objs, &machine);
-	CHECK(ds_filter_compile("FUNC == \"main\" && VADDR > 0x100", &machine, &objs, &f, &err) == 0);
+	CHECK(ds_filter_compile("FUNC == \"main\" && VADDR > 0x100", &machine, &objs, ops, NOPS, &f, &err) == 0);
 	CHECK(ds_filter_string_id(f, "main") == 0);
 	CHECK(ds_filter_string_id(f, "other") == -1);
-	CHECK_EQ_U64(ds_expr_uses(f), DS_USES_FUNC | (1u << DS_VADDR));
-	a.str[DS_FUNC] = ds_filter_string_id(f, "main");
+	CHECK_EQ_U64(ds_expr_uses(f), 1u << DS_VADDR);
+	CHECK_EQ_U64(ds_filter_ops_used(f), 1u << OP_FUNC);
+	op_v[OP_FUNC] = ds_filter_string_id(f, "main");
 	CHECK(ds_filter_match(f, &a));
-	a.str[DS_FUNC] = ds_filter_string_id(f, "other");
+	op_v[OP_FUNC] = ds_filter_string_id(f, "other");
 	CHECK(!ds_filter_match(f, &a));
+	ds_expr_free(f);
+	/* the operand's own name is the synonym's */
+	CHECK(ds_filter_compile("function == \"main\"", &machine, &objs, ops, NOPS, &f, &err) == 0);
+	op_v[OP_FUNC] = ds_filter_string_id(f, "main");
+	CHECK(ds_filter_match(f, &a));
+	CHECK_EQ_U64(ds_filter_compared(f, OP_FUNC, 0), 0);
+	CHECK(ds_filter_compared(f, OP_FUNC, 1) == -1);
+	CHECK(ds_filter_compared(f, OP_DOBJ, 0) == -1);
 	ds_expr_free(f);
 
 	CHECK(ds_filter_compile("\"struct node.next\" != FIELD || DOBJ == \"a\\\"b\\\\\"", &machine, &objs,
-				&f, &err) == 0);
+				ops, NOPS, &f, &err) == 0);
 	CHECK(ds_filter_string_id(f, "struct node.next") == 0);
 	CHECK(ds_filter_string_id(f, "a\"b\\") == 1);
-	a.str[DS_FIELD] = 0;
-	a.str[DS_DOBJ] = -1;
+	op_v[OP_FIELD] = 0;
+	op_v[OP_DOBJ] = -1;
 	CHECK(!ds_filter_match(f, &a));
-	a.str[DS_DOBJ] = 1;
+	op_v[OP_DOBJ] = 1;
 	CHECK(ds_filter_match(f, &a));
-	CHECK_EQ_U64(ds_expr_uses(f), DS_USES_FIELD | DS_USES_DOBJ);
+	CHECK_EQ_U64(ds_filter_ops_used(f), 1u << OP_FIELD | 1u << OP_DOBJ);
 	ds_expr_free(f);
 
 	/* a value with two names (a definition's label and its bare name):
 	 * each comparison holds when either name is its string */
 	CHECK(ds_filter_compile("DOBJ == \"struct node\" && DOBJ == \"struct node (b.c:3)\"", &machine,
-				&objs, &f, &err) == 0);
-	a.str[DS_DOBJ] = ds_filter_string_id(f, "struct node (b.c:3)");
-	a.alias[DS_DOBJ] = ds_filter_string_id(f, "struct node");
+				&objs, ops, NOPS, &f, &err) == 0);
+	op_v[OP_DOBJ] = ds_filter_string_id(f, "struct node (b.c:3)");
+	alias_v[OP_DOBJ] = ds_filter_string_id(f, "struct node");
 	CHECK(ds_filter_match(f, &a));
-	a.str[DS_DOBJ] = ds_filter_string_id(f, "struct node (a.c:1)");
+	op_v[OP_DOBJ] = ds_filter_string_id(f, "struct node (a.c:1)");
 	CHECK(!ds_filter_match(f, &a));
 	ds_expr_free(f);
-	CHECK(ds_filter_compile("DOBJ != \"struct node\"", &machine, &objs, &f, &err) == 0);
-	a.str[DS_DOBJ] = -1;
-	a.alias[DS_DOBJ] = ds_filter_string_id(f, "struct node");
+	CHECK(ds_filter_compile("DOBJ != \"struct node\"", &machine, &objs, ops, NOPS, &f, &err) == 0);
+	op_v[OP_DOBJ] = -1;
+	alias_v[OP_DOBJ] = ds_filter_string_id(f, "struct node");
 	CHECK(!ds_filter_match(f, &a));
-	a.alias[DS_DOBJ] = -1;
+	alias_v[OP_DOBJ] = -1;
 	CHECK(ds_filter_match(f, &a));
+	ds_expr_free(f);
+
+	/* an operand of numbers: an unknown one (-1) stops the evaluation
+	 * where nothing compares it, and reads as -1 where something does */
+	CHECK(ds_filter_compile("thread == 42 && FIELD == \"x\"", &machine, &objs, ops, NOPS, &f, &err) == 0);
+	op_v[OP_THREAD] = 42;
+	op_v[OP_FIELD] = ds_filter_string_id(f, "x");
+	CHECK(ds_filter_match(f, &a));
+	op_v[OP_THREAD] = 43;
+	CHECK(!ds_filter_match(f, &a));
+	ds_expr_free(f);
+	CHECK(ds_filter_compile("thread + 1", &machine, &objs, ops, NOPS, &f, &err) == 0);
+	CHECK(ds_filter_match(f, &a));
+	op_v[OP_THREAD] = -1;
+	CHECK(!ds_filter_match(f, &a));
+	ds_expr_free(f);
+	CHECK(ds_filter_compile("thread != 5", &machine, &objs, ops, NOPS, &f, &err) == 0);
+	CHECK(ds_filter_match(f, &a));
+	CHECK_EQ_U64(ds_filter_ops_used(f), 1u << OP_THREAD);
 	ds_expr_free(f);
 
 	/* memory objects by name */
 	CHECK(ds_filter_compile("MOBJ(L1D_set) == 5 && MOBJ(L2_set) != MOBJ(L1D_set)", &machine, &objs,
-				&f, &err) == 0);
+				ops, NOPS, &f, &err) == 0);
 	CHECK(ds_filter_match(f, &a));
 	CHECK(ds_expr_uses(f) & (1u << DS_PADDR));
 	CHECK(ds_expr_uses(f) & DS_USES_MOBJ);
@@ -711,16 +748,16 @@ TEST(filters)
 	ds_expr_free(f);
 	/* an unknown result does not pass; a compared unknown is just -1 */
 	a.v[DS_VADDR] = -1;
-	CHECK(ds_filter_compile("MOBJ(L1D_line) & 1 || 1", &machine, &objs, &f, &err) == 0);
+	CHECK(ds_filter_compile("MOBJ(L1D_line) & 1 || 1", &machine, &objs, ops, NOPS, &f, &err) == 0);
 	CHECK(!ds_filter_match(f, &a));
 	ds_expr_free(f);
-	CHECK(ds_filter_compile("MOBJ(L1D_line) != 64", &machine, &objs, &f, &err) == 0);
+	CHECK(ds_filter_compile("MOBJ(L1D_line) != 64", &machine, &objs, ops, NOPS, &f, &err) == 0);
 	CHECK(ds_filter_match(f, &a));
 	ds_expr_free(f);
-	CHECK(ds_filter_compile("!(VADDR > 0)", &machine, &objs, &f, &err) == 0);
+	CHECK(ds_filter_compile("!(VADDR > 0)", &machine, &objs, ops, NOPS, &f, &err) == 0);
 	CHECK(ds_filter_match(f, &a));
 	ds_expr_free(f);
-	CHECK(ds_filter_compile("VADDR / 0 == -1", &machine, &objs, &f, &err) == 0);
+	CHECK(ds_filter_compile("VADDR / 0 == -1", &machine, &objs, ops, NOPS, &f, &err) == 0);
 	a.v[DS_VADDR] = 64;
 	CHECK(!ds_filter_match(f, &a));
 	ds_expr_free(f);
@@ -738,8 +775,10 @@ TEST(filter_errors)
 		{"FIELD < \"a\"", "filter: FIELD is a string: compare it with == or != to a \"string\" at column 1"},
 		{"FUNC == DOBJ", "filter: FUNC is a string: compare it with == or != to a \"string\" at column 1"},
 		{"!FUNC", "filter: FUNC is a string: compare it with == or != to a \"string\" at column 2"},
-		{"\"a\" == \"b\"", "filter: a string can only be compared with FUNC, DOBJ or FIELD at column 1"},
-		{"1 ? \"a\" : 2", "filter: a string can only be compared with FUNC, DOBJ or FIELD at column 5"},
+		{"\"a\" == \"b\"", "filter: a string can only be compared with a name: function, dataobject, field at column 1"},
+		{"1 ? \"a\" : 2", "filter: a string can only be compared with a name: function, dataobject, field at column 5"},
+		{"function < \"a\"", "filter: function is a string: compare it with == or != to a \"string\" at column 1"},
+		{"thread == \"a\"", "filter: a string can only be compared with a name: function, dataobject, field at column 11"},
 		{"FUNC == \"abc", "filter: unterminated string at column 9"},
 		{"FUNC == \"a\\qb\"", "filter: unknown escape in a string (only \\\" and \\\\) at column 11"},
 		{"MOBJ(nope) == 1",
