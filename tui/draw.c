@@ -439,7 +439,7 @@ static void draw_status(tui_app *a)
 	}
 	if (a->mode == MODE_SEARCH || a->mode == MODE_FILTER || a->mode == MODE_DEFINE) {
 		const char *q = a->mode == MODE_SEARCH ? "Search: "
-				: a->mode == MODE_FILTER ? "Filter (e.g. FUNC == \"main\" && THRID == 42): "
+				: a->mode == MODE_FILTER ? "Filter (e.g. function == \"main\" && thread == 42): "
 							 : "Define NAME = EXPR: ";
 		int x = grid_raw(s, y, 0, s->w - right, ST_CRUMB, q);
 		x += grid_text(s, y, x, s->w - right - x - 1, ST_STATUS, ds_buf_str(&a->input));
@@ -927,8 +927,8 @@ static const char *const help_text[][2] = {
 	{"BS Esc", "back to where Enter came from (see the breadcrumb)"},
 	{"/ F3", "search the rows' names and text"},
 	{"n N", "the next, the previous match"},
-	{"f F4", "filter the samples, e.g. FUNC == \"main\" && THRID == 42;"},
-	{"", "also DOBJ FIELD VADDR CPUID MOBJ(name)...; empty: none"},
+	{"f F4", "filter the samples, e.g. function == \"main\" && thread == 42;"},
+	{"", "also field dataobject cacheline verdict VADDR MOBJ(name)...; empty: none"},
 	{"s F6", "sort by a column, as dsprof report --sort does"},
 	{"m", "choose the metric columns of each event"},
 	{"v", "the selected row in full: every column, long text wrapped"},
