@@ -96,7 +96,10 @@ compare "per-symbol counts (pipe mode)" perf3.txt ours3.txt
 # repeats its leaf, samples in walk, those called from main, samples in
 # memchr, those called from scan: from perf script -F ip,sym
 chain_stats() { # script output
-	awk '/^\t/ { a[n] = $1; s[n++] = $2; next }
+	# n starts at 0, not "": a first sample's frames go to a[0], a[1]...
+	# (with a[""] its leaf, a later frame 0 compared equal to the unset a[0])
+	awk 'BEGIN { n = 0 }
+	/^\t/ { a[n] = $1; s[n++] = $2; next }
 	n { total++; bad = dup = 0
 	    for (i = 0; i < n; i++) { if (a[i] == "ffffffffffffffff") bad = 1; if (i && a[i] == a[0]) dup = 1 }
 	    ff += bad; dups += dup
