@@ -185,6 +185,28 @@ const char *ds_dim_help(size_t i);
 const char *const *ds_view_names(void);
 /* One line describing the --sort keys. */
 const char *ds_view_help_sort(void);
+/* ---- metric columns (--metrics) ----
+ * Which of a table's per-event metrics are shown: each event's share of
+ * its total (percent), samples and count, and their inclusive ones.
+ * show[ev * DS_M_N + m] says whether event ev's metric m is shown.
+ * spec is a comma-separated list of
+ *   all              every event's every column
+ *   COLUMN           that column of every event shown: percent, samples,
+ *                    count, incl (incl_percent, incl_samples and
+ *                    incl_count), or one of those three
+ *   EVENT            show this event (then only the events named are),
+ *                    with the columns listed, or all of its own
+ *   EVENT:COLUMN     that column of that event
+ * An event of a diff goes by its name without "before:" and "after:" too
+ * (both sides).  spec NULL is the default for people: the first event's
+ * columns (a diff's: both sides of it), the others' percent only.
+ * Inclusive columns are only shown where the table has them.  Errors name
+ * the item that is no column or event of the table. */
+enum ds_metric { DS_M_PERCENT, DS_M_SAMPLES, DS_M_COUNT, DS_M_INCL_PERCENT, DS_M_INCL_SAMPLES,
+		 DS_M_INCL_COUNT, DS_M_N };
+int ds_metrics_select(const ds_table *t, const char *spec, bool *show, ds_err *err);
+/* The metric's column name: "percent", "samples", ... */
+const char *ds_metric_name(enum ds_metric m);
 /* A count as tables show it to people: 987, 12.3k, 4.56M, 1.23G; with ns,
  * nanoseconds as seconds (clock events).  Always NUL-terminated. */
 void ds_count_text(char *out, size_t n, uint64_t v, bool ns);

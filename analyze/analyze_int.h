@@ -305,6 +305,10 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label, con
 /* Make the table own its column names and name label (a view's that it
  * made for itself): copies in one allocation with t->cols. */
 void tb_own_names(ds_table *t);
+/* A grouping's table (ds_table.flat) as a table of its combinations of
+ * keys: its deepest rows, each named by its path ("walk > struct
+ * node.next") and with the cells of the rows above it. */
+ds_table *tb_flatten(const ds_table *t);
 /* The row for key, created with `name` when new; returns its index. */
 size_t tb_row(tb *b, const void *key, size_t keylen, const char *name, bool *added);
 /* A new row without a key, for views that find their rows themselves

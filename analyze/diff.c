@@ -1048,8 +1048,8 @@ static void builder_free(builder *b)
 	ds_buf_free(&b->colnames);
 }
 
-int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_opts *o, ds_diff **out,
-		   ds_err *err)
+static int diff_tables(const ds_table *before, const ds_table *after, const ds_diff_opts *o, ds_diff **out,
+		       ds_err *err)
 {
 	const ds_table *t[2] = {before, after};
 	builder b = {0};
@@ -1112,6 +1112,23 @@ int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_
 	builder_free(&b);
 	*out = d;
 	return 0;
+}
+
+/* A grouping compares its combinations of keys, each named by its path. */
+int ds_diff_tables(const ds_table *before, const ds_table *after, const ds_diff_opts *o, ds_diff **out,
+		   ds_err *err)
+{
+	ds_table *fb, *fa;
+	int rc;
+
+	if (!before->flat && !after->flat)
+		return diff_tables(before, after, o, out, err);
+	fb = tb_flatten(before);
+	fa = tb_flatten(after);
+	rc = diff_tables(fb, fa, o, out, err);
+	ds_table_free(fb);
+	ds_table_free(fa);
+	return rc;
 }
 
 /* ---- the verdict with sessions: shared lines ----

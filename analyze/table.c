@@ -101,6 +101,79 @@ void tb_own_names(ds_table *t)
 	t->cols = (ds_col *)(void *)block;
 }
 
+/* The index of row r's parent in a tree, or -1 at the top. */
+static ptrdiff_t parent_row(const ds_table *t, size_t r)
+{
+	unsigned d = t->rows[r].depth;
+	while (d && r-- > 0)
+		if (t->rows[r].depth == d - 1)
+			return (ptrdiff_t)r;
+	return -1;
+}
+
+ds_table *tb_flatten(const ds_table *t)
+{
+	ds_table *f = ds_xcalloc(1, sizeof *f);
+	unsigned deepest = 0;
+
+	*f = *t;
+	f->flat = false;
+	f->view = ds_xstrdup(t->view);
+	f->events = ds_xcalloc(t->nevents + 1, sizeof *f->events);
+	for (size_t e = 0; e < t->nevents; e++) {
+		f->events[e] = t->events[e];
+		f->events[e].name = ds_xstrdup(t->events[e].name);
+	}
+	f->cols = ds_xcalloc(t->ncols + 1, sizeof *f->cols);
+	memcpy(f->cols, t->cols, t->ncols * sizeof *f->cols);
+	tb_own_names(f);
+	f->props = ds_xcalloc(t->nprops + 1, sizeof *f->props);
+	for (size_t i = 0; i < t->nprops; i++) {
+		f->props[i] = t->props[i];
+		f->props[i].key = ds_xstrdup(t->props[i].key);
+		f->props[i].value = ds_xstrdup(t->props[i].value);
+	}
+	for (size_t r = 0; r < t->nrows; r++)
+		deepest = t->rows[r].depth > deepest ? t->rows[r].depth : deepest;
+	f->rows = ds_xcalloc(t->nrows + 1, sizeof *f->rows);
+	f->nrows = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const ds_row *x = &t->rows[r];
+		ds_row *y = &f->rows[f->nrows];
+		size_t ne = t->nevents ? t->nevents : 1;
+		ds_buf name = {0};
+		if (x->depth < deepest)
+			continue;
+		*y = (ds_row){0};
+		y->cells = ds_xcalloc(t->ncols + 1, sizeof *y->cells);
+		for (ptrdiff_t p = (ptrdiff_t)r; p >= 0; p = parent_row(t, (size_t)p)) {
+			ds_buf part = {0};
+			ds_buf_printf(&part, "%s%s%s", t->rows[p].name, name.len ? " > " : "", ds_buf_str(&name));
+			ds_buf_free(&name);
+			name = part;
+			for (size_t c = 0; c < t->ncols; c++)
+				if (!y->cells[c].set && t->rows[p].cells[c].set) {
+					y->cells[c] = t->rows[p].cells[c];
+					y->cells[c].s = t->rows[p].cells[c].s ? ds_xstrdup(t->rows[p].cells[c].s) : NULL;
+				}
+		}
+		y->name = ds_buf_steal(&name);
+		y->samples = ds_xcalloc(ne, sizeof *y->samples);
+		y->count = ds_xcalloc(ne, sizeof *y->count);
+		memcpy(y->samples, x->samples, t->nevents * sizeof *y->samples);
+		memcpy(y->count, x->count, t->nevents * sizeof *y->count);
+		if (t->inclusive) {
+			y->incl_samples = ds_xcalloc(ne, sizeof *y->incl_samples);
+			y->incl_count = ds_xcalloc(ne, sizeof *y->incl_count);
+			memcpy(y->incl_samples, x->incl_samples, t->nevents * sizeof *y->incl_samples);
+			memcpy(y->incl_count, x->incl_count, t->nevents * sizeof *y->incl_count);
+		}
+		f->nrows++;
+	}
+	f->total_rows = f->nrows;
+	return f;
+}
+
 /* A new row without a key (the view finds its rows itself); its index. */
 size_t tb_row_new(tb *b, const char *name)
 {
@@ -447,4 +520,125 @@ void ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool t
 	case DS_COL_DELTA_NS: fmt_delta(out, n, v, true, text); break;
 	case DS_COL_CHANGE: fmt_change(out, n, v->d, text); break;
 	}
+}
+
+/* ---- metric columns ---- */
+
+static const char *const metric_names[DS_M_N] = {"percent", "samples", "count", "incl_percent",
+						 "incl_samples", "incl_count"};
+
+const char *ds_metric_name(enum ds_metric m)
+{
+	return m < DS_M_N ? metric_names[m] : "?";
+}
+
+/* The columns `name` stands for, as bits; 0 when it is none. */
+static unsigned metric_bits(const char *name, size_t len)
+{
+	if (len == 4 && strncmp(name, "incl", 4) == 0)
+		return 1u << DS_M_INCL_PERCENT | 1u << DS_M_INCL_SAMPLES | 1u << DS_M_INCL_COUNT;
+	for (int m = 0; m < DS_M_N; m++)
+		if (strlen(metric_names[m]) == len && strncmp(name, metric_names[m], len) == 0)
+			return 1u << m;
+	return 0;
+}
+
+/* Whether event e of t goes by name[0..len): its name, or in a diff its
+ * name after the side's prefix. */
+static bool event_is(const ds_table *t, size_t e, const char *name, size_t len)
+{
+	const char *n = t->events[e].name;
+	if (strlen(n) == len && strncmp(n, name, len) == 0)
+		return true;
+	for (int k = 0; k < 2; k++) {
+		const char *side = k ? "after:" : "before:";
+		if (ds_str_has_prefix(n, side) && strlen(n + strlen(side)) == len &&
+		    strncmp(n + strlen(side), name, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* An event's name without a diff's side. */
+static const char *unsided(const char *n)
+{
+	if (ds_str_has_prefix(n, "before:"))
+		return n + strlen("before:");
+	if (ds_str_has_prefix(n, "after:"))
+		return n + strlen("after:");
+	return n;
+}
+
+int ds_metrics_select(const ds_table *t, const char *spec, bool *show, ds_err *err)
+{
+	const unsigned all = (1u << DS_M_N) - 1;
+	unsigned global = 0, *per = ds_xcalloc(t->nevents + 1, sizeof *per);
+	bool *named = ds_xcalloc(t->nevents + 1, sizeof *named), any_named = false;
+	const char *p = spec;
+	int rc = 0;
+
+	memset(show, 0, t->nevents * DS_M_N * sizeof *show);
+	while (spec && *p && !rc) {
+		size_t len = strcspn(p, ","), col_at = len;
+		unsigned bits;
+		bool found = false;
+		if (len == 3 && strncmp(p, "all", 3) == 0) {
+			global = all;
+			p += len + (p[len] == ',');
+			continue;
+		}
+		/* EVENT:COLUMN when the part after the last ':' is a column */
+		for (size_t i = len; i-- > 0;)
+			if (p[i] == ':') {
+				col_at = i;
+				break;
+			}
+		bits = col_at < len ? metric_bits(p + col_at + 1, len - col_at - 1) : 0;
+		if (!bits)
+			col_at = len;
+		if (col_at == len && (bits = metric_bits(p, len))) {
+			global |= bits;
+			p += len + (p[len] == ',');
+			continue;
+		}
+		for (size_t e = 0; e < t->nevents; e++)
+			if (event_is(t, e, p, col_at)) {
+				named[e] = any_named = found = true;
+				per[e] |= bits;
+			}
+		if (!found) {
+			ds_buf b = {0};
+			for (size_t e = 0; e < t->nevents; e++) {
+				const char *n = unsided(t->events[e].name);
+				bool again = false;
+				for (size_t k = 0; k < e && !again; k++)
+					again = strcmp(unsided(t->events[k].name), n) == 0;
+				if (!again)
+					ds_buf_printf(&b, ", %s", n);
+			}
+			rc = ds_err_set(err, DS_EINPUT,
+					"--metrics: '%.*s' is no column (percent, samples, count, incl, incl_percent, "
+					"incl_samples, incl_count, all) and no event of this view (%s)",
+					(int)len, p, b.len ? ds_buf_str(&b) + 2 : "none");
+			ds_buf_free(&b);
+		}
+		p += len + (p[len] == ',');
+	}
+	for (size_t e = 0; e < t->nevents && !rc; e++) {
+		unsigned cols;
+		if (!spec) /* the first event's columns (both sides of a diff's), the others' share */
+			cols = strcmp(unsided(t->events[e].name), unsided(t->events[0].name)) == 0
+				       ? all : 1u << DS_M_PERCENT;
+		else if (any_named && !named[e])
+			cols = 0;
+		else if ((cols = global | per[e]) == 0)
+			cols = all;
+		if (!t->inclusive)
+			cols &= ~(1u << DS_M_INCL_PERCENT | 1u << DS_M_INCL_SAMPLES | 1u << DS_M_INCL_COUNT);
+		for (int m = 0; m < DS_M_N; m++)
+			show[e * DS_M_N + (size_t)m] = cols >> m & 1;
+	}
+	free(per);
+	free(named);
+	return rc;
 }

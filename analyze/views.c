@@ -301,9 +301,38 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	return tb_finish(&tbl, &keep, out, err);
 }
 
-/* ---- samples: one row per sample, like perf script ---- */
+/* ---- samples: one row per sample, like perf script ----
+ * What the sample recorded, then what dsprof made of it: the load or
+ * store it is charged to, the data address (the sampled one, or computed
+ * from the registers), and its data object, field and verdict, named as
+ * the dimensions of those names name them. */
 
-enum { SA_TIME, SA_PID, SA_TID, SA_CPU, SA_EVENT, SA_IP, SA_MODULE, SA_ADDR, SA_PHYS, SA_PERIOD, SA_NCOLS };
+enum {
+	SA_TIME, SA_PID, SA_TID, SA_CPU, SA_EVENT, SA_IP, SA_MODULE, SA_ADDR, SA_PHYS, SA_PERIOD,
+	SA_TRIGGER, SA_DATA_ADDRESS, SA_ADDRESS_FROM, SA_DATAOBJECT, SA_FIELD, SA_VERDICT, SA_NCOLS
+};
+static const char *const sample_dims[] = {"dataobject", "field", "verdict"};
+#define NSAMPLE_DIMS (sizeof sample_dims / sizeof sample_dims[0])
+
+/* The cells dsprof makes of record k. */
+static void sample_data(ds_session *s, dim **d, size_t k, ds_row *w, ds_buf *name)
+{
+	const ds_srec *x = &s->srecs.v[k];
+	const site_ds *sd = s->sites.v[x->site].ds;
+	bool precise = (x->flags & SR_PRECISE) != 0;
+
+	if (sd && !(x->flags & SR_KERNEL) && sd->done[precise] && sd->trig[precise].verdict == DS_BT_OK) {
+		site_label(s, ds_charged_site(s, x->site, precise), name);
+		tb_cell_str(w, SA_TRIGGER, ds_buf_str(name));
+	}
+	if (x->flags & SR_EA) {
+		tb_cell_u64(w, SA_DATA_ADDRESS, x->ea);
+		tb_cell_str(w, SA_ADDRESS_FROM,
+			    ((x->flags >> SR_EA_SHIFT) & 3) == EA_FROM_ADDR ? "sample" : "registers");
+	}
+	for (size_t i = 0; i < NSAMPLE_DIMS; i++)
+		tb_cell_str(w, SA_DATAOBJECT + i, dim_value_name(d[i], dim_id(d[i], k, x)));
+}
 
 static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
@@ -311,13 +340,24 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		{"time", DS_COL_U64, true}, {"pid", DS_COL_U64, true}, {"tid", DS_COL_U64, true},
 		{"cpu", DS_COL_U64, true}, {"event", DS_COL_STR, true}, {"ip", DS_COL_HEX, true},
 		{"module", DS_COL_STR, true}, {"addr", DS_COL_HEX, true},
-		{"phys_addr", DS_COL_HEX, true}, {"period", DS_COL_U64, true}};
+		{"phys_addr", DS_COL_HEX, true}, {"period", DS_COL_U64, true},
+		{"trigger", DS_COL_STR, true}, {"data_address", DS_COL_HEX, true},
+		{"address_from", DS_COL_STR, false}, {"dataobject", DS_COL_STR, true},
+		{"field", DS_COL_STR, true}, {"verdict", DS_COL_STR, true}};
 	ds_view_opts keep = {.sort = o && o->sort ? o->sort : "time", .limit = o ? o->limit : 0};
-	uint64_t cur = 0, n = 0, k = 0;
+	uint64_t cur = 0, n = 0;
+	dim *d[NSAMPLE_DIMS] = {NULL};
+	ds_buf name = {0};
+	size_t k = 0;
 	ds_record r;
 	tb b;
-	int rc;
+	int rc = 0;
 
+	for (size_t i = 0; i < NSAMPLE_DIMS; i++)
+		if (!(d[i] = dim_new(s, sample_dims[i], o, err))) {
+			rc = -1;
+			goto out;
+		}
 	tb_init(&b, s, "samples", "function", cols, SA_NCOLS, false);
 	b.t->has_metrics = false;
 	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
@@ -325,10 +365,11 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		uint32_t si;
 		size_t row;
 		ds_row *w;
-		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid) || !ds_srec_kept(s, k++))
+		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
 			continue;
-		si = ds_session_site(s, sm->pid, (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX,
-				       sm->ip, ds_ip_is_kernel(r.misc));
+		if (k >= s->srecs.n || !ds_srec_kept(s, k++))
+			continue;
+		si = s->srecs.v[k - 1].site;
 		ds_site_resolve(s, si, false);
 		row = tb_row(&b, &n, sizeof n, site_fname(s, si), NULL);
 		n++;
@@ -347,15 +388,18 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		if (sm->type & PERF_SAMPLE_PHYS_ADDR)
 			tb_cell_u64(w, SA_PHYS, sm->phys_addr);
 		tb_cell_u64(w, SA_PERIOD, sm->period);
+		sample_data(s, d, k - 1, w, &name);
 	}
 	if (rc < 0) {
-		ds_hash_free(b.rows);
-		b.t->rows = b.v.v;
-		b.t->nrows = b.v.n;
-		ds_table_free(b.t);
-		return -1;
+		tb_discard(&b);
+		goto out;
 	}
-	return tb_finish(&b, &keep, out, err);
+	rc = tb_finish(&b, &keep, out, err);
+out:
+	for (size_t i = 0; i < NSAMPLE_DIMS; i++)
+		dim_free(d[i]);
+	ds_buf_free(&name);
+	return rc;
 }
 
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,

@@ -39,8 +39,13 @@ int cli_bad_option(const char *cmd, char **argv, int c, const char *hint);
 /* Tables from analyze/ as text, CSV or JSON (docs/report-formats.md). */
 struct ds_table;
 enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
+/* show: the metric columns (ds_metrics_select), NULL every one. */
 void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
-		bool ascii);
+		bool ascii, const bool *show);
+/* The metric columns --metrics SPEC picks for t in format fmt, malloc'd in
+ * *show: without SPEC, the default for people in text and every metric
+ * (NULL) in CSV and JSON. */
+int cli_metrics(const struct ds_table *t, const char *spec, enum cli_format fmt, bool **show, ds_err *err);
 /* The keys of --by, a line each with what it is. */
 void cli_print_keys(FILE *f);
 /* --format ARG: 0, or a usage error of CMD (its exit status). */
@@ -58,7 +63,7 @@ void cli_print_notes(const struct ds_session *s, const char *label, const struct
  * or beside it (JSON); CSV holds the table only. */
 struct ds_diff;
 void cli_render_diff(FILE *f, const struct ds_diff *d, enum cli_format fmt, const char *before,
-		     const char *after, bool ascii);
+		     const char *after, bool ascii, const bool *show);
 
 /* Keep in OUTDIR/kallsyms the kernel symbols that samples at ips[0..n)
  * need, while this kernel still runs: the experiment then reads the same

@@ -1,4 +1,5 @@
-/* dsprof diff BEFORE AFTER [--view V] [--sort KEY] [--limit N] [--format F] */
+/* dsprof diff BEFORE AFTER [--view V | --by KEYS] [--sort KEY] [--limit N] [--format F]
+ *             [--metrics LIST] */
 #include "cli/cli.h"
 
 #include "analyze/analyze.h"
@@ -14,10 +15,15 @@ static const char diff_usage[] =
 	"  BEFORE, AFTER          experiment directories or perf.data files\n"
 	"  -v, --view VIEW        functions (default), lines, dataobjects, datalayout, hotlines,\n"
 	"                         sharing, or another view with metrics\n"
+	"  -b, --by KEY[,KEY...]  compare the samples grouped by these keys (dsprof report --by):\n"
+	"                         each combination of keys is a row, named by its path\n"
 	"  -s, --sort KEY         delta (default: the largest change first), change, before,\n"
 	"                         after (optionally KEY:EVENT), an event name, name, or a column\n"
 	"  -n, --limit N          print the first N rows (the verdict still sees them all)\n"
 	"  -f, --format FORMAT    text (default), csv or json\n"
+	"  -m, --metrics LIST     which metric columns of which events, as in dsprof report\n"
+	"                         (an event names both sides: cpu-clock is before:cpu-clock and\n"
+	"                         after:cpu-clock)\n"
 	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
@@ -26,6 +32,8 @@ int cmd_diff(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"view", required_argument, NULL, 'v'},
+		{"by", required_argument, NULL, 'b'},
+		{"metrics", required_argument, NULL, 'm'},
 		{"sort", required_argument, NULL, 's'},
 		{"limit", required_argument, NULL, 'n'},
 		{"format", required_argument, NULL, 'f'},
@@ -35,7 +43,9 @@ int cmd_diff(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *view = "functions", *path[2];
+	const char *view = NULL, *path[2], *by = NULL, *metrics = NULL;
+	char *by_view = NULL;
+	bool *show = NULL;
 	ds_session_opts so = {0};
 	ds_diff_opts dopts = {0};
 	enum cli_format fmt = CLI_TEXT;
@@ -47,9 +57,11 @@ int cmd_diff(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":v:s:n:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":v:b:m:s:n:f:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'v': view = optarg; break;
+		case 'b': by = optarg; break;
+		case 'm': metrics = optarg; break;
 		case 's': dopts.sort = optarg; break;
 		case 'n':
 			if (!ds_parse_u64(optarg, &u, false) || u == 0)
@@ -74,6 +86,12 @@ int cmd_diff(int argc, char **argv)
 		return cli_usage_error("diff", "give two experiments, BEFORE and AFTER");
 	if (argc - optind > 2)
 		return cli_usage_error("diff", "unexpected argument '%s' (give two experiments)", argv[optind + 2]);
+	if (by && view)
+		return cli_usage_error("diff", "give --by or --view, not both");
+	if (by)
+		view = by_view = ds_xasprintf("by:%s", by);
+	if (!view)
+		view = "functions";
 	path[0] = argv[optind];
 	path[1] = argv[optind + 1];
 	so.progress = isatty(STDERR_FILENO);
@@ -82,11 +100,12 @@ int cmd_diff(int argc, char **argv)
 			status = cli_fail(&err);
 			goto out;
 		}
-	if (ds_diff_sessions(s[0], s[1], view, &dopts, &d, &err)) {
+	if (ds_diff_sessions(s[0], s[1], view, &dopts, &d, &err) ||
+	    cli_metrics(d->table, metrics, fmt, &show, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
-	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii);
+	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii, show);
 	cli_print_notes(s[0], path[0], NULL);
 	cli_print_notes(s[1], path[1], NULL);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -94,6 +113,8 @@ int cmd_diff(int argc, char **argv)
 		status = cli_fail(&err);
 	}
 out:
+	free(show);
+	free(by_view);
 	ds_diff_free(d);
 	ds_session_close(s[0]);
 	ds_session_close(s[1]);

@@ -61,11 +61,46 @@ static void text_summary(FILE *f, const ds_table *t, bool ascii)
 	}
 }
 
-static void text_table(FILE *f, const ds_table *t, bool ascii)
+/* A metric column of text: event ev's metric m, w characters wide. */
+typedef struct mcol {
+	size_t ev;
+	int m;
+	int w;
+} mcol;
+typedef DS_VEC(mcol) mcol_vec;
+
+/* The metric columns show[] picks, in blocks: an event's exclusive ones
+ * under its name, then its inclusive ones under "(inclusive)"; a block
+ * too narrow for its title widens its first column. */
+static void metric_cols(const ds_table *t, const bool *show, mcol_vec *v)
+{
+	static const int width[DS_M_N] = {7, 8, 8, 7, 8, 8};
+
+	for (size_t e = 0; t->has_metrics && e < t->nevents; e++)
+		for (int incl = 0; incl < 2; incl++) {
+			size_t first = v->n;
+			int total = -1, need;
+			for (int m = incl ? DS_M_INCL_PERCENT : 0; m < (incl ? DS_M_N : DS_M_INCL_PERCENT); m++)
+				if (!show || show[e * DS_M_N + (size_t)m]) {
+					if (m >= DS_M_INCL_PERCENT && !t->inclusive)
+						continue;
+					ds_vec_push(v, ((mcol){e, m, width[m]}));
+					total += width[m] + 1;
+				}
+			need = (int)strlen(incl ? "(inclusive)" : t->events[e].name);
+			need = need > 25 ? 25 : need;
+			if (v->n > first && need > total)
+				v->v[first].w += need - total;
+		}
+}
+
+static void text_table(FILE *f, const ds_table *t, bool ascii, const bool *show)
 {
 	size_t namew = 8, *colw = ds_xcalloc(t->ncols ? t->ncols : 1, sizeof *colw);
+	mcol_vec mc = {0};
 	char buf[512];
 
+	metric_cols(t, show, &mc);
 	for (size_t r = 0; r < t->nrows; r++) {
 		char *n = safe(t->rows[r].name, ascii);
 		size_t w = 2 * t->rows[r].depth + ds_text_width(n);
@@ -85,23 +120,23 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 			colw[c] = strlen(t->cols[c].name);
 
 	/* header: event names over their metric columns */
+	fputs("#", f);
+	for (size_t i = 0; i < mc.n;) {
+		size_t j = i;
+		int w = -1;
+		bool incl = mc.v[i].m >= DS_M_INCL_PERCENT;
+		char *n = safe(incl ? "(inclusive)" : t->events[mc.v[i].ev].name, ascii);
+		for (; j < mc.n && mc.v[j].ev == mc.v[i].ev && (mc.v[j].m >= DS_M_INCL_PERCENT) == incl; j++)
+			w += mc.v[j].w + 1;
+		fprintf(f, " %-*.*s", w, w, n);
+		free(n);
+		i = j;
+	}
 	if (t->has_metrics) {
-		fputs("#", f);
-		for (size_t e = 0; e < t->nevents; e++) {
-			char *n = safe(t->events[e].name, ascii);
-			fprintf(f, " %-25.25s", n);
-			if (t->inclusive)
-				fprintf(f, " %-25.25s", "(inclusive)");
-			free(n);
-		}
+		static const char *const label[DS_M_N] = {"excl%", "samples", "count", "incl%", "samples", "count"};
 		fputs("\n#", f);
-		for (size_t e = 0; e < t->nevents; e++) {
-			fprintf(f, " %7s %8s %8s", "excl%", "samples", "count");
-			if (t->inclusive)
-				fprintf(f, " %7s %8s %8s", "incl%", "samples", "count");
-		}
-	} else {
-		fputs("#", f);
+		for (size_t i = 0; i < mc.n; i++)
+			fprintf(f, " %*s", mc.v[i].w, label[mc.v[i].m]);
 	}
 	fprintf(f, "  %-*s", (int)namew, t->name_label);
 	for (size_t c = 0; c < t->ncols; c++)
@@ -114,21 +149,29 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 		char *n = safe(row->name, ascii);
 		size_t pad, w;
 		fputc(' ', f);
-		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
+		for (size_t i = 0; i < mc.n; i++) {
+			const ds_table_event *ev = &t->events[mc.v[i].ev];
+			size_t e = mc.v[i].ev;
 			char cnt[32];
 			if (row->note) {
-				fprintf(f, " %7s %8s %8s", "", "", "");
-				if (t->inclusive)
-					fprintf(f, " %7s %8s %8s", "", "", "");
+				fprintf(f, " %*s", mc.v[i].w, "");
 				continue;
 			}
-			fmt_count(cnt, sizeof cnt, &t->events[e], row->count[e]);
-			fprintf(f, " %6.2f%% %8" PRIu64 " %8s", pct(row->count[e], t->events[e].count),
-				row->samples[e], cnt);
-			if (t->inclusive) {
-				fmt_count(cnt, sizeof cnt, &t->events[e], row->incl_count[e]);
-				fprintf(f, " %6.2f%% %8" PRIu64 " %8s",
-					pct(row->incl_count[e], t->events[e].count), row->incl_samples[e], cnt);
+			switch (mc.v[i].m) {
+			case DS_M_PERCENT: fprintf(f, " %*.2f%%", mc.v[i].w - 1, pct(row->count[e], ev->count)); break;
+			case DS_M_SAMPLES: fprintf(f, " %*" PRIu64, mc.v[i].w, row->samples[e]); break;
+			case DS_M_COUNT:
+				fmt_count(cnt, sizeof cnt, ev, row->count[e]);
+				fprintf(f, " %*s", mc.v[i].w, cnt);
+				break;
+			case DS_M_INCL_PERCENT:
+				fprintf(f, " %*.2f%%", mc.v[i].w - 1, pct(row->incl_count[e], ev->count));
+				break;
+			case DS_M_INCL_SAMPLES: fprintf(f, " %*" PRIu64, mc.v[i].w, row->incl_samples[e]); break;
+			case DS_M_INCL_COUNT:
+				fmt_count(cnt, sizeof cnt, ev, row->incl_count[e]);
+				fprintf(f, " %*s", mc.v[i].w, cnt);
+				break;
 			}
 		}
 		w = 2 * row->depth + ds_text_width(n);
@@ -148,6 +191,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii)
 	}
 	if (t->nrows < t->total_rows)
 		fprintf(f, "# ... %zu more rows (--limit)\n", t->total_rows - t->nrows);
+	ds_vec_free(&mc);
 	free(colw);
 }
 
@@ -170,7 +214,7 @@ static void text_head(FILE *f, const char *cmd, const ds_table *t, const char *s
 	}
 }
 
-static void render_text(FILE *f, const ds_table *t, const char *source, bool ascii)
+static void render_text(FILE *f, const ds_table *t, const char *source, bool ascii, const bool *show)
 {
 	text_head(f, "report", t, source, ascii);
 	if (strcmp(t->view, "summary") == 0) {
@@ -185,7 +229,7 @@ static void render_text(FILE *f, const ds_table *t, const char *source, bool asc
 		free(v);
 	}
 	fputs("#\n", f);
-	text_table(f, t, ascii);
+	text_table(f, t, ascii, show);
 }
 
 /* ---- CSV (RFC 4180) ---- */
@@ -254,7 +298,35 @@ static bool above_leaves(const ds_table *t, size_t r)
 	return t->rows[r].depth < deepest;
 }
 
-static void render_csv(FILE *f, const ds_table *t)
+/* The metrics CSV and JSON give, in their order: without a choice
+ * (--metrics), each event's samples and count and, inclusive tables, their
+ * inclusive ones; with one, those it picks, the shares too. */
+static const int out_metrics[] = {DS_M_PERCENT, DS_M_SAMPLES, DS_M_COUNT, DS_M_INCL_PERCENT,
+				  DS_M_INCL_SAMPLES, DS_M_INCL_COUNT};
+
+static bool metric_out(const ds_table *t, const bool *show, size_t e, int m)
+{
+	if (!t->has_metrics || (!t->inclusive && m >= DS_M_INCL_PERCENT))
+		return false;
+	if (!show)
+		return m != DS_M_PERCENT && m != DS_M_INCL_PERCENT;
+	return show[e * DS_M_N + (size_t)m];
+}
+
+/* Metric m of row r, event e, as CSV and JSON write it. */
+static void metric_text(const ds_table *t, const ds_row *r, size_t e, int m, char *buf, size_t n)
+{
+	switch (m) {
+	case DS_M_PERCENT: snprintf(buf, n, "%.2f", pct(r->count[e], t->events[e].count)); break;
+	case DS_M_SAMPLES: snprintf(buf, n, "%" PRIu64, r->samples[e]); break;
+	case DS_M_COUNT: snprintf(buf, n, "%" PRIu64, r->count[e]); break;
+	case DS_M_INCL_PERCENT: snprintf(buf, n, "%.2f", pct(r->incl_count[e], t->events[e].count)); break;
+	case DS_M_INCL_SAMPLES: snprintf(buf, n, "%" PRIu64, r->incl_samples[e]); break;
+	default: snprintf(buf, n, "%" PRIu64, r->incl_count[e]); break;
+	}
+}
+
+static void render_csv(FILE *f, const ds_table *t, const bool *show)
 {
 	char buf[512];
 	fputs(t->tree ? "name,parent" : "name", f);
@@ -262,14 +334,13 @@ static void render_csv(FILE *f, const ds_table *t)
 		fputc(',', f);
 		csv_field(f, t->cols[c].name);
 	}
-	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
-		static const char *const m[] = {"samples", "count", "incl_samples", "incl_count"};
-		for (int k = 0; k < (t->inclusive ? 4 : 2); k++) {
-			snprintf(buf, sizeof buf, "%s:%s", m[k], t->events[e].name);
-			fputc(',', f);
-			csv_field(f, buf);
-		}
-	}
+	for (size_t e = 0; e < t->nevents; e++)
+		for (size_t k = 0; k < DS_M_N; k++)
+			if (metric_out(t, show, e, out_metrics[k])) {
+				snprintf(buf, sizeof buf, "%s:%s", ds_metric_name(out_metrics[k]), t->events[e].name);
+				fputc(',', f);
+				csv_field(f, buf);
+			}
 	fputs("\r\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
@@ -285,33 +356,45 @@ static void render_csv(FILE *f, const ds_table *t)
 			ds_cell_text(buf, sizeof buf, &t->cols[c], out_cell(t, r, c), false);
 			csv_field(f, buf);
 		}
-		for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
-			if (row->note) {
-				fputs(t->inclusive ? ",,,," : ",,", f);
-				continue;
+		for (size_t e = 0; e < t->nevents; e++)
+			for (size_t k = 0; k < DS_M_N; k++) {
+				if (!metric_out(t, show, e, out_metrics[k]))
+					continue;
+				fputc(',', f);
+				if (!row->note) { /* a note has no metrics: empty */
+					metric_text(t, row, e, out_metrics[k], buf, sizeof buf);
+					fputs(buf, f);
+				}
 			}
-			fprintf(f, ",%" PRIu64 ",%" PRIu64, row->samples[e], row->count[e]);
-			if (t->inclusive)
-				fprintf(f, ",%" PRIu64 ",%" PRIu64, row->incl_samples[e], row->incl_count[e]);
-		}
 		fputs("\r\n", f);
 	}
 }
 
 /* ---- JSON ---- */
 
-static void json_per_event(ds_jw *w, const char *key, const ds_table *t, const uint64_t *v)
+/* "KEY": {EVENT: value...} for metric m, the events show picks (all
+ * without a choice); null for a note, which has no metrics. */
+static void json_per_event(ds_jw *w, const ds_table *t, const bool *show, const ds_row *r, int m)
 {
-	ds_jw_key(w, key);
-	if (!v) {
+	bool any = false;
+	char buf[64];
+
+	for (size_t e = 0; e < t->nevents; e++)
+		any |= metric_out(t, show, e, m);
+	if (!any)
+		return;
+	ds_jw_key(w, ds_metric_name(m));
+	if (r->note) {
 		ds_jw_null(w);
 		return;
 	}
 	ds_jw_obj_begin(w);
-	for (size_t e = 0; e < t->nevents; e++) {
-		ds_jw_key(w, t->events[e].name);
-		ds_jw_u64(w, v[e]);
-	}
+	for (size_t e = 0; e < t->nevents; e++)
+		if (metric_out(t, show, e, m)) {
+			ds_jw_key(w, t->events[e].name);
+			metric_text(t, r, e, m, buf, sizeof buf);
+			ds_jw_number_text(w, buf);
+		}
 	ds_jw_obj_end(w);
 }
 
@@ -326,7 +409,7 @@ static void json_event_facts(ds_jw *w, const ds_table_event *e)
 }
 
 /* "rows": every row, its name, every column and the metrics */
-static void json_rows(ds_jw *w, const ds_table *t)
+static void json_rows(ds_jw *w, const ds_table *t, const bool *show)
 {
 	ds_jw_key(w, "rows");
 	ds_jw_arr_begin(w);
@@ -363,21 +446,14 @@ static void json_rows(ds_jw *w, const ds_table *t)
 				ds_jw_u64(w, v->u);
 			}
 		}
-		if (t->has_metrics) {
-			/* a note has no metrics: null, not zero */
-			json_per_event(w, "samples", t, row->note ? NULL : row->samples);
-			json_per_event(w, "count", t, row->note ? NULL : row->count);
-			if (t->inclusive) {
-				json_per_event(w, "incl_samples", t, row->note ? NULL : row->incl_samples);
-				json_per_event(w, "incl_count", t, row->note ? NULL : row->incl_count);
-			}
-		}
+		for (size_t k = 0; k < DS_M_N; k++)
+			json_per_event(w, t, show, row, out_metrics[k]);
 		ds_jw_obj_end(w);
 	}
 	ds_jw_arr_end(w);
 }
 
-static void render_json(FILE *f, const ds_table *t, const char *source)
+static void render_json(FILE *f, const ds_table *t, const char *source, const bool *show)
 {
 	ds_buf b = {0};
 	ds_jw w;
@@ -437,27 +513,43 @@ static void render_json(FILE *f, const ds_table *t, const char *source)
 		ds_jw_arr_end(&w);
 		ds_jw_obj_end(&w);
 	}
-	json_rows(&w, t);
+	json_rows(&w, t, show);
 	ds_jw_obj_end(&w);
 	ds_buf_putc(&b, '\n');
 	fwrite(b.p, 1, b.len, f);
 	ds_buf_free(&b);
 }
 
-void cli_render(FILE *f, const ds_table *t, enum cli_format fmt, const char *source, bool ascii)
+void cli_render(FILE *f, const ds_table *t, enum cli_format fmt, const char *source, bool ascii,
+		const bool *show)
 {
 	switch (fmt) {
-	case CLI_TEXT: render_text(f, t, source, ascii); break;
-	case CLI_CSV: render_csv(f, t); break;
-	case CLI_JSON: render_json(f, t, source); break;
+	case CLI_TEXT: render_text(f, t, source, ascii, show); break;
+	case CLI_CSV: render_csv(f, t, show); break;
+	case CLI_JSON: render_json(f, t, source, show); break;
 	}
+}
+
+int cli_metrics(const ds_table *t, const char *spec, enum cli_format fmt, bool **show, ds_err *err)
+{
+	*show = NULL;
+	if (!spec && fmt != CLI_TEXT)
+		return 0; /* programs get every metric */
+	*show = ds_xcalloc(t->nevents * DS_M_N + 1, sizeof **show);
+	if (ds_metrics_select(t, spec, *show, err)) {
+		free(*show);
+		*show = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- diffs (dsprof diff) ----
  * The diff's table renders as any view's; text adds the verdict over it,
  * JSON adds the verdict and each event's facts on both sides. */
 
-static void text_diff(FILE *f, const ds_diff *d, const char *before, const char *after, bool ascii)
+static void text_diff(FILE *f, const ds_diff *d, const char *before, const char *after, bool ascii,
+		      const bool *show)
 {
 	char *src = ds_xasprintf("%s -> %s", before, after);
 	text_head(f, "diff", d->table, src, ascii);
@@ -469,7 +561,7 @@ static void text_diff(FILE *f, const ds_diff *d, const char *before, const char 
 		free(v);
 	}
 	fputs("#\n", f);
-	text_table(f, d->table, ascii);
+	text_table(f, d->table, ascii, show);
 }
 
 static void json_side(ds_jw *w, const char *key, const ds_table *t, int ev)
@@ -516,7 +608,7 @@ static void json_finding(ds_jw *w, const ds_diff_finding *v)
 	ds_jw_obj_end(w);
 }
 
-static void json_diff(FILE *f, const ds_diff *d, const char *before, const char *after)
+static void json_diff(FILE *f, const ds_diff *d, const char *before, const char *after, const bool *show)
 {
 	ds_buf b = {0};
 	ds_jw w;
@@ -547,7 +639,7 @@ static void json_diff(FILE *f, const ds_diff *d, const char *before, const char 
 	ds_jw_arr_end(&w);
 	ds_jw_key(&w, "total_rows");
 	ds_jw_u64(&w, d->table->total_rows);
-	json_rows(&w, d->table);
+	json_rows(&w, d->table, show);
 	ds_jw_obj_end(&w);
 	ds_buf_putc(&b, '\n');
 	fwrite(b.p, 1, b.len, f);
@@ -555,12 +647,12 @@ static void json_diff(FILE *f, const ds_diff *d, const char *before, const char 
 }
 
 void cli_render_diff(FILE *f, const ds_diff *d, enum cli_format fmt, const char *before, const char *after,
-		     bool ascii)
+		     bool ascii, const bool *show)
 {
 	switch (fmt) {
-	case CLI_TEXT: text_diff(f, d, before, after, ascii); break;
-	case CLI_CSV: render_csv(f, d->table); break;
-	case CLI_JSON: json_diff(f, d, before, after); break;
+	case CLI_TEXT: text_diff(f, d, before, after, ascii, show); break;
+	case CLI_CSV: render_csv(f, d->table, show); break;
+	case CLI_JSON: json_diff(f, d, before, after, show); break;
 	}
 }
 

@@ -1,6 +1,6 @@
 /* dsprof report [-i DIR] [--view V | --by KEYS] [--sort KEY] [--limit N] [--tid T] [--format F]
  *               [--type NAME] [--line N] [--line-size N] [--level L] [--type-stats]
- *               [--function F] [--file PATH]
+ *               [--function F] [--file PATH] [--metrics LIST]
  *               [--slices N] [--window FROM:TO] [--cross EXP] */
 #include "cli/cli.h"
 
@@ -28,6 +28,10 @@ static const char report_usage[] =
 	"  -n, --limit N          print the first N rows (with --by, at each level)\n"
 	"  -t, --tid T[,T...]     only these threads\n"
 	"  -f, --format FORMAT    text (default), csv or json\n"
+	"  -m, --metrics LIST     which metric columns of which events: all; percent, samples,\n"
+	"                         count, incl, incl_percent, incl_samples, incl_count; EVENT;\n"
+	"                         EVENT:COLUMN (default, text: the first event's columns, the\n"
+	"                         others' percent; CSV and JSON: every event's counts)\n"
 	"      --type NAME        datalayout of this type only (\"struct node\" or \"node\");\n"
 	"                         implies --view datalayout\n"
 	"      --line N           datalayout: draw N-byte cache lines (a power of two, 8..4096)\n"
@@ -78,6 +82,7 @@ int cmd_report(int argc, char **argv)
 		{"limit", required_argument, NULL, 'n'},
 		{"tid", required_argument, NULL, 't'},
 		{"format", required_argument, NULL, 'f'},
+		{"metrics", required_argument, NULL, 'm'},
 		{"ascii", no_argument, NULL, 'A'},
 		{"debug-root", required_argument, NULL, 'D'},
 		{"kallsyms", required_argument, NULL, 'K'},
@@ -98,7 +103,8 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL, *cross = NULL;
-	const char *by = NULL;
+	const char *by = NULL, *metrics = NULL;
+	bool *show = NULL;
 	char *by_view = NULL;
 	bool input_given = false;
 	const char *mobjs[64]; /* --mobj, in order */
@@ -116,11 +122,12 @@ int cmd_report(int argc, char **argv)
 	int c, status = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:v:b:s:n:t:f:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:v:b:s:n:t:f:m:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': input = optarg; input_given = true; break;
 		case 'v': view = optarg; break;
 		case 'b': by = optarg; break;
+		case 'm': metrics = optarg; break;
 		case 's': vo.sort = optarg; break;
 		case 'n':
 			if (!ds_parse_u64(optarg, &u, false) || u == 0)
@@ -274,11 +281,12 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if ((filter && ds_session_set_filter(s, filter, &err)) || ds_view_build(s, view, &vo, &t, &err)) {
+	if ((filter && ds_session_set_filter(s, filter, &err)) || ds_view_build(s, view, &vo, &t, &err) ||
+	    cli_metrics(t, metrics, fmt, &show, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
-	cli_render(stdout, t, fmt, input, ascii);
+	cli_render(stdout, t, fmt, input, ascii, show);
 	/* notes go to stderr so that CSV and JSON on stdout stay clean; the
 	 * text's head has the view's own */
 	if (strcmp(view, "summary") != 0)
@@ -292,5 +300,6 @@ out:
 	ds_session_close(s);
 	ds_vec_free(&tids);
 	free(by_view);
+	free(show);
 	return status;
 }

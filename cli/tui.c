@@ -1,4 +1,5 @@
-/* dsprof tui [-i DIR | BEFORE AFTER] [--ascii] [--no-color] [--keys KEYS [--dump FILE] [--size WxH]]
+/* dsprof tui [-i DIR | BEFORE AFTER] [--ascii] [--no-color] [--metrics LIST]
+ *            [--keys KEYS [--dump FILE] [--size WxH]]
  *            [--stats FILE] */
 #include "cli/cli.h"
 
@@ -16,6 +17,8 @@ static const char tui_usage[] =
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
 	"      --ascii            plain ASCII (also on terminals whose locale is not UTF-8)\n"
 	"      --no-color         monochrome (also when NO_COLOR is set)\n"
+	"  -m, --metrics LIST     the metric columns shown first (as dsprof report --metrics;\n"
+	"                         default: every event's share and samples); m changes them\n"
 	"      --keys KEYS        scripted mode: replay KEYS without a terminal, e.g. \"2<Down><Enter>q\"\n"
 	"      --dump FILE        scripted mode: write every screen as text to FILE (default: stdout)\n"
 	"      --size WxH         scripted mode: the screen's size (default 80x24)\n"
@@ -31,6 +34,7 @@ int cmd_tui(int argc, char **argv)
 		{"input", required_argument, NULL, 'i'},
 		{"ascii", no_argument, NULL, 'A'},
 		{"no-color", no_argument, NULL, 'C'},
+		{"metrics", required_argument, NULL, 'm'},
 		{"keys", required_argument, NULL, 'k'},
 		{"dump", required_argument, NULL, 'd'},
 		{"size", required_argument, NULL, 'z'},
@@ -52,7 +56,7 @@ int cmd_tui(int argc, char **argv)
 	o.width = 80;
 	o.height = 24;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:m:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -60,6 +64,7 @@ int cmd_tui(int argc, char **argv)
 			break;
 		case 'A': o.ascii = true; break;
 		case 'C': o.color = false; break;
+		case 'm': o.metrics = optarg; break;
 		case 'k': o.keys = optarg; break;
 		case 'd': o.dump = optarg; break;
 		case 'z': {

@@ -54,6 +54,16 @@ const tab_def tui_tabs[T_NTABS] = {
 		       "the experiment, machine, events, lost samples and resolution statistics"},
 };
 
+/* A tab regrouped with b shows the samples grouped by the keys chosen
+ * (dsprof report --by): every column of the grouping, its rows as a tree. */
+static const tab_def by_tab = {"By", "By", 'b', "by", TF_LINE, "@ M ~name *", NULL,
+			       "the samples grouped by the keys chosen with b", NULL, NULL};
+
+const tab_def *tab_def_of(const tui_app *a, int tab)
+{
+	return a->tabs[tab].by ? &by_tab : &tui_tabs[tab];
+}
+
 /* ---- tables ---- */
 
 int tcol(const ds_table *t, const char *name)
@@ -216,17 +226,17 @@ static bool kind_in(const char *kind, const char *list)
 	return false;
 }
 
-/* A diff is in the order of the changes, not the view's: no rows fold. */
-bool tree_child(int tab, const ds_table *t, const ds_row *r)
+/* Tree tabs: whether a row folds under the one before it, or folds
+ * others.  A diff is in the order of the changes, not the view's: no rows
+ * fold. */
+bool tree_child(const tab_def *td, const ds_table *t, const ds_row *r)
 {
-	return (tui_tabs[tab].flags & TF_TREE) && !diff_table(t) &&
-	       kind_in(cell_str(t, r, "kind"), tui_tabs[tab].children);
+	return (td->flags & TF_TREE) && !diff_table(t) && kind_in(cell_str(t, r, "kind"), td->children);
 }
 
-bool tree_parent(int tab, const ds_table *t, const ds_row *r)
+bool tree_parent(const tab_def *td, const ds_table *t, const ds_row *r)
 {
-	return (tui_tabs[tab].flags & TF_TREE) && !diff_table(t) &&
-	       kind_in(cell_str(t, r, "kind"), tui_tabs[tab].parent);
+	return (td->flags & TF_TREE) && !diff_table(t) && kind_in(cell_str(t, r, "kind"), td->parent);
 }
 
 /* How wide the shown rows' names and cells are (the first few thousand:
@@ -262,11 +272,11 @@ static void compute_vis(tui_app *a, int tab)
 		return;
 	for (size_t i = 0; i < ts->t->nrows; i++) {
 		const ds_row *r = &ts->t->rows[i];
-		if (tree_child(tab, ts->t, r)) {
+		if (tree_child(tab_def_of(a, tab), ts->t, r)) {
 			if (!open_type)
 				continue;
 		} else {
-			open_type = tree_parent(tab, ts->t, r) && ts->open[i];
+			open_type = tree_parent(tab_def_of(a, tab), ts->t, r) && ts->open[i];
 		}
 		if (row_in_context(ts, tab, r))
 			ds_vec_push(&ts->vis, (uint32_t)i);
@@ -323,7 +333,7 @@ static void focus_hottest(tab_state *ts, const char *function)
 /* The context a tab is shown with when switched to: the selection. */
 static char *default_ctx(const tui_app *a, int tab)
 {
-	unsigned f = tui_tabs[tab].flags;
+	unsigned f = tab_def_of(a, tab)->flags;
 	if (tab == T_DISASM)
 		return a->function ? ds_xasprintf("f:%s", a->function) : ds_xstrdup("");
 	if (f & TF_FUNCTION)
@@ -335,9 +345,10 @@ static char *default_ctx(const tui_app *a, int tab)
 	return ds_xstrdup("");
 }
 
-static const char *tab_sort(const tab_state *ts, int tab)
+static const char *tab_sort(const tui_app *a, int tab)
 {
-	return ts->sort ? ts->sort : tui_tabs[tab].sort;
+	const tab_state *ts = &a->tabs[tab];
+	return ts->sort ? ts->sort : tab_def_of(a, tab)->sort;
 }
 
 /* Slices of the timeline: one per column of its strips. */
@@ -352,37 +363,40 @@ int timeline_slices(const tui_app *a)
 static char *request_key(const tui_app *a, int tab)
 {
 	const tab_state *ts = &a->tabs[tab];
-	const char *sort = tab_sort(ts, tab);
-	bool lines = (tui_tabs[tab].flags & TF_LINE) != 0;
-	return ds_xasprintf("%s|%s|%u|%s|%llu|%llu|%d|%s",
-			    (tui_tabs[tab].flags & TF_ROWSEL) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
+	const char *sort = tab_sort(a, tab);
+	const tab_def *td = tab_def_of(a, tab);
+	bool lines = (td->flags & TF_LINE) != 0;
+	return ds_xasprintf("%s|%s|%u|%s|%llu|%llu|%d|%s|%s",
+			    (td->flags & TF_ROWSEL) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
 			    lines ? a->line : 0, lines && a->level ? a->level : "", (unsigned long long)ts->from,
 			    (unsigned long long)ts->to, tab == T_TIMELINE ? timeline_slices(a) : 0,
-			    a->filter ? a->filter : "");
+			    a->filter ? a->filter : "", ts->by ? ts->by : "");
 }
 
 /* Ask for the tab's view unless the table shown (or on its way) is the
- * one wanted; a prefetch is built when nothing else is asked for. */
+ * one wanted; a prefetch is built when nothing else is asked for.  A tab
+ * regrouped with b asks for its grouping, with none of its own context. */
 static void request_view(tui_app *a, int tab, bool prefetch)
 {
 	tab_state *ts = &a->tabs[tab];
-	const tab_def *td = &tui_tabs[tab];
+	const tab_def *td = tab_def_of(a, tab);
+	int own = ts->by ? -1 : tab; /* the tab whose own needs apply, -1 none */
 	tui_req *r;
 	char *key;
 
 	if (!td->view)
 		return;
-	if (tab != T_MEMOBJ && !view_exists(td->view)) {
+	if (own >= 0 && own != T_MEMOBJ && !view_exists(td->view)) {
 		set_str(&ts->msg, NULL);
 		ts->msg = ds_xasprintf("The %s view is not part of this dsprof yet: this tab shows it once "
 				       "analyze/ has it.", td->view);
 		return;
 	}
-	if ((td->flags & TF_FUNCTION) && tab != T_DISASM && (!ts->ctx || !*ts->ctx)) {
+	if ((td->flags & TF_FUNCTION) && own != T_DISASM && (!ts->ctx || !*ts->ctx)) {
 		set_str(&ts->msg, "Select a function first (in Functions, Callers-Callees or Disassembly).");
 		return;
 	}
-	if (tab == T_MEMOBJ && (!ts->ctx || !*ts->ctx)) {
+	if (own == T_MEMOBJ && (!ts->ctx || !*ts->ctx)) {
 		set_str(&ts->msg, "Press Enter to pick a memory object (cache lines, sets, pages...), "
 			"or e to define one.");
 		return;
@@ -397,23 +411,24 @@ static void request_view(tui_app *a, int tab, bool prefetch)
 	r = ds_xcalloc(1, sizeof *r);
 	r->tab = tab;
 	r->gen = ++ts->gen;
-	r->view = tab == T_MEMOBJ ? ds_xasprintf("%s:%s", td->view, ts->ctx) : ds_xstrdup(td->view);
-	if (tab == T_SUMMARY)
+	r->view = ts->by ? ds_xasprintf("by:%s", ts->by)
+		  : own == T_MEMOBJ ? ds_xasprintf("%s:%s", td->view, ts->ctx) : ds_xstrdup(td->view);
+	if (own == T_SUMMARY)
 		r->view2 = ds_xstrdup("typestats");
-	r->vo.sort = tab_sort(ts, tab) ? ds_xstrdup(tab_sort(ts, tab)) : NULL;
-	if (td->flags & TF_FUNCTION && tab != T_DISASM)
+	r->vo.sort = tab_sort(a, tab) ? ds_xstrdup(tab_sort(a, tab)) : NULL;
+	if (td->flags & TF_FUNCTION && own != T_DISASM)
 		r->vo.function = ds_xstrdup(ts->ctx);
-	if (tab == T_LAYOUT)
+	if (own == T_LAYOUT)
 		r->vo.type = ts->ctx && *ts->ctx ? ds_xstrdup(ts->ctx) : NULL;
 	/* a level: its lines (the layout draws the one size; the line views
 	 * take the level, whose measured size they look up themselves) */
-	if ((td->flags & TF_LINE) && tab == T_LAYOUT) {
+	if ((td->flags & TF_LINE) && own == T_LAYOUT) {
 		r->vo.line = a->line ? a->line : a->level_line;
 	} else if (td->flags & TF_LINE) {
 		r->vo.line = a->line;
 		r->vo.level = a->level ? ds_xstrdup(a->level) : NULL;
 	}
-	if (tab == T_TIMELINE) {
+	if (own == T_TIMELINE) {
 		r->vo.slices = (unsigned)timeline_slices(a);
 		r->vo.from_ns = ts->from;
 		r->vo.to_ns = ts->to;
@@ -460,7 +475,7 @@ static void show_tab(tui_app *a, int tab, const char *ctx)
 		free(ts->ctx);
 		ts->ctx = want;
 		ts->cur = ts->top = 0;
-		if (tui_tabs[tab].flags & TF_ROWSEL)
+		if (tab_def_of(a, tab)->flags & TF_ROWSEL)
 			compute_vis(a, tab);
 	} else {
 		free(want);
@@ -542,7 +557,7 @@ static void drill_shared_type(tui_app *a, const tab_state *ts)
 	size_t i = ts->vis.v[ts->cur];
 	const char *objs;
 	char *type;
-	while (i > 0 && !tree_parent(a->tab, ts->t, &ts->t->rows[i]))
+	while (i > 0 && !tree_parent(tab_def_of(a, a->tab), ts->t, &ts->t->rows[i]))
 		i--;
 	objs = cell_str(ts->t, &ts->t->rows[i], "dataobjects");
 	if (strncmp(objs, "struct ", 7) && strncmp(objs, "union ", 6) && strncmp(objs, "class ", 6)) {
@@ -622,7 +637,7 @@ static void enter(tui_app *a)
 		drill_function(a, T_SOURCE, row_function(ts, a->tab, r));
 		break;
 	case T_HOTLINES:
-		if (tree_parent(a->tab, ts->t, r)) {
+		if (tree_parent(tab_def_of(a, a->tab), ts->t, r)) {
 			fold(a, -1);
 		} else if (*cell_str(ts->t, r, "dataobject")) {
 			ctx = ds_xasprintf("d:%s", cell_str(ts->t, r, "dataobject"));
@@ -641,7 +656,7 @@ static void enter(tui_app *a)
 		}
 		break;
 	case T_SHARING:
-		if (tree_parent(a->tab, ts->t, r))
+		if (tree_parent(tab_def_of(a, a->tab), ts->t, r))
 			fold(a, -1);
 		else
 			drill_shared_type(a, ts);
@@ -689,17 +704,17 @@ static void fold(tui_app *a, int how) /* 1 open, 0 close, -1 toggle */
 	tab_state *ts = &a->tabs[a->tab];
 	const ds_row *r = app_row(a, ts);
 	size_t i;
-	if (!r || !(tui_tabs[a->tab].flags & TF_TREE))
+	if (!r || !(tab_def_of(a, a->tab)->flags & TF_TREE))
 		return;
 	i = ts->vis.v[ts->cur];
-	if (tree_child(a->tab, ts->t, r)) {
+	if (tree_child(tab_def_of(a, a->tab), ts->t, r)) {
 		if (how == 1)
 			return;
 		/* closing from a child: to its parent */
-		while (i > 0 && tree_child(a->tab, ts->t, &ts->t->rows[i]))
+		while (i > 0 && tree_child(tab_def_of(a, a->tab), ts->t, &ts->t->rows[i]))
 			i--;
 	}
-	if (!tree_parent(a->tab, ts->t, &ts->t->rows[i]))
+	if (!tree_parent(tab_def_of(a, a->tab), ts->t, &ts->t->rows[i]))
 		return;
 	ts->open[i] = how < 0 ? !ts->open[i] : how == 1;
 	compute_vis(a, a->tab);
@@ -754,7 +769,7 @@ static void menu_clear(menu *m)
 		free(m->items.v[i]);
 		free(m->keys.v[i]);
 	}
-	m->items.n = m->keys.n = m->on.n = 0;
+	m->items.n = m->keys.n = m->on.n = m->picked.n = 0;
 	m->cur = m->top = 0;
 }
 
@@ -765,9 +780,9 @@ static void menu_add(menu *m, const char *item, const char *key, bool on)
 	ds_vec_push(&m->on, on);
 }
 
-static const char *const metric_names[MT_N] = {"excl%", "samples", "count", "incl%", "incl samples",
+static const char *const metric_names[DS_M_N] = {"excl%", "samples", "count", "incl%", "incl samples",
 					       "incl count"};
-static const char *const metric_sort[MT_N] = {"count", "samples", "count", "incl_count", "incl",
+static const char *const metric_sort[DS_M_N] = {"count", "samples", "count", "incl_count", "incl",
 					      "incl_count"};
 
 static void open_sort_menu(tui_app *a)
@@ -798,8 +813,8 @@ static void open_sort_menu(tui_app *a)
 		}
 	}
 	for (size_t e = 0; t->has_metrics && !diff_table(t) && e < t->nevents; e++)
-		for (int m = MT_SAMPLES; m < MT_N; m++) {
-			if (m == MT_INCL_PCT || (m >= MT_INCL_PCT && !t->inclusive))
+		for (int m = DS_M_SAMPLES; m < DS_M_N; m++) {
+			if (m == DS_M_INCL_PERCENT || (m >= DS_M_INCL_PERCENT && !t->inclusive))
 				continue;
 			snprintf(item, sizeof item, "%s %s", t->events[e].name, metric_names[m]);
 			snprintf(key, sizeof key, "%s:%s", metric_sort[m], t->events[e].name);
@@ -822,11 +837,100 @@ static void open_metrics_menu(tui_app *a)
 	a->menu.kind = MENU_METRICS;
 	a->menu.title = "Metrics shown (Space toggles, Enter closes)";
 	for (size_t e = 0; e < a->nev; e++)
-		for (int m = 0; m < MT_N; m++) {
+		for (int m = 0; m < DS_M_N; m++) {
 			snprintf(item, sizeof item, "%s %s", a->event_names[e], metric_names[m]);
-			menu_add(&a->menu, item, "", a->show[e * MT_N + (size_t)m]);
+			menu_add(&a->menu, item, "", a->show[e * DS_M_N + (size_t)m]);
 		}
 	a->mode = MODE_MENU;
+}
+
+/* The keys a tab can be regrouped by (dsprof report --by): the first item
+ * goes back to the tab's own view; Space checks keys, which nest in the
+ * order checked. */
+static void by_labels(tui_app *a)
+{
+	menu *m = &a->menu;
+	for (size_t i = 1; i < m->items.n; i++) {
+		size_t at = 0;
+		free(m->items.v[i]);
+		for (size_t k = 0; k < m->picked.n; k++)
+			if (m->picked.v[k] == i)
+				at = k + 1;
+		m->items.v[i] = at ? ds_xasprintf("%zu. %s", at, m->keys.v[i]) : ds_xasprintf("   %s", m->keys.v[i]);
+	}
+}
+
+static void open_by_menu(tui_app *a)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	menu_clear(&a->menu);
+	a->menu.kind = MENU_BY;
+	a->menu.title = "Group this tab's samples by (dsprof report --by)";
+	menu_add(&a->menu, "the tab's own view", "", !ts->by);
+	for (size_t i = 0; ds_dim_name(i); i++) {
+		char *key = strcmp(ds_dim_name(i), "mobj:NAME") ? ds_xstrdup(ds_dim_name(i))
+							       : ds_xasprintf("mobj:%s", a->mobj ? a->mobj : "L1D_set");
+		menu_add(&a->menu, "", key, false);
+		free(key);
+	}
+	/* what the tab is grouped by now, checked in its order */
+	for (const char *p = ts->by; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ",");
+		for (size_t i = 1; i < a->menu.keys.n; i++)
+			if (strlen(a->menu.keys.v[i]) == len && !strncmp(a->menu.keys.v[i], p, len)) {
+				ds_vec_push(&a->menu.picked, (uint32_t)i);
+				a->menu.on.v[i] = true;
+			}
+	}
+	by_labels(a);
+	a->mode = MODE_MENU;
+}
+
+/* Check or uncheck the key under the cursor. */
+static void by_toggle(tui_app *a)
+{
+	menu *m = &a->menu;
+	size_t k;
+	bool was;
+
+	if (!m->cur)
+		return;
+	for (k = 0; k < m->picked.n && m->picked.v[k] != m->cur; k++)
+		;
+	was = k < m->picked.n;
+	if (was) {
+		memmove(&m->picked.v[k], &m->picked.v[k + 1], (m->picked.n - k - 1) * sizeof *m->picked.v);
+		m->picked.n--;
+	} else {
+		ds_vec_push(&m->picked, (uint32_t)m->cur);
+	}
+	m->on.v[m->cur] = !was;
+	by_labels(a);
+}
+
+/* Enter: the tab's own view, or the checked keys (none checked: the one
+ * under the cursor). */
+static void by_choose(tui_app *a)
+{
+	menu *m = &a->menu;
+	tab_state *ts = &a->tabs[a->tab];
+	ds_buf b = {0};
+
+	if (m->cur == 0) {
+		set_str(&ts->by, NULL);
+	} else {
+		for (size_t k = 0; k < m->picked.n; k++)
+			ds_buf_printf(&b, "%s%s", k ? "," : "", m->keys.v[m->picked.v[k]]);
+		if (!m->picked.n)
+			ds_buf_puts(&b, m->keys.v[m->cur]);
+		set_str(&ts->by, ds_buf_str(&b));
+		ds_buf_free(&b);
+	}
+	ts->cur = ts->top = 0;
+	request(a, a->tab);
+	if (ts->by)
+		message(a, ST_STATUS, "%s grouped by %s; b and the first item go back.", tui_tabs[a->tab].name,
+			ts->by);
 }
 
 /* Cache lines: a level's (L1D, L2, L3, as measured on the recording
@@ -881,7 +985,7 @@ static void menu_choose(tui_app *a)
 		a->level = colon ? ds_xstrndup(key, (size_t)(colon - key)) : NULL;
 		a->level_line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
 		a->line = colon ? 0 : (unsigned)strtoul(key, NULL, 10);
-		if (tui_tabs[a->tab].flags & TF_LINE)
+		if (tab_def_of(a, a->tab)->flags & TF_LINE)
 			request(a, a->tab);
 		if (a->level)
 			message(a, ST_STATUS, "DataLayout, HotLines and Sharing use %s's %u-byte lines.", a->level,
@@ -895,6 +999,9 @@ static void menu_choose(tui_app *a)
 	case MENU_MOBJ:
 		set_str(&a->mobj, key);
 		show_tab(a, T_MEMOBJ, key);
+		break;
+	case MENU_BY:
+		by_choose(a);
 		break;
 	}
 	a->mode = MODE_NORMAL;
@@ -923,6 +1030,8 @@ static void menu_key(tui_app *a, int code)
 			m->on.v[m->cur] = !m->on.v[m->cur];
 			a->show[m->cur] = m->on.v[m->cur];
 		}
+		if (m->kind == MENU_BY)
+			by_toggle(a);
 		break;
 	case K_ENTER:
 		menu_choose(a);
@@ -1276,6 +1385,9 @@ static void normal_key(tui_app *a, const tui_key *k)
 	case 's': case K_F1 + 5:
 		open_sort_menu(a);
 		break;
+	case 'b':
+		open_by_menu(a);
+		break;
 	case 'm':
 		open_metrics_menu(a);
 		break;
@@ -1307,7 +1419,7 @@ static void normal_key(tui_app *a, const tui_key *k)
 		}
 		break;
 	case ' ':
-		if (tui_tabs[a->tab].flags & TF_TREE)
+		if (tab_def_of(a, a->tab)->flags & TF_TREE)
 			fold(a, -1);
 		else
 			move(a, rows);
@@ -1371,19 +1483,26 @@ void app_key(tui_app *a, const tui_key *k)
 
 static void init_metrics(tui_app *a, const ds_table *t)
 {
+	ds_err err = {0};
+
 	a->nev = t->nevents;
-	a->show = ds_xcalloc(a->nev * MT_N + 1, sizeof *a->show);
+	a->show = ds_xcalloc(a->nev * DS_M_N + 1, sizeof *a->show);
 	a->event_names = ds_xcalloc(a->nev + 1, sizeof *a->event_names);
-	for (size_t e = 0; e < a->nev; e++) {
+	for (size_t e = 0; e < a->nev; e++)
 		a->event_names[e] = ds_xstrdup(t->events[e].name);
-		/* the first two events' shares and samples; inclusive share of the first */
-		if (e < 2) {
-			a->show[e * MT_N + MT_PCT] = true;
-			a->show[e * MT_N + MT_SAMPLES] = true;
-		}
+	/* --metrics, else the first two events' shares and samples and the
+	 * inclusive share of the first: columns for a narrow screen */
+	if (a->o->metrics && ds_metrics_select(t, a->o->metrics, a->show, &err) == 0)
+		return;
+	if (a->o->metrics)
+		message(a, ST_ERROR, "%s", err.msg);
+	memset(a->show, 0, a->nev * DS_M_N * sizeof *a->show);
+	for (size_t e = 0; e < a->nev && e < 2; e++) {
+		a->show[e * DS_M_N + DS_M_PERCENT] = true;
+		a->show[e * DS_M_N + DS_M_SAMPLES] = true;
 	}
 	if (a->nev)
-		a->show[MT_INCL_PCT] = true;
+		a->show[DS_M_INCL_PERCENT] = true;
 }
 
 static void install(tui_app *a, tui_res *res)
@@ -1535,6 +1654,7 @@ void app_fini(tui_app *a)
 		free(ts->colw);
 		free(ts->shown);
 		free(ts->key);
+		free(ts->by);
 		free(ts->focus_col);
 		free(ts->focus_val);
 		ds_vec_free(&ts->vis);
@@ -1559,5 +1679,6 @@ void app_fini(tui_app *a)
 	ds_vec_free(&a->menu.items);
 	ds_vec_free(&a->menu.keys);
 	ds_vec_free(&a->menu.on);
+	ds_vec_free(&a->menu.picked);
 	grid_fini(&a->scr);
 }

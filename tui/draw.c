@@ -75,7 +75,7 @@ typedef struct ucol {
 
 static int metric_width(int mt)
 {
-	return mt == MT_PCT || mt == MT_INCL_PCT ? 6 : mt == MT_COUNT || mt == MT_INCL_COUNT ? 9 : 8;
+	return mt == DS_M_PERCENT || mt == DS_M_INCL_PERCENT ? 6 : mt == DS_M_COUNT || mt == DS_M_INCL_COUNT ? 9 : 8;
 }
 
 /* Whether column u is the one the table is sorted by. */
@@ -104,15 +104,15 @@ static bool is_sorted(const ds_table *t, const char *sort, const ucol *u)
 		return false;
 	ev = t->events[u->ev].name;
 	if (!strcmp(sort, ev))
-		return u->mt == MT_SAMPLES;
+		return u->mt == DS_M_SAMPLES;
 	switch (u->mt) {
-	case MT_SAMPLES:
+	case DS_M_SAMPLES:
 		snprintf(key, sizeof key, "samples:%s", ev);
 		return !strcmp(sort, key) || (u->ev == 0 && !strcmp(sort, "samples"));
-	case MT_PCT: case MT_COUNT:
+	case DS_M_PERCENT: case DS_M_COUNT:
 		snprintf(key, sizeof key, "count:%s", ev);
 		return !strcmp(sort, key) || (u->ev == 0 && !strcmp(sort, "count"));
-	case MT_INCL_SAMPLES:
+	case DS_M_INCL_SAMPLES:
 		snprintf(key, sizeof key, "incl:%s", ev);
 		return !strcmp(sort, key) || (u->ev == 0 && !strcmp(sort, "incl"));
 	default:
@@ -142,12 +142,13 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 {
 	const tab_state *ts = &a->tabs[tab];
 	const ds_table *t = ts->t;
-	const char *sort = ts->sort ? ts->sort : tui_tabs[tab].sort ? tui_tabs[tab].sort : view_sort(t);
+	const tab_def *td = tab_def_of(a, tab);
+	const char *sort = ts->sort ? ts->sort : td->sort ? td->sort : view_sort(t);
 	char spec[256], *save = NULL;
 	bool listed[MAX_UCOLS] = {false};
 	int n = 0, used = 0, flex = -1;
 
-	snprintf(spec, sizeof spec, "%s", tui_tabs[tab].cols ? tui_tabs[tab].cols : "@ M ~name *");
+	snprintf(spec, sizeof spec, "%s", td->cols ? td->cols : "@ M ~name *");
 	for (char *tok = strtok_r(spec, " ", &save); tok && n < MAX_UCOLS - 8; tok = strtok_r(NULL, " ", &save)) {
 		bool fl = tok[0] == '~', half = fl && tok[1] == '~';
 		tok += fl + half;
@@ -155,8 +156,8 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 			u[n++] = (ucol){.kind = UC_MARK, .w = 1};
 		} else if (!strcmp(tok, "M")) {
 			for (size_t e = 0; t->has_metrics && e < t->nevents && e < a->nev; e++)
-				for (int m = 0; m < MT_N; m++) {
-					if (!a->show[e * MT_N + (size_t)m] || (m >= MT_INCL_PCT && !t->inclusive))
+				for (int m = 0; m < DS_M_N; m++) {
+					if (!a->show[e * DS_M_N + (size_t)m] || (m >= DS_M_INCL_PERCENT && !t->inclusive))
 						continue;
 					u[n] = (ucol){.kind = UC_METRIC, .ev = (int)e, .mt = m, .w = metric_width(m), .right = true};
 					snprintf(u[n].title, sizeof u[n].title, "%s",
@@ -184,7 +185,7 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 			}
 		} else if (!strcmp(tok, "bars")) {
 			for (size_t e = 0; t->has_metrics && e < t->nevents && e < a->nev && n < MAX_UCOLS - 8; e++)
-				if (a->show[e * MT_N + MT_PCT] || a->show[e * MT_N + MT_SAMPLES]) {
+				if (a->show[e * DS_M_N + DS_M_PERCENT] || a->show[e * DS_M_N + DS_M_SAMPLES]) {
 					u[n] = (ucol){.kind = UC_BARS, .ev = (int)e, .w = BAR_W};
 					snprintf(u[n].title, sizeof u[n].title, "of type");
 					n++;
@@ -330,7 +331,10 @@ static void draw_crumbs(tui_app *a)
 		ctx_label(&b, a->back.v[i].tab, a->back.v[i].ctx);
 		ds_buf_puts(&b, s->g->crumb);
 	}
-	ctx_label(&b, a->tab, a->tabs[a->tab].ctx);
+	if (a->tabs[a->tab].by)
+		ds_buf_printf(&b, "%s by %s", tui_tabs[a->tab].name, a->tabs[a->tab].by);
+	else
+		ctx_label(&b, a->tab, a->tabs[a->tab].ctx);
 	if (a->filter)
 		ds_buf_printf(&b, "  [filter: %s]", a->filter);
 	if (srcw > s->w / 3)
@@ -523,11 +527,11 @@ static void metric_text(char *buf, size_t n, const ds_table *t, const ds_row *r,
 {
 	const ds_table_event *e = &t->events[ev];
 	switch (mt) {
-	case MT_PCT: snprintf(buf, n, "%5.1f%%", pct(r->count[ev], e->count)); break;
-	case MT_SAMPLES: fmt_big(buf, n, r->samples[ev]); break;
-	case MT_COUNT: fmt_count(buf, n, e, r->count[ev]); break;
-	case MT_INCL_PCT: snprintf(buf, n, "%5.1f%%", pct(r->incl_count[ev], e->count)); break;
-	case MT_INCL_SAMPLES: fmt_big(buf, n, r->incl_samples[ev]); break;
+	case DS_M_PERCENT: snprintf(buf, n, "%5.1f%%", pct(r->count[ev], e->count)); break;
+	case DS_M_SAMPLES: fmt_big(buf, n, r->samples[ev]); break;
+	case DS_M_COUNT: fmt_count(buf, n, e, r->count[ev]); break;
+	case DS_M_INCL_PERCENT: snprintf(buf, n, "%5.1f%%", pct(r->incl_count[ev], e->count)); break;
+	case DS_M_INCL_SAMPLES: fmt_big(buf, n, r->incl_samples[ev]); break;
 	default: fmt_count(buf, n, e, r->incl_count[ev]); break;
 	}
 }
@@ -556,7 +560,7 @@ static void draw_table(tui_app *a)
 	tui_screen *s = &a->scr;
 	tab_state *ts = &a->tabs[a->tab];
 	const ds_table *t = ts->t;
-	bool tree = (tui_tabs[a->tab].flags & TF_TREE) && !diff_table(t);
+	bool tree = (tab_def_of(a, a->tab)->flags & TF_TREE) && !diff_table(t);
 	ucol u[MAX_UCOLS];
 	int n = layout_cols(a, a->tab, u), rows = body_rows(a);
 	char buf[512];
@@ -591,7 +595,7 @@ static void draw_table(tui_app *a)
 	}
 	if (!ts->vis.n) {
 		const char *why = "No rows: nothing was sampled here.";
-		if (ts->ctx && ts->ctx[0] && (tui_tabs[a->tab].flags & TF_ROWSEL))
+		if (ts->ctx && ts->ctx[0] && (tab_def_of(a, a->tab)->flags & TF_ROWSEL))
 			why = "No sampled instructions here.";
 		else if (a->tab == T_SHARING)
 			why = "No cache line was shared: none had samples of two or more threads.";
@@ -626,9 +630,9 @@ static void draw_table(tui_app *a)
 				int x = c->x;
 				if (tree) {
 					/* the hot lines' sub-rows come indented */
-					if (tree_child(a->tab, t, r))
+					if (tree_child(tab_def_of(a, a->tab), t, r))
 						x += grid_raw(s, y, x, 4, st, a->tab == T_HOTLINES ? "  " : "    ");
-					else if (tree_parent(a->tab, t, r))
+					else if (tree_parent(tab_def_of(a, a->tab), t, r))
 						x += grid_rawf(s, y, x, 2, st, "%s ", ts->open[ri] ? s->g->open : s->g->closed);
 					else
 						x += grid_raw(s, y, x, 2, st, "  ");
@@ -931,6 +935,7 @@ static const char *const help_text[][2] = {
 	{"", "also field dataobject cacheline verdict VADDR MOBJ(name)...; empty: none"},
 	{"s F6", "sort by a column, as dsprof report --sort does"},
 	{"m", "choose the metric columns of each event"},
+	{"b", "regroup this tab by other keys (function, field, cacheline...)"},
 	{"v", "the selected row in full: every column, long text wrapped"},
 	{"l", "the cache lines of DataLayout, HotLines and Sharing:"},
 	{"", "a level's (L1D L2 L3, measured), or a size"},
@@ -1002,13 +1007,15 @@ static void draw_menu(tui_app *a)
 		int st = k == m->cur ? ST_POPUP_SEL : ST_POPUP;
 		int cx = x + 1;
 		grid_fill(s, y + 1 + i, x, w, st);
-		if (m->kind == MENU_METRICS)
+		if (m->kind == MENU_METRICS || (m->kind == MENU_BY && k > 0))
 			cx += grid_raw(s, y + 1 + i, cx, 4, st, m->on.v[k] ? "[x] " : "[ ] ");
 		grid_text(s, y + 1 + i, cx, w - (cx - x) - 1, st, m->items.v[k]);
 	}
 	grid_fill(s, y + h - 1, x, w, ST_POPUP);
 	grid_raw(s, y + h - 1, x + 1, w - 2, ST_POPUP,
-		m->kind == MENU_METRICS ? "Space toggles, Enter or Esc closes" : "Enter chooses, Esc cancels");
+		m->kind == MENU_METRICS ? "Space toggles, Enter or Esc closes"
+		: m->kind == MENU_BY	? "Space adds a key (in order), Enter groups, Esc cancels"
+					: "Enter chooses, Esc cancels");
 }
 
 typedef DS_VEC(char *) line_vec;
@@ -1079,9 +1086,9 @@ static void draw_detail(tui_app *a)
 		wrap_field(s, t->cols[c].name, buf, width, &lines);
 	}
 	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
-		metric_text(m[0], sizeof m[0], t, r, (int)e, MT_PCT);
-		metric_text(m[1], sizeof m[1], t, r, (int)e, MT_SAMPLES);
-		metric_text(m[2], sizeof m[2], t, r, (int)e, MT_COUNT);
+		metric_text(m[0], sizeof m[0], t, r, (int)e, DS_M_PERCENT);
+		metric_text(m[1], sizeof m[1], t, r, (int)e, DS_M_SAMPLES);
+		metric_text(m[2], sizeof m[2], t, r, (int)e, DS_M_COUNT);
 		snprintf(buf, sizeof buf, "%s of the samples, %s samples, count %s", m[0], m[1], m[2]);
 		wrap_field(s, t->events[e].name, buf, width, &lines);
 	}
@@ -1128,7 +1135,7 @@ void draw(tui_app *a)
 		draw_message(a, ts->msg, ST_WARN);
 	} else {
 		loading_text(a, load, sizeof load);
-		if (a->st.open && !a->st.loaded && !(tui_tabs[a->tab].flags & TF_PARTIAL))
+		if (a->st.open && !a->st.loaded && !(tab_def_of(a, a->tab)->flags & TF_PARTIAL))
 			draw_message(a, "This tab needs every sample: it shows when they are read.", ST_DIM);
 		else
 			draw_message(a, load[0] ? load : "computing", ST_DIM);

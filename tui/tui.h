@@ -37,6 +37,8 @@ typedef struct tui_opts {
 	ds_session_opts session;    /* how to open it (progress and deferred are the TUI's) */
 	bool ascii;                 /* ASCII only, whatever the terminal can show */
 	bool color;                 /* false: monochrome (NO_COLOR, --no-color) */
+	const char *metrics;        /* the metric columns shown first (ds_metrics_select); NULL:
+				     * the interface's own default */
 	/* scripted mode */
 	const char *keys;           /* keys to replay; NULL: interactive on the terminal */
 	const char *dump;           /* where every screen goes as text; "-": standard output */

@@ -199,14 +199,12 @@ typedef struct tab_def {
 	const char *children; /* and the kinds folded under them ("field padding") */
 } tab_def;
 
-/* Tree tabs: whether a row folds under the one before it, or folds others. */
-bool tree_child(int tab, const ds_table *t, const ds_row *r);
-bool tree_parent(int tab, const ds_table *t, const ds_row *r);
-
 extern const tab_def tui_tabs[T_NTABS];
 
-/* Metrics a table may show per event. */
-enum { MT_PCT, MT_SAMPLES, MT_COUNT, MT_INCL_PCT, MT_INCL_SAMPLES, MT_INCL_COUNT, MT_N };
+/* Tree tabs: whether a row folds under the one before it, or folds others. */
+bool tree_child(const tab_def *td, const ds_table *t, const ds_row *r);
+bool tree_parent(const tab_def *td, const ds_table *t, const ds_row *r);
+
 
 typedef struct tab_state {
 	ds_table *t;
@@ -233,6 +231,8 @@ typedef struct tab_state {
 	char *focus_val;      /* whose column (NULL: name) has this value */
 	size_t scroll;        /* summary: first line shown */
 	bool by_object;       /* timeline: coloured by data object, not function */
+	char *by;             /* regrouped with b: the keys ("function,field"), shown as
+			       * dsprof report --by; NULL: the tab's own view */
 } tab_state;
 
 typedef struct nav_ent {
@@ -242,7 +242,7 @@ typedef struct nav_ent {
 } nav_ent;
 
 enum mode { MODE_NORMAL, MODE_SEARCH, MODE_FILTER, MODE_DEFINE, MODE_MENU, MODE_HELP, MODE_DETAIL };
-enum menu_kind { MENU_SORT, MENU_METRICS, MENU_LINE, MENU_MOBJ };
+enum menu_kind { MENU_SORT, MENU_METRICS, MENU_LINE, MENU_MOBJ, MENU_BY };
 
 typedef struct menu {
 	enum menu_kind kind;
@@ -251,6 +251,7 @@ typedef struct menu {
 	DS_VEC(char *) keys;    /* what choosing an item means (a sort key, a size...) */
 	DS_VEC(bool) on;        /* checked (metrics) */
 	size_t cur, top;
+	ds_vec_u32 picked;      /* MENU_BY: the keys checked, in the order checked */
 } menu;
 
 typedef struct tui_app {
@@ -265,7 +266,7 @@ typedef struct tui_app {
 	char *function;         /* "NAME@MODULE" last selected */
 	char *type;             /* the type last selected */
 	char *mobj;             /* the memory object shown */
-	bool *show;             /* [event * MT_N]: metric columns shown */
+	bool *show;             /* [event * DS_M_N]: metric columns shown */
 	char **event_names;
 	size_t nev;
 	mobj_item *mobjs;       /* the memory objects, as the worker last listed them */
@@ -297,6 +298,9 @@ bool app_poll(tui_app *a);
 /* Whether the active tab waits for a view. */
 bool app_waiting(const tui_app *a);
 
+/* What tab shows: its definition, or a grouping's when it was regrouped
+ * with b (tab_state.by). */
+const tab_def *tab_def_of(const tui_app *a, int tab);
 /* The row of a table the cursor is on (NULL when none). */
 const ds_row *app_row(const tui_app *a, const tab_state *ts);
 /* Column index of a table's column by name, -1 when absent. */

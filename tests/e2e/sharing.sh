@@ -255,7 +255,7 @@ check_eq "--limit 1: one line" "$(grep -cE '^ +[0-9.]+% .*  line  ' t.txt)" 1
 # ---- errors ----
 "$DSPROF" report -i clk_counters --view functions --line-size 64 >e1.out 2>&1
 check_eq "--line-size with another view: status 1" "$?" 1
-check_contains "--line-size with another view: says where it applies" e1.out "--line-size applies to --view hotlines and --view sharing"
+check_contains "--line-size with another view: says where it applies" e1.out "--line-size applies to --view hotlines, --view sharing and --by cacheline"
 "$DSPROF" report -i clk_counters --view sharing --line-size 100 >e2.out 2>&1
 check_contains "--line-size 100" e2.out "bad --line-size '100' \(a power of two from 8 to 4096\)"
 "$DSPROF" report -i clk_counters --view sharing --level L2 --line-size 128 >e3.out 2>&1

@@ -148,7 +148,8 @@ for m in fields:504 blocks:505; do
 	# periods add up to the exact count, within a period
 	total=$(sed -n 's/.*simulated [0-9]* accesses: sim:L1D_MISS \([0-9]*\).*/\1/p' "alias-$mode.err")
 	"$DSPROF" report -i "alias-$mode" --view samples -f csv 2>/dev/null | tr -d '\r' |
-		awk -F, 'NR > 1 { n++; s += $NF; if ($NF != 1009) odd++ } END { print s + 0, odd + 0, n + 0 }' \
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "period") p = i; next }
+			{ n++; s += $p; if ($p != 1009) odd++ } END { print s + 0, odd + 0, n + 0 }' \
 			>"alias-$mode.periods"
 	check_ge "alias $mode: the exact count on stderr, a lap's misses a lap" "${total:-0}" $((1009 * 20000))
 	check_within "alias $mode: the periods add up to the count" "$(cut -d' ' -f1 "alias-$mode.periods")" \

@@ -118,19 +118,27 @@ static void check_json(const char *p, size_t len, const char *what)
 	ds_json_free(j);
 }
 
+/* Every format, with every metric, and text and JSON as people see them
+ * by default and with a choice of metrics (--metrics). */
 static void render(const ds_table *t, const char *view)
 {
-	static const enum cli_format fmts[] = {CLI_TEXT, CLI_CSV, CLI_JSON};
+	static const enum cli_format fmts[] = {CLI_TEXT, CLI_CSV, CLI_JSON, CLI_TEXT, CLI_JSON};
 
 	for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
 		char *p = NULL;
 		size_t len = 0;
-		FILE *f = open_memstream(&p, &len);
-		cli_render(f, t, fmts[i], "fuzz", i == 0);
+		bool *show = NULL;
+		ds_err err = {0};
+		FILE *f;
+		if (i >= 3 && cli_metrics(t, i == 3 ? NULL : "samples,incl_percent", fmts[i], &show, &err))
+			abort(); /* these two are every table's */
+		f = open_memstream(&p, &len);
+		cli_render(f, t, fmts[i], "fuzz", i == 0, show);
 		fclose(f);
 		if (fmts[i] == CLI_JSON)
 			check_json(p, len, view);
 		free(p);
+		free(show);
 	}
 }
 
@@ -140,12 +148,12 @@ static void render_diff(const ds_diff *d, const char *view)
 	size_t len = 0;
 	FILE *f = open_memstream(&p, &len);
 
-	cli_render_diff(f, d, CLI_TEXT, "a", "b", false);
+	cli_render_diff(f, d, CLI_TEXT, "a", "b", false, NULL);
 	fclose(f);
 	free(p);
 	p = NULL;
 	f = open_memstream(&p, &len);
-	cli_render_diff(f, d, CLI_JSON, "a", "b", false);
+	cli_render_diff(f, d, CLI_JSON, "a", "b", false, NULL);
 	fclose(f);
 	check_json(p, len, view);
 	free(p);
@@ -215,6 +223,15 @@ static void every_view(ds_session *s, const ds_view_opts *given)
 		vo.function = fn;
 	for (size_t i = 0; views[i]; i++)
 		build(s, views[i], &vo);
+	/* groupings by every key, and by keys of each kind nested */
+	for (size_t i = 0; ds_dim_name(i); i++) {
+		char *view = ds_xasprintf("by:%s", strcmp(ds_dim_name(i), "mobj:NAME") ? ds_dim_name(i) : "mobj:L1D_set");
+		build(s, view, &vo);
+		free(view);
+	}
+	build(s, "by:function,field", &vo);
+	build(s, "by:thread,cacheline,offset", &vo);
+	build(s, "by:time,verdict,event,module", &vo);
 	if ((objs = ds_session_mobjs(s, &err)))
 		for (size_t i = 0; i < objs->n; i++) {
 			char *view = ds_xasprintf("memobj:%s", objs->v[i].name);
