@@ -370,10 +370,12 @@ static void verdict_filter(dim *d, uint32_t id, const ds_expr *f, int32_t *str, 
 /* ---- data objects and fields ---- */
 
 /* Whether a data object is a member of a type (or what a string function
- * did to a type): then its data object is the type. */
+ * did to a type): then its data object is the type.  An access outside
+ * every member (DOBJ_MISFIT) is no part of its static type: an unknown
+ * bucket of its own, as the dataobjects view has it. */
 static bool of_type(const dobj *o)
 {
-	return o->kind == DOBJ_FIELD || o->kind == DOBJ_MISFIT || (o->kind == DOBJ_VIA && o->tid >= 0);
+	return o->kind == DOBJ_FIELD || (o->kind == DOBJ_VIA && o->tid >= 0);
 }
 
 static uint32_t dataobject_id(dim *d, size_t i, const ds_srec *r)
