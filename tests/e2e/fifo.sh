@@ -60,12 +60,17 @@ ln -s /dev/zero c/perf.data
 run "a device as perf.data" 1 "^dsprof: cannot read 'c/perf.data': it is a character device, not a regular file$" \
 	"$DSPROF" report -i c
 
-# kallsyms through a symlink: the experiment's, and --kallsyms
+# kallsyms through a symlink: the experiment's, and --kallsyms.  The note
+# comes with kernel samples to name, which a short spin may not have: a
+# program that faults in 80 MB spends its time in the kernel.
+"$DSPROF" record -q -o kx -- "$PROGS/pagefault" 20000 >/dev/null
+check_ge "a recording with kernel samples" \
+	"$("$DSPROF" report -i kx -f csv 2>/dev/null | awk -F, '$2 == "[kernel.kallsyms]" { s += $4 } END { print s + 0 }')" 1
 mkfifo ks.fifo
 ln -s ks.fifo ks
 run "--kallsyms: a symlink to a FIFO" 0 "note: kernel samples are shown as \[kernel\]: cannot read 'ks': it is a FIFO" \
-	"$DSPROF" report -i exp --kallsyms ks
-cp -r exp k
+	"$DSPROF" report -i kx --kallsyms ks
+cp -r kx k
 rm -f k/kallsyms
 ln -s "$T/ks.fifo" k/kallsyms
 run "the experiment's kallsyms: a symlink to a FIFO" 0 "kernel samples are shown as \[kernel\]: cannot read 'k/kallsyms': it is a FIFO" \
