@@ -1,4 +1,22 @@
-/* Private to analyze/: the session's model of the recorded processes. */
+/*
+ * Private to analyze/: its layers, each using only those before it.
+ *
+ *   1. loading     the experiment read into a model of the recorded
+ *                  processes (objects, address spaces, unique instructions,
+ *                  threads, call chains) and a record per sample
+ *   2. resolution  unique instructions named (functions, lines) and
+ *                  attributed to data (triggers, types, fields); the
+ *                  machine whose caches and memory objects the views use
+ *   3. records     what the layers above read of the records
+ *   4. tables      a view's rows and cells, sorting, properties
+ *   5. dimensions  the ways samples are told apart, each defined once
+ *   6. groupings   the records grouped by dimensions, the filter, and the
+ *                  views, each a grouping or a table of its own
+ *   7. experiments whole experiments: a diff of two, a recording finished
+ * The "layer N" lines below name each layer's files; tests/e2e/layers.sh
+ * checks from the objects' symbols that no file calls into a later layer
+ * (docs/architecture-notes.md).
+ */
 #ifndef DSPROF_ANALYZE_INT_H
 #define DSPROF_ANALYZE_INT_H
 
@@ -9,6 +27,15 @@
 #include "memobj/memobj.h"
 
 #include <string.h>
+
+/* Zero n counters (p may be NULL when n is 0). */
+static inline void ds_zero_u64(uint64_t *p, size_t n)
+{
+	if (n)
+		memset(p, 0, n * sizeof *p);
+}
+
+/* ======== layer 1: loading (session.c) ======== */
 
 /* An object file seen in MMAP records (or the kernel, or nothing). */
 typedef struct dso_ent {
@@ -25,10 +52,6 @@ typedef struct dso_ent {
 
 /* dso index of samples whose address is in no known mapping */
 #define DSO_UNKNOWN 0u
-
-/* Instance addresses are kept modulo this (a page): enough for every cache
- * line size a view may draw (--line), small enough to count per residue. */
-#define DS_ALIGN_MOD 4096u
 
 typedef struct map_ent {
 	uint64_t start, end, pgoff;
@@ -68,6 +91,112 @@ typedef struct site {
 	unsigned line;
 	struct site_ds *ds;           /* dataspace resolution, when a view needs it */
 } site;
+
+typedef struct thread_ent {
+	uint32_t pid, tid;
+	const char *comm;             /* points into the perf.data image */
+	uint64_t comm_time;
+	uint32_t ptid;                /* for threads without their own COMM */
+	uint64_t fork_time;
+	bool forked;
+} thread_ent;
+
+/* The per-sample records.  Loading keeps a record of every sample as it
+ * reads it, and ds_dataspace_build attributes each to data: a compact
+ * record of what views and filters need per access:
+ * where it was (instruction, thread, CPU, time), what it touched (the
+ * effective address, the data object and the offset in it, load or store)
+ * and how that was found.  The memory-object, hot-line and false-sharing
+ * views and --filter read these records; they never decode, backtrack or
+ * resolve again.  Everything costly stays per unique instruction (site)
+ * or per data object (dobj), which a record only points to, so a record
+ * is 64 bytes (a million samples: 64 MB).  Physical addresses and data
+ * sources, which few events have, sit in parallel arrays that exist only
+ * when some event samples them.  The session's aggregates (site, thread,
+ * chain and data-object metrics) are sums over the records the filter
+ * keeps, so every view honours the filter.  Records are in the order of
+ * the sample stream: record i is the i-th sample the session reads. */
+enum {
+	SR_EA = 1 << 0,       /* ea holds the effective address */
+	SR_LOAD = 1 << 1,     /* the access reads memory */
+	SR_STORE = 1 << 2,    /* it writes memory (a read-modify-write is both) */
+	SR_KERNEL = 1 << 3,   /* a kernel-mode sample: no trigger, data object <kernel> */
+	SR_PRECISE = 1 << 4,  /* of a precise event: its trigger is site_ds.trig[1] */
+	SR_IFETCH = 1 << 5,   /* a fault on the instruction's own bytes, not data */
+	SR_CHECKED = 1 << 6,  /* the sampled address could be checked against the registers' */
+	SR_DISAGREE = 1 << 7, /* ... and the two differ */
+};
+#define SR_EA_SHIFT 8         /* 2 bits: enum sr_ea_from */
+#define SR_HOW_SHIFT 10       /* 3 bits: enum ds_how */
+
+/* Where a record's effective address came from (or why there is none). */
+enum sr_ea_from { EA_FROM_NONE, EA_FROM_ADDR, EA_FROM_REGS, EA_FROM_REGS_CHANGED };
+
+typedef struct ds_srec {
+	uint64_t ip;          /* the sampled runtime IP (VIRTPC) */
+	uint64_t ea;          /* the runtime data address (VADDR), when SR_EA */
+	uint64_t time;        /* TSTAMP; UINT64_MAX when the event has none */
+	uint64_t period;
+	uint32_t site;        /* the sampled instruction */
+	int32_t dobj;         /* the data object the sample is attributed to */
+	uint32_t off;         /* FIELD, PADDING: byte offset of the access in the aggregate */
+	uint32_t thread;      /* index in the session's threads */
+	uint32_t cpu;         /* UINT32_MAX when unknown */
+	uint32_t chain;       /* the sample's call chain (index in chain_index), UINT32_MAX none */
+	uint16_t ev;
+	uint16_t flags;       /* SR_*, the address's origin and the resolution's how */
+} ds_srec;
+
+/* The site of (object, file offset), made when new. */
+uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
+/* Resolve a site's function (and optionally its line) once. */
+void ds_site_resolve(ds_session *s, size_t i, bool lines);
+/* The object (dso index) and vaddr of a runtime data address. */
+bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
+			uint64_t *vaddr);
+/* Address-space lookup used by pass 2 and by the samples view. */
+uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel);
+/* A sample's call chain as it should read (context markers included): the
+ * kernel's, with the caller that a user-space leaf without a frame hid from
+ * the frame-pointer walk put back after the leaf, read from the sample's
+ * user stack copy.  Valid until the next call. */
+const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n);
+/* The comm of a thread (by the last COMM at or before its end). */
+const char *ds_thread_comm(ds_session *s, size_t ti);
+/* Add a record to the per-instruction, per-thread, per-chain and per-event
+ * sums. */
+void ds_srec_count(ds_session *s, const ds_srec *x);
+void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool ds_sample_wanted(const ds_session *s, uint32_t tid);
+bool ds_ip_is_kernel(uint16_t misc);
+/* Free what loading made (the layers above free theirs first:
+ * ds_session_close). */
+void ds_session_free_model(ds_session *s);
+
+/* ======== layer 2: resolution (sites.c dataspace.c track.c charge.c cross.c machine.c) ======== */
+
+/* Every unique instruction's function: (object, symbol start), or the
+ * object's [unknown] bucket.  Names stay the object's; unknown addresses
+ * are grouped per object rather than listed one by one (sites.c). */
+typedef struct fkey {
+	uint32_t dso;
+	uint32_t known;
+	uint64_t start;
+} fkey;
+fkey site_fkey(ds_session *s, size_t i);
+/* The function's name: the symbol's, "[unknown]" or "[kernel]". */
+const char *site_fname(const ds_session *s, size_t i);
+/* An instruction's name, "FUNC+0xOFF" ("FUNC 0xADDR" outside every symbol). */
+void site_label(ds_session *s, size_t i, ds_buf *name);
+/* Its disassembly ("" when its code cannot be read). */
+void site_disasm(ds_session *s, size_t i, char *text, size_t n);
+/* Its source line as a row: a key that tells lines apart and the name
+ * "file.c:12", or its function's "NAME (no line info)" without a line table. */
+void site_line_name(ds_session *s, size_t i, ds_buf *key, ds_buf *name);
+
+/* Instance addresses are kept modulo this (a page): enough for every cache
+ * line size a view may draw (--line), small enough to count per residue. */
+#define DS_ALIGN_MOD 4096u
 
 /* What a data object is (dataspace.c). */
 enum dobj_kind {
@@ -144,60 +273,130 @@ typedef struct site_ds {
 	int8_t call_strfn;    /* the string function it calls: 1 + index, 0 unknown, -1 another */
 } site_ds;
 
-typedef struct thread_ent {
-	uint32_t pid, tid;
-	const char *comm;             /* points into the perf.data image */
-	uint64_t comm_time;
-	uint32_t ptid;                /* for threads without their own COMM */
-	uint64_t fork_time;
-	bool forked;
-} thread_ent;
+/* How a site's data object was found, as typestats and the verdict key name it. */
+const char *ds_how_name(enum ds_how h);
+/* The key of align_index. */
+typedef struct align_key {
+	int64_t tid;
+	uint64_t residue;
+} align_key;
+/* The tident of the aggregate t (a definition of the session's objects, or
+ * of another handle on one of them), -1 when no sample met it. */
+int32_t ds_tident_find(ds_session *s, const ds_type *t);
+/* The data object most samples of a site touched (NULL before
+ * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
+const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
+			       const ds_trigger **trig);
+/* Read the samples once more, attribute each to its data object and keep
+ * its record (once per session; later calls return at once). */
+int ds_dataspace_build(ds_session *s, ds_err *err);
+void ds_dataspace_free(ds_session *s);
+/* Sum the kept records into the data-object metrics, the types'
+ * alignments, the resolution statistics and the sites' annotations, from
+ * zero: after the filter changed. */
+void ds_dataspace_recount(ds_session *s);
+/* A type's name after its tag ("geo::Shape" of "struct geo::Shape"), as
+ * C++ code names it (dataspace.c). */
+const char *ds_untagged(const char *type_name);
+/* A data object's kind as the views name it: "field", "global", "stack"... */
+const char *ds_dobj_kind_name(enum dobj_kind k);
 
-/* ---- per-sample records (dataspace.c) ----
- * ds_dataspace_build reads the samples once and keeps, for every sample it
- * attributes, a compact record of what views and filters need per access:
- * where it was (instruction, thread, CPU, time), what it touched (the
- * effective address, the data object and the offset in it, load or store)
- * and how that was found.  The memory-object, hot-line and false-sharing
- * views and --filter read these records; they never decode, backtrack or
- * resolve again.  Everything costly stays per unique instruction (site)
- * or per data object (dobj), which a record only points to, so a record
- * is 64 bytes (a million samples: 64 MB).  Physical addresses and data
- * sources, which few events have, sit in parallel arrays that exist only
- * when some event samples them.  The session's aggregates (site, thread,
- * chain and data-object metrics) are sums over the records the filter
- * keeps, so every view honours the filter.  Records are in the order of
- * the sample stream: record i is the i-th sample the session reads. */
-enum {
-	SR_EA = 1 << 0,       /* ea holds the effective address */
-	SR_LOAD = 1 << 1,     /* the access reads memory */
-	SR_STORE = 1 << 2,    /* it writes memory (a read-modify-write is both) */
-	SR_KERNEL = 1 << 3,   /* a kernel-mode sample: no trigger, data object <kernel> */
-	SR_PRECISE = 1 << 4,  /* of a precise event: its trigger is site_ds.trig[1] */
-	SR_IFETCH = 1 << 5,   /* a fault on the instruction's own bytes, not data */
-	SR_CHECKED = 1 << 6,  /* the sampled address could be checked against the registers' */
-	SR_DISAGREE = 1 << 7, /* ... and the two differ */
-};
-#define SR_EA_SHIFT 8         /* 2 bits: enum sr_ea_from */
-#define SR_HOW_SHIFT 10       /* 3 bits: enum ds_how */
+/* ---- type tracking (track.c) ----
+ * What a register points into at an instruction: byte `off` of an object
+ * of type `into` (through a pointer, or the address of variable `var`), or
+ * `off` bytes from the stack or frame pointer `frame` (unoptimized code
+ * computes stack addresses that way: rbp + i * 64 - 0x80008), or into the
+ * virtual table of class `vtable` (its _vptr member, loaded).  vid names
+ * one value, for its copies (its maker's offset in the function, plus one;
+ * 0 none): a value may have a vid and no target yet. */
+typedef struct ds_tval {
+	const ds_type *into;
+	int64_t off;
+	const ds_var *var;       /* a global variable whose address it is */
+	bool stack;              /* a stack variable's address */
+	int frame;               /* DWARF SP or FP when frame-relative, else 0 */
+	const ds_type *vtable;
+	uint32_t vid;
+	bool clash;              /* paths that join disagree: no target */
+} ds_tval;
+/* Variables in scope at one instruction, at most. */
+#define DS_MAX_SCOPE_VARS 256
+typedef struct ds_track ds_track;
+typedef struct ds_flows ds_flows;
+/* The state at pc of sym's function (call not NULL: pc is a return
+ * address, the state is the one before the call that precedes it, whose
+ * instruction goes to *call); NULL when the flow does not reach pc.  The
+ * function's flow is analysed on its first query and kept in s->flows. */
+ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call);
+/* What register r points into; NULL when unknown. */
+const ds_tval *ds_track_reg(const ds_track *k, int r);
+/* The stack variable `off` bytes from SP or FP (frame) covers, at the state's pc. */
+ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off);
+void ds_track_free(ds_track *k);
+void ds_flows_free(ds_flows *fl);
+bool ds_is_aggregate(const ds_type *t);
+/* The type t (through typedefs and qualifiers) points to; NULL when no pointer. */
+const ds_type *ds_pointee(const ds_type *t);
+/* Arrays to their element, and *off to the offset into one element. */
+const ds_type *ds_element(const ds_type *t, uint64_t *off);
 
-/* Where a record's effective address came from (or why there is none). */
-enum sr_ea_from { EA_FROM_NONE, EA_FROM_ADDR, EA_FROM_REGS, EA_FROM_REGS_CHANGED };
+/* ---- charging samples to their triggers (charge.c) ----
+ * The views of code (lines, pcs, source) show a sample at its trigger
+ * when backtracking found one, else where it was taken.  A charge is the
+ * site metrics moved there, built after ds_dataspace_build (and after a
+ * filter changed); building it may add sites (triggers never sampled
+ * themselves), so iterate sites after it, up to nsites. */
+typedef struct ds_charge {
+	size_t nsites;
+	DS_VEC(uint64_t) samples;     /* [site * nev + ev]: charged to the site */
+	DS_VEC(uint64_t) count;
+	DS_VEC(uint32_t) lead;        /* per site: the site most of its charged samples whose
+				       * trigger is known were taken at (itself, or one after
+				       * it), else most of all; UINT32_MAX none: it labels the
+				       * row's data object */
+	DS_VEC(uint32_t) skid;        /* per site: the other site most of them were taken at */
+	DS_VEC(uint32_t) nskid;       /* per site: how many other sites charged it */
+} ds_charge;
+void ds_charge_build(ds_session *s, ds_charge *c);
+/* The site the samples of site si (of a precise event or not) are charged
+ * to: its trigger's, or itself; after ds_dataspace_build.  It may add a
+ * site. */
+uint32_t ds_charged_site(ds_session *s, uint32_t si, bool precise);
+bool ds_charge_has(const ds_session *s, const ds_charge *c, size_t site);
+uint64_t ds_charge_total(const ds_session *s, const ds_charge *c, size_t site);
+/* Add the site's charged metrics to a row. */
+void ds_charge_add(const ds_session *s, const ds_charge *c, size_t site, ds_row *r);
+void ds_charge_free(ds_charge *c);
 
-typedef struct ds_srec {
-	uint64_t ip;          /* the sampled runtime IP (VIRTPC) */
-	uint64_t ea;          /* the runtime data address (VADDR), when SR_EA */
-	uint64_t time;        /* TSTAMP; UINT64_MAX when the event has none */
-	uint64_t period;
-	uint32_t site;        /* the sampled instruction */
-	int32_t dobj;         /* the data object the sample is attributed to */
-	uint32_t off;         /* FIELD, PADDING: byte offset of the access in the aggregate */
-	uint32_t thread;      /* index in the session's threads */
-	uint32_t cpu;         /* UINT32_MAX when unknown */
-	uint32_t chain;       /* the sample's call chain (index in chain_index), UINT32_MAX none */
-	uint16_t ev;
-	uint16_t flags;       /* SR_*, the address's origin and the resolution's how */
-} ds_srec;
+/* --cross (cross.c): the other experiment's miss samples at the access
+ * site si's samples (of precise events or not) are charged to; -1 when it
+ * has no trigger or there is no cross. */
+int64_t ds_cross_misses(ds_session *s, uint32_t si, bool precise);
+
+/* The machine and its memory objects (machine.c). */
+/* The experiment's machine (or --machine's), made on first use. */
+void ds_machine_ready(ds_session *s);
+/* Forget the memory objects made for the machine (it changes). */
+void ds_mobjs_drop(ds_session *s);
+void ds_session_mobjs_free(ds_session *s);
+/* Where physical addresses come from, for the errors that miss them. */
+#define NO_PADDR_HINT                                                                   \
+	"physical addresses come with page-fault samples recorded as root "              \
+	"('dsprof record -e page-faults'; see docs/memory-objects.md)"
+/* A memory object ready to evaluate on this experiment: an error names
+ * what is missing (the object, the machine's constants, physical
+ * addresses). */
+const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
+/* The line size of cache level `level` ("L1D", "L2", "L3"; NULL: L1D) of
+ * the session's machine.  With `fallback`, a machine that describes no
+ * caches at all gets DS_DEFAULT_LINE bytes and a note that says so. */
+#define DS_DEFAULT_LINE 64
+int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err);
+/* The line size a cache-line view draws: o->line, else o->level's, else
+ * the L1D's. */
+int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
+
+/* ======== the session: the state of every layer ======== */
 
 struct ds_session {
 	char *path;
@@ -289,11 +488,39 @@ struct ds_session {
 	DS_VEC(uint32_t) site_charge;
 };
 
+
+/* ======== layer 3: records (records.c) ======== */
+
+/* Whether record i is one the filter keeps (all, without a filter). */
+static inline bool ds_srec_kept(const ds_session *s, size_t i)
+{
+	return !s->keep.n || (s->keep.v[i / 64] >> (i % 64) & 1);
+}
+
+/* Call fn for every record the filter keeps (every record without a
+ * filter), in sample order; builds the dataspace first. */
+typedef void ds_srec_fn(ds_session *s, size_t i, const ds_srec *r, void *ctx);
+int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err);
+/* Sum the samples the filter keeps into the site, thread, call-chain and
+ * event metrics, from zero: after the filter changed. */
+void ds_session_recount(ds_session *s);
+/* Record i's physical address; 0 when unknown. */
+uint64_t ds_srec_paddr(const ds_session *s, size_t i);
+/* Record i's data source (PERF_MEM_*: level, snoop, HITM); false when its
+ * event samples none. */
+bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src);
+/* The bytes its trigger accesses; 0 when unknown. */
+uint32_t ds_srec_size(const ds_session *s, const ds_srec *r);
+/* The operands memory objects and filters read (a->v; a->op is the
+ * filter's business), -1 for what the sample lacks. */
+void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
+
+/* ======== layer 4: tables (table.c) ======== */
+
 /* Lists of thread or CPU ids in a cell name at most this many ("12 14
  * +3"): hotlines makes them, diff unites them. */
 #define DS_IDS_LISTED 8
 
-/* ---- building tables (table.c) ---- */
 typedef struct tb {
 	ds_table *t;
 	ds_hash *rows; /* row key -> row index */
@@ -357,62 +584,18 @@ int tb_cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b);
 int tb_cmp_ties(const ds_table *t, const ds_row *a, const ds_row *b);
 void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The properties that say which lines a cache-line view draws: the level,
+ * the size, where the size came from. */
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line);
+/* The objects' problems with their debug information, which dwarfmap/
+ * meets lazily (types and variables are read on the first query, long
+ * after the object was opened): each becomes a session note and, when t is
+ * given, a note of that view, once. */
+void ds_session_debug_notes(ds_session *s, ds_table *t);
 
-const char *ds_how_name(enum ds_how h);
-int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
-int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
-int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
-/* The key of align_index. */
-typedef struct align_key {
-	int64_t tid;
-	uint64_t residue;
-} align_key;
-/* The tident of the aggregate t (a definition of the session's objects, or
- * of another handle on one of them), -1 when no sample met it. */
-int32_t ds_tident_find(ds_session *s, const ds_type *t);
-/* The data object most samples of a site touched (NULL before
- * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
-const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
-			       const ds_trigger **trig);
-/* Read the samples once more, attribute each to its data object and keep
- * its record (once per session; later calls return at once). */
-int ds_dataspace_build(ds_session *s, ds_err *err);
-void ds_dataspace_free(ds_session *s);
-/* Sum the kept records into the data-object metrics, the types'
- * alignments, the resolution statistics and the sites' annotations, from
- * zero: after the filter changed. */
-void ds_dataspace_recount(ds_session *s);
+/* ======== layer 5: dimensions (dims.c) ======== */
 
-/* Zero n counters (p may be NULL when n is 0). */
-static inline void ds_zero_u64(uint64_t *p, size_t n)
-{
-	if (n)
-		memset(p, 0, n * sizeof *p);
-}
-
-/* ---- reading the records (dataspace.c) ---- */
-/* Call fn for every record the filter keeps (every record without a
- * filter), in sample order; builds the dataspace first. */
-typedef void ds_srec_fn(ds_session *s, size_t i, const ds_srec *r, void *ctx);
-int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err);
-bool ds_srec_kept(const ds_session *s, size_t i);
-/* --cross (cross.c): the other experiment's miss samples at the access
- * site si's samples (of precise events or not) are charged to; -1 when it
- * has no trigger or there is no cross. */
-int64_t ds_cross_misses(ds_session *s, uint32_t si, bool precise);
-/* Record i's physical address; 0 when unknown. */
-uint64_t ds_srec_paddr(const ds_session *s, size_t i);
-/* Record i's data source (PERF_MEM_*: level, snoop, HITM); false when its
- * event samples none. */
-bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src);
-/* The bytes its trigger accesses; 0 when unknown. */
-uint32_t ds_srec_size(const ds_session *s, const ds_srec *r);
-/* The operands memory objects and filters read (a->v; a->str is the
- * filter's business), -1 for what the sample lacks. */
-void ds_srec_operands(const ds_session *s, size_t i, ds_access *a);
-
-/* ---- dimensions (dims.c) ----
- * A dimension is one way to tell samples apart: the function, the thread,
+/* A dimension is one way to tell samples apart: the function, the thread,
  * the field, the cache line...  Its definition (a dim_def, one each in
  * dims.c) says once how a record's value is found, named, put in columns
  * and compared by a filter.  A `dim` is a definition prepared for one
@@ -504,8 +687,9 @@ size_t ds_dim_filter_operands(ds_filter_operand *ops, size_t max);
 /* The keys there are, as a list for messages. */
 const char *ds_dim_names_text(void);
 
-/* ---- groupings (group.c) ----
- * The records the filter keeps, grouped by dimensions keys[0..n): a row
+/* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c) ======== */
+
+/* The records the filter keeps, grouped by dimensions keys[0..n): a row
  * per value of the first, nested under each the rows of the second, and so
  * on; per row each event's samples and count, and inclusive ones when a
  * key has values along call chains and the samples have chains.  Rows at
@@ -526,40 +710,24 @@ void ds_say_timer(ds_table *t);
 /* A "by:KEY,KEY" view: ds_group by the keys. */
 int ds_view_by(ds_session *s, const char *keys, const ds_view_opts *o, ds_table **out, ds_err *err);
 
-/* ---- the machine and its memory objects (machine.c) ---- */
-/* The experiment's machine (or --machine's), made on first use. */
-void ds_machine_ready(ds_session *s);
-/* Forget the memory objects made for the machine (it changes). */
-void ds_mobjs_drop(ds_session *s);
-void ds_session_mobjs_free(ds_session *s);
-/* Where physical addresses come from, for the errors that miss them. */
-#define NO_PADDR_HINT                                                                   \
-	"physical addresses come with page-fault samples recorded as root "              \
-	"('dsprof record -e page-faults'; see docs/memory-objects.md)"
 /* The filter's state (filter.c). */
 void ds_filter_free(ds_session *s);
-/* A memory object ready to evaluate on this experiment: an error names
- * what is missing (the object, the machine's constants, physical
- * addresses). */
-const ds_mobj *ds_session_mobj(ds_session *s, const char *name, ds_err *err);
-/* The line size of cache level `level` ("L1D", "L2", "L3"; NULL: L1D) of
- * the session's machine.  With `fallback`, a machine that describes no
- * caches at all gets DS_DEFAULT_LINE bytes and a note that says so. */
-#define DS_DEFAULT_LINE 64
-int ds_session_line_size(ds_session *s, const char *level, bool fallback, unsigned *line, ds_err *err);
+
+/* The views of the dataspace (dsviews.c). */
+int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
 		   ds_err *err);
 int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 /* What the cache-line views (hotlines, sharing) share (memviews.c): the
- * line size they draw (o->line, else o->level's, else the L1D's), the
- * properties that say so, the line and the bytes lo..hi of it a record's
- * access covers (one that runs into the next line ends at this one's end),
- * and the table as a tree of top rows (kind `top` in column kind_col), each
- * followed by its sub-rows of the same line_col, kind by kind in the order
- * of `subs`, at most caps[k] of each, and then cut at `limit` top rows. */
-int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_err *err);
-void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line);
+ * line and the bytes lo..hi of it a record's access covers (one that runs
+ * into the next line ends at this one's end), and the table as a tree of
+ * top rows (kind `top` in column kind_col), each followed by its sub-rows
+ * of the same line_col, kind by kind in the order of `subs`, at most
+ * caps[k] of each, and then cut at `limit` top rows. */
 void ds_srec_line_span(const ds_session *s, const ds_srec *x, uint64_t line_size, uint64_t *line,
 		       uint32_t *lo, uint32_t *hi);
 void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *top,
@@ -567,130 +735,12 @@ void ds_group_lines(ds_table *t, size_t line_col, size_t kind_col, const char *t
 /* The false-sharing view (sharing.c). */
 int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 
-/* Every unique instruction's function: (object, symbol start), or the
- * object's [unknown] bucket.  Names stay the object's; unknown addresses
- * are grouped per object rather than listed one by one (views.c). */
-typedef struct fkey {
-	uint32_t dso;
-	uint32_t known;
-	uint64_t start;
-} fkey;
-fkey site_fkey(ds_session *s, size_t i);
-/* The function's name: the symbol's, "[unknown]" or "[kernel]". */
-const char *site_fname(const ds_session *s, size_t i);
-/* An instruction's name, "FUNC+0xOFF" ("FUNC 0xADDR" outside every symbol). */
-void site_label(ds_session *s, size_t i, ds_buf *name);
-/* Its disassembly ("" when its code cannot be read). */
-void site_disasm(ds_session *s, size_t i, char *text, size_t n);
-/* Its source line as a row: a key that tells lines apart and the name
- * "file.c:12", or its function's "NAME (no line info)" without a line table. */
-void site_line_name(ds_session *s, size_t i, ds_buf *key, ds_buf *name);
-/* A type's name after its tag ("geo::Shape" of "struct geo::Shape"), as
- * C++ code names it (filter.c). */
-const char *ds_untagged(const char *type_name);
 /* Views around a function and over time (callviews.c, timeline.c). */
 int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);
 
-/* ---- type tracking (track.c) ----
- * What a register points into at an instruction: byte `off` of an object
- * of type `into` (through a pointer, or the address of variable `var`), or
- * `off` bytes from the stack or frame pointer `frame` (unoptimized code
- * computes stack addresses that way: rbp + i * 64 - 0x80008), or into the
- * virtual table of class `vtable` (its _vptr member, loaded).  vid names
- * one value, for its copies (its maker's offset in the function, plus one;
- * 0 none): a value may have a vid and no target yet. */
-typedef struct ds_tval {
-	const ds_type *into;
-	int64_t off;
-	const ds_var *var;       /* a global variable whose address it is */
-	bool stack;              /* a stack variable's address */
-	int frame;               /* DWARF SP or FP when frame-relative, else 0 */
-	const ds_type *vtable;
-	uint32_t vid;
-	bool clash;              /* paths that join disagree: no target */
-} ds_tval;
-/* Variables in scope at one instruction, at most. */
-#define DS_MAX_SCOPE_VARS 256
-typedef struct ds_track ds_track;
-typedef struct ds_flows ds_flows;
-/* The state at pc of sym's function (call not NULL: pc is a return
- * address, the state is the one before the call that precedes it, whose
- * instruction goes to *call); NULL when the flow does not reach pc.  The
- * function's flow is analysed on its first query and kept in s->flows. */
-ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call);
-/* What register r points into; NULL when unknown. */
-const ds_tval *ds_track_reg(const ds_track *k, int r);
-/* The stack variable `off` bytes from SP or FP (frame) covers, at the state's pc. */
-ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off);
-void ds_track_free(ds_track *k);
-void ds_flows_free(ds_flows *fl);
-bool ds_is_aggregate(const ds_type *t);
-/* A data object's kind as the views name it: "field", "global", "stack"... */
-const char *ds_dobj_kind_name(enum dobj_kind k);
-/* The type t (through typedefs and qualifiers) points to; NULL when no pointer. */
-const ds_type *ds_pointee(const ds_type *t);
-/* Arrays to their element, and *off to the offset into one element. */
-const ds_type *ds_element(const ds_type *t, uint64_t *off);
-
-/* ---- charging samples to their triggers (charge.c) ----
- * The views of code (lines, pcs, source) show a sample at its trigger
- * when backtracking found one, else where it was taken.  A charge is the
- * site metrics moved there, built after ds_dataspace_build (and after a
- * filter changed); building it may add sites (triggers never sampled
- * themselves), so iterate sites after it, up to nsites. */
-typedef struct ds_charge {
-	size_t nsites;
-	DS_VEC(uint64_t) samples;     /* [site * nev + ev]: charged to the site */
-	DS_VEC(uint64_t) count;
-	DS_VEC(uint32_t) lead;        /* per site: the site most of its charged samples whose
-				       * trigger is known were taken at (itself, or one after
-				       * it), else most of all; UINT32_MAX none: it labels the
-				       * row's data object */
-	DS_VEC(uint32_t) skid;        /* per site: the other site most of them were taken at */
-	DS_VEC(uint32_t) nskid;       /* per site: how many other sites charged it */
-} ds_charge;
-void ds_charge_build(ds_session *s, ds_charge *c);
-/* The site the samples of site si (of a precise event or not) are charged
- * to: its trigger's, or itself; after ds_dataspace_build.  It may add a
- * site. */
-uint32_t ds_charged_site(ds_session *s, uint32_t si, bool precise);
-bool ds_charge_has(const ds_session *s, const ds_charge *c, size_t site);
-uint64_t ds_charge_total(const ds_session *s, const ds_charge *c, size_t site);
-/* Add the site's charged metrics to a row. */
-void ds_charge_add(const ds_session *s, const ds_charge *c, size_t site, ds_row *r);
-void ds_charge_free(ds_charge *c);
-
-/* The site of (object, file offset), made when new. */
-uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
-/* Resolve a site's function (and optionally its line) once. */
-void ds_site_resolve(ds_session *s, size_t i, bool lines);
-/* Object di of the session, loaded on first use; NULL when it cannot be. */
-ds_dso *ds_session_object(ds_session *s, uint32_t di);
-/* The object (dso index) and vaddr of a runtime data address. */
-bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
-			uint64_t *vaddr);
-/* Address-space lookup used by pass 2 and by the samples view. */
-uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel);
-/* A sample's call chain as it should read (context markers included): the
- * kernel's, with the caller that a user-space leaf without a frame hid from
- * the frame-pointer walk put back after the leaf, read from the sample's
- * user stack copy.  Valid until the next call. */
-const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n);
-/* The comm of a thread (by the last COMM at or before its end). */
-const char *ds_thread_comm(ds_session *s, size_t ti);
-/* Sum the samples the filter keeps into the site, thread, call-chain and
- * event metrics, from zero: after the filter changed. */
-void ds_session_recount(ds_session *s);
-void ds_session_note_add(ds_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The objects' problems with their debug information, which dwarfmap/
- * meets lazily (types and variables are read on the first query, long
- * after the object was opened): each becomes a session note and, when t is
- * given, a note of that view, once. */
-void ds_session_debug_notes(ds_session *s, ds_table *t);
-bool ds_sample_wanted(const ds_session *s, uint32_t tid);
-bool ds_ip_is_kernel(uint16_t misc);
+/* ======== layer 7: experiments (diff.c finish.c) ======== */
 
 #endif

@@ -1163,60 +1163,6 @@ void ds_dataspace_recount(ds_session *s)
 			count_record(s, i);
 }
 
-/* ---- reading the records ---- */
-
-bool ds_srec_kept(const ds_session *s, size_t i)
-{
-	return !s->keep.n || (s->keep.v[i / 64] >> (i % 64) & 1);
-}
-
-int ds_srec_visit(ds_session *s, ds_srec_fn *fn, void *ctx, ds_err *err)
-{
-	if (ds_dataspace_build(s, err))
-		return -1;
-	for (size_t i = 0; i < s->srecs.n; i++)
-		if (ds_srec_kept(s, i))
-			fn(s, i, &s->srecs.v[i], ctx);
-	return 0;
-}
-
-uint64_t ds_srec_paddr(const ds_session *s, size_t i)
-{
-	return i < s->srec_paddr.n ? s->srec_paddr.v[i] : 0;
-}
-
-bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src)
-{
-	if (i >= s->srec_data_src.n)
-		return false;
-	*src = s->srec_data_src.v[i];
-	return *src != 0;
-}
-
-uint32_t ds_srec_size(const ds_session *s, const ds_srec *r)
-{
-	const site_ds *x = s->sites.v[r->site].ds;
-	const ds_trigger *t;
-
-	if (!x || (r->flags & (SR_KERNEL | SR_IFETCH)))
-		return 0;
-	t = &x->trig[(r->flags & SR_PRECISE) != 0];
-	return t->verdict == DS_BT_OK ? t->mem.size : 0;
-}
-
-void ds_srec_operands(const ds_session *s, size_t i, ds_access *a)
-{
-	const ds_srec *r = &s->srecs.v[i];
-	uint64_t pa = ds_srec_paddr(s, i);
-
-	a->v[DS_VADDR] = r->flags & SR_EA ? (int64_t)r->ea : -1;
-	a->v[DS_PADDR] = pa ? (int64_t)pa : -1;
-	a->v[DS_THRID] = s->threads.v[r->thread].tid;
-	a->v[DS_CPUID] = r->cpu == UINT32_MAX ? -1 : (int64_t)r->cpu;
-	a->v[DS_VIRTPC] = (int64_t)r->ip;
-	a->v[DS_TSTAMP] = r->time == UINT64_MAX ? -1 : (int64_t)r->time;
-}
-
 void ds_dataspace_free(ds_session *s)
 {
 	ds_vec_free(&s->srec_paddr);

@@ -856,16 +856,6 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 
 /* ---- data-object metrics for other printers of types (dsprof layout) ---- */
 
-size_t ds_session_nevents(const ds_session *s)
-{
-	return s->nev;
-}
-
-const char *ds_session_event_name(const ds_session *s, size_t ev)
-{
-	return ds_perfdata_event(s->pd, ev)->name;
-}
-
 int ds_session_hot_types(ds_session *s, const struct ds_type ***out, size_t *n, ds_err *err)
 {
 	hot_type *hot = NULL;

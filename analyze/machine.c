@@ -120,25 +120,6 @@ int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_e
 	return !*line && ds_session_line_size(s, o ? o->level : NULL, true, line, err) ? -1 : 0;
 }
 
-void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line)
-{
-	const char *level = o && o->level ? o->level : "L1D";
-	const char *src = s->meta.cache_source;
-
-	if (!o || !o->line)
-		tb_prop(t, "level", DS_PROP_TEXT, "%s", level);
-	tb_prop(t, "line_size", DS_PROP_NUMBER, "%u", line);
-	/* where the geometry came from, the recording's or not */
-	if (o && o->line)
-		tb_prop(t, "line_from", DS_PROP_TEXT, "--line-size");
-	else if (!ds_machine_level(&s->machine, level))
-		tb_prop(t, "line_from", DS_PROP_TEXT, "default (the experiment describes no caches)");
-	else if (strcmp(s->machine.source, "experiment") != 0)
-		tb_prop(t, "line_from", DS_PROP_TEXT, "%s (not the recording's)", s->machine.source);
-	else
-		tb_prop(t, "line_from", DS_PROP_TEXT, "the recording (%s)", src ? src : "meta.json");
-}
-
 void ds_session_mobjs_free(ds_session *s)
 {
 	ds_mobjs_drop(s);

@@ -34,19 +34,14 @@ void ds_session_note_add(ds_session *s, const char *fmt, ...)
 	ds_vec_push(&s->notes, ds_buf_steal(&b));
 }
 
-void ds_session_debug_notes(ds_session *s, ds_table *t)
+size_t ds_session_nevents(const ds_session *s)
 {
-	for (size_t i = 0; i < s->dsos.n; i++) {
-		const char *note = s->dsos.v[i].dso ? ds_dso_note(s->dsos.v[i].dso) : NULL;
-		bool shown = false;
-		if (!note)
-			continue;
-		ds_session_note_add(s, "%s", note);
-		for (size_t k = 0; t && k < t->nprops && !shown; k++)
-			shown = strcmp(t->props[k].key, "note") == 0 && strcmp(t->props[k].value, note) == 0;
-		if (t && !shown)
-			tb_prop(t, "note", DS_PROP_TEXT, "%s", note);
-	}
+	return s->nev;
+}
+
+const char *ds_session_event_name(const ds_session *s, size_t ev)
+{
+	return ds_perfdata_event(s->pd, ev)->name;
 }
 
 size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
@@ -447,10 +442,26 @@ static void load_dso(ds_session *s, dso_ent *d)
 	free(path);
 }
 
-ds_dso *ds_session_object(ds_session *s, uint32_t di)
+void ds_site_resolve(ds_session *s, size_t i, bool lines)
 {
-	load_dso(s, &s->dsos.v[di]);
-	return s->dsos.v[di].dso;
+	site *st = &s->sites.v[i];
+	dso_ent *d = &s->dsos.v[st->dso];
+
+	if (!st->resolved) {
+		st->resolved = true;
+		if (st->dso != DSO_UNKNOWN) {
+			load_dso(s, d);
+			if (d->dso && ds_dso_file_to_vaddr(d->dso, st->off, &st->vaddr)) {
+				st->has_vaddr = true;
+				st->sym = ds_dso_symbol_at(d->dso, st->vaddr);
+			}
+		}
+	}
+	if (lines && !st->lines_done) {
+		st->lines_done = true;
+		if (st->has_vaddr && !d->kernel)
+			ds_dso_line_at(d->dso, st->vaddr, &st->file, &st->line);
+	}
 }
 
 const char *ds_thread_comm(ds_session *s, size_t ti)
@@ -661,9 +672,7 @@ static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, 
 	return (uint32_t)ci;
 }
 
-/* Add a record to the per-instruction, per-thread, per-chain and per-event
- * sums. */
-static void count_srec(ds_session *s, const ds_srec *x)
+void ds_srec_count(ds_session *s, const ds_srec *x)
 {
 	s->site_samples.v[(size_t)x->site * s->nev + x->ev]++;
 	s->site_count.v[(size_t)x->site * s->nev + x->ev] += x->period;
@@ -735,7 +744,7 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 			x.chain = intern_chain(s, sm, r.misc, x.site);
 		}
 		ds_vec_push(&s->srecs, x);
-		count_srec(s, &x);
+		ds_srec_count(s, &x);
 	}
 	ds_progress_end(&pr);
 	if (rc < 0)
@@ -793,23 +802,6 @@ static int check_tids(ds_session *s, ds_err *err)
 		return -1;
 	}
 	return 0;
-}
-
-/* The sums over the records the filter keeps, from zero. */
-void ds_session_recount(ds_session *s)
-{
-	ds_zero_u64(s->site_samples.v, s->site_samples.n);
-	ds_zero_u64(s->site_count.v, s->site_count.n);
-	ds_zero_u64(s->thread_samples.v, s->thread_samples.n);
-	ds_zero_u64(s->thread_count.v, s->thread_count.n);
-	ds_zero_u64(s->chain_samples.v, s->chain_samples.n);
-	ds_zero_u64(s->chain_count.v, s->chain_count.n);
-	ds_zero_u64(s->ev_samples, s->nev);
-	ds_zero_u64(s->ev_count, s->nev);
-	s->nsamples = s->first_time = s->last_time = 0;
-	for (size_t i = 0; i < s->srecs.n; i++)
-		if (ds_srec_kept(s, i))
-			count_srec(s, &s->srecs.v[i]);
 }
 
 static int read_side_band(ds_session *s, ds_err *err)
@@ -938,18 +930,12 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 fail:
 	free(pdpath);
 	free(metapath);
-	ds_session_close(s);
+	ds_session_free_model(s); /* nothing above loading was made yet */
 	return -1;
 }
 
-void ds_session_close(ds_session *s)
+void ds_session_free_model(ds_session *s)
 {
-	if (!s)
-		return;
-	ds_dataspace_free(s); /* first: it holds sites and types of the dsos */
-	ds_timeline_free(s);
-	ds_filter_free(s);
-	ds_session_mobjs_free(s);
 	for (size_t i = 0; i < s->dsos.n; i++) {
 		ds_dso_close(s->dsos.v[i].dso);
 		free(s->dsos.v[i].path);

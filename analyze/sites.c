@@ -1,33 +1,12 @@
 /*
- * Resolving unique instructions: the function, source line and text of
- * each site, looked up once per site when a view first needs it.  Rows of
- * code are named here, so that every view and dimension names a function
- * or an instruction the same way.
+ * Naming unique instructions: the function, instruction, disassembly and
+ * source line of a site, as rows of code are named, so that every view and
+ * dimension names them the same way.  What they name is looked up once
+ * per site (ds_site_resolve).
  */
 #include "analyze/analyze_int.h"
 
 #include <inttypes.h>
-
-void ds_site_resolve(ds_session *s, size_t i, bool lines)
-{
-	site *st = &s->sites.v[i];
-	const dso_ent *d = &s->dsos.v[st->dso];
-	ds_dso *o;
-
-	if (!st->resolved) {
-		st->resolved = true;
-		if (st->dso != DSO_UNKNOWN && (o = ds_session_object(s, st->dso)) &&
-		    ds_dso_file_to_vaddr(o, st->off, &st->vaddr)) {
-			st->has_vaddr = true;
-			st->sym = ds_dso_symbol_at(o, st->vaddr);
-		}
-	}
-	if (lines && !st->lines_done) {
-		st->lines_done = true;
-		if (st->has_vaddr && !d->kernel)
-			ds_dso_line_at(d->dso, st->vaddr, &st->file, &st->line);
-	}
-}
 
 fkey site_fkey(ds_session *s, size_t i)
 {

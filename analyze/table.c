@@ -217,7 +217,47 @@ void tb_cell_u64(ds_row *r, size_t col, uint64_t v)
 	r->cells[col].set = true;
 }
 
+void ds_session_debug_notes(ds_session *s, ds_table *t)
+{
+	for (size_t i = 0; i < s->dsos.n; i++) {
+		const char *note = s->dsos.v[i].dso ? ds_dso_note(s->dsos.v[i].dso) : NULL;
+		bool shown = false;
+		if (!note)
+			continue;
+		ds_session_note_add(s, "%s", note);
+		for (size_t k = 0; t && k < t->nprops && !shown; k++)
+			shown = strcmp(t->props[k].key, "note") == 0 && strcmp(t->props[k].value, note) == 0;
+		if (t && !shown)
+			tb_prop(t, "note", DS_PROP_TEXT, "%s", note);
+	}
+}
+
+void ds_line_props(ds_session *s, ds_table *t, const ds_view_opts *o, unsigned line)
+{
+	const char *level = o && o->level ? o->level : "L1D";
+	const char *src = s->meta.cache_source;
+
+	if (!o || !o->line)
+		tb_prop(t, "level", DS_PROP_TEXT, "%s", level);
+	tb_prop(t, "line_size", DS_PROP_NUMBER, "%u", line);
+	/* where the geometry came from, the recording's or not */
+	if (o && o->line)
+		tb_prop(t, "line_from", DS_PROP_TEXT, "--line-size");
+	else if (!ds_machine_level(&s->machine, level))
+		tb_prop(t, "line_from", DS_PROP_TEXT, "default (the experiment describes no caches)");
+	else if (strcmp(s->machine.source, "experiment") != 0)
+		tb_prop(t, "line_from", DS_PROP_TEXT, "%s (not the recording's)", s->machine.source);
+	else
+		tb_prop(t, "line_from", DS_PROP_TEXT, "the recording (%s)", src ? src : "meta.json");
+}
+
 /* ---- sorting ---- */
+
+const char *ds_view_help_sort(void)
+{
+	return "samples, count, incl, incl_count (each as KEY or KEY:EVENT), EVENT, name, "
+	       "or a column name (module, file, line, address, pid, tid, ...)";
+}
 
 static int find_event(const ds_table *t, const char *name, size_t *ev)
 {

@@ -19,12 +19,6 @@ const char *const *ds_view_names(void)
 	return view_names;
 }
 
-const char *ds_view_help_sort(void)
-{
-	return "samples, count, incl, incl_count (each as KEY or KEY:EVENT), EVENT, name, "
-	       "or a column name (module, file, line, address, pid, tid, ...)";
-}
-
 /* ---- functions, threads: groupings by one key ---- */
 
 static int view_functions(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
@@ -400,6 +394,19 @@ out:
 		dim_free(d[i]);
 	ds_buf_free(&name);
 	return rc;
+}
+
+/* Every layer's state, from the top down: the data attribution holds sites
+ * and types of the objects that loading opened. */
+void ds_session_close(ds_session *s)
+{
+	if (!s)
+		return;
+	ds_timeline_free(s);
+	ds_filter_free(s);
+	ds_dataspace_free(s);
+	ds_session_mobjs_free(s);
+	ds_session_free_model(s);
 }
 
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
