@@ -92,6 +92,17 @@ typedef struct site {
 	struct site_ds *ds;           /* dataspace resolution, when a view needs it */
 } site;
 
+/* What the previous sample's call chain resolved to, for the next one
+ * (session.c, intern_chain). */
+typedef struct chain_memo {
+	uint32_t pid;         /* UINT32_MAX: none yet */
+	ds_vec_u64 raw;       /* its chain as read */
+	ds_vec_u32 site;      /* per frame of raw: a caller's site, UINT32_MAX for the others */
+	ds_vec_u32 next;      /* the one being made */
+	ds_vec_u32 key;       /* its key in chain_index, and the chain's index */
+	uint32_t id;
+} chain_memo;
+
 typedef struct thread_ent {
 	uint32_t pid, tid;
 	const char *comm;             /* points into the perf.data image */
@@ -416,6 +427,7 @@ struct ds_session {
 
 	DS_VEC(site) sites;
 	ds_hash *site_index;
+	ds_u64map site_map;             /* (dso, offset) -> site, when they fit a key (session.c) */
 	DS_VEC(uint64_t) site_samples;  /* [site * nev + ev] */
 	DS_VEC(uint64_t) site_count;
 
@@ -426,6 +438,7 @@ struct ds_session {
 
 	ds_hash *chain_index;         /* key: u32 site indices, leaf first */
 	ds_vec_u64 chain_buf;         /* ds_session_full_chain's answer */
+	chain_memo chain_memo;
 	DS_VEC(uint64_t) chain_samples;
 	DS_VEC(uint64_t) chain_count;
 	bool callchains;

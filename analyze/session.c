@@ -188,14 +188,27 @@ static const map_ent *find_map(const proc *p, uint64_t ip, uint64_t t)
 	return best;
 }
 
+/* Sites are found by (object, offset) once per sample and once per frame
+ * of its call chain: a 64-bit map when both fit in one key (every object's
+ * offset, 44 bits), the byte-key table for the others (kernel addresses). */
+#define SITE_OFF_BITS 44
+
 static uint32_t site_intern(ds_session *s, uint32_t dso, uint64_t off)
 {
 	struct {
 		uint32_t dso, pad;
 		uint64_t off;
 	} key = {dso, 0, off};
-	bool added;
-	size_t i = ds_hash_intern(s->site_index, &key, sizeof key, &added);
+	bool fits = dso < (1u << (64 - SITE_OFF_BITS)) && off < (1ull << SITE_OFF_BITS), added;
+	uint64_t k = (uint64_t)dso << SITE_OFF_BITS | off;
+	uint32_t at = fits ? ds_u64map_get(&s->site_map, k) : DS_U64MAP_NONE;
+	size_t i;
+
+	if (at != DS_U64MAP_NONE)
+		return at;
+	i = ds_hash_intern(s->site_index, &key, sizeof key, &added);
+	if (fits)
+		ds_u64map_put(&s->site_map, k, (uint32_t)i, NULL);
 	if (added) {
 		site st = {0};
 		st.dso = dso;
@@ -634,20 +647,48 @@ const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t
 /* Chain of unique instructions for one sample: the leaf, then each caller.
  * Return addresses point after the call, so callers are looked up at
  * address - 1, which lies in the calling instruction (and line). */
+/* The frames of a chain from i on that the previous sample's chain (cm)
+ * shares, and whose sites can be taken from it: its tail from a context
+ * marker on, the same raw addresses in the same roles (a loop's samples
+ * share their callers).  A frame's mapping does not change while the frame
+ * is on the stack. */
+static size_t shared_from(const chain_memo *cm, uint32_t pid, const uint64_t *chain, size_t nc)
+{
+	size_t m = 0;
+
+	if (cm->pid != pid)
+		return nc;
+	while (m < nc && m < cm->raw.n && chain[nc - 1 - m] == cm->raw.v[cm->raw.n - 1 - m])
+		m++;
+	for (size_t p = nc - m; p < nc; p++)
+		if (chain[p] >= (uint64_t)PERF_CONTEXT_MAX)
+			return p;
+	return nc;
+}
+
 static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint32_t leaf)
 {
 	uint32_t key[131];
 	const size_t max = sizeof key / sizeof key[0];
-	size_t n = 0, nc;
+	size_t n = 0, nc, from;
 	bool kernel = ds_ip_is_kernel(misc), first = true;
 	const uint64_t *chain = ds_session_full_chain(s, sm, &nc);
 	uint64_t t = sample_time(sm);
+	chain_memo *cm = &s->chain_memo;
+	ds_vec_u32 *sites = &cm->next;
 	bool added;
 	size_t ci;
 
+	from = shared_from(cm, sm->pid, chain, nc);
+	sites->n = 0;
+	ds_vec_reserve(sites, nc + 1);
 	key[n++] = leaf;
-	for (size_t i = 0; i < nc && n < max; i++) {
+	for (size_t i = 0; i < nc; i++) {
 		uint64_t ip = chain[i];
+		uint32_t *si = &sites->v[sites->n++];
+		*si = UINT32_MAX;
+		if (n == max)
+			continue;
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
 			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
 			first = true;
@@ -661,14 +702,39 @@ static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, 
 				key[n++] = ds_session_site(s, sm->pid, t, ip, kernel);
 			continue;
 		}
-		key[n++] = ds_session_site(s, sm->pid, t, ip - 1, kernel);
+		if (i > from)
+			*si = cm->site.v[i - nc + cm->raw.n];
+		if (*si == UINT32_MAX)
+			*si = ds_session_site(s, sm->pid, t, ip - 1, kernel);
+		key[n++] = *si;
 	}
+	/* this sample's chain is the next one's memo */
+	cm->pid = sm->pid;
+	cm->raw.n = 0;
+	ds_vec_reserve(&cm->raw, nc + 1);
+	if (nc)
+		memcpy(cm->raw.v, chain, nc * sizeof *chain);
+	cm->raw.n = nc;
+	{
+		ds_vec_u32 tmp = cm->site;
+		cm->site = cm->next;
+		cm->next = tmp;
+	}
+	/* the same key as the last sample's (the same instruction of a loop):
+	 * the same chain */
+	if (cm->id != UINT32_MAX && cm->key.n == n && !memcmp(cm->key.v, key, n * sizeof *key))
+		return cm->id;
 	ci = ds_hash_intern(s->chain_index, key, n * sizeof key[0], &added);
 	if (added)
 		for (size_t e = 0; e < s->nev; e++) {
 			ds_vec_push(&s->chain_samples, 0);
 			ds_vec_push(&s->chain_count, 0);
 		}
+	cm->key.n = 0;
+	ds_vec_reserve(&cm->key, n);
+	memcpy(cm->key.v, key, n * sizeof *key);
+	cm->key.n = n;
+	cm->id = (uint32_t)ci;
 	return (uint32_t)ci;
 }
 
@@ -898,6 +964,8 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	s->site_index = ds_hash_new();
 	s->thread_index = ds_hash_new();
 	s->chain_index = ds_hash_new();
+	s->chain_memo.pid = UINT32_MAX;
+	s->chain_memo.id = UINT32_MAX;
 	s->kernel.parent = -1;
 	ds_meta_init(&s->meta);
 	dso_intern(s, "[unknown]", 0, 0, 0, NULL, 0, false); /* DSO_UNKNOWN */
@@ -957,6 +1025,11 @@ void ds_session_free_model(ds_session *s)
 	ds_hash_free(s->thread_index);
 	ds_hash_free(s->chain_index);
 	ds_vec_free(&s->chain_buf);
+	ds_vec_free(&s->chain_memo.raw);
+	ds_vec_free(&s->chain_memo.site);
+	ds_vec_free(&s->chain_memo.next);
+	ds_vec_free(&s->chain_memo.key);
+	ds_u64map_free(&s->site_map);
 	ds_hash_free(s->cross_index);
 	ds_vec_free(&s->cross_misses);
 	free(s->cross_path);
