@@ -13,7 +13,9 @@
 #    Target: dsprof's dilation <= perf's + 1 percentage point.
 # 2. Report speed: `dsprof report` (functions) against
 #    `perf report --stdio --sort sym` on the same perf.data.  Target: >= 5x.
-# 3. Report cost against the number of samples: the same program recorded
+# 3. Groupings (report --by KEYS) against perf report --sort with the same
+#    keys on the same perf.data.  Target: no slower than perf.
+# 4. Report cost against the number of samples: the same program recorded
 #    for 1x and 8x as long (same unique instructions, 8x the samples).
 # Then bench/layout.sh, bench/layout_objects.sh (relocatable objects' types
 # against pahole's, counted), bench/sim.sh, bench/realprogs.sh (real
@@ -80,6 +82,29 @@ rp=$(min <"$W/rperf"); rd=$(min <"$W/rds")
 awk -v p="$rp" -v d="$rd" -v n="$samples" 'BEGIN {
 	printf "%d samples: perf report %.3f s   dsprof report %.3f s   ratio %.1fx (target >= 5x): %s\n",
 		n, p, d, p / d, (p / d >= 5) ? "PASS" : "FAIL" }'
+
+echo
+echo "== groupings (report --by) against perf report's sort keys (same perf.data)"
+# each line: dsprof's keys, perf's --sort keys
+: >"$W/groups"
+for pair in "thread tid" "module,function dso,sym" "function,thread sym,tid"; do
+	by=${pair% *} sortk=${pair#* }
+	: >"$W/gp"; : >"$W/gd"
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		time_of perf report -i "$W/big/perf.data" --stdio --sort "$sortk" >>"$W/gp"
+		time_of "$DSPROF" report -i "$W/big" --by "$by" >>"$W/gd"
+		i=$((i + 1))
+	done
+	awk -v b="$by" -v k="$sortk" -v p="$(min <"$W/gp")" -v d="$(min <"$W/gd")" 'BEGIN {
+		printf "--by %-16s %.3f s   perf report --sort %-8s %.3f s   ratio %.1fx (target >= 1x): %s\n",
+			b, d, k, p, p / d, (p / d >= 1) ? "PASS" : "FAIL" }'
+done
+: >"$W/gdf"
+i=0
+while [ "$i" -lt "$RUNS" ]; do time_of "$DSPROF" report -i "$W/big" --by function,field >>"$W/gdf"; i=$((i + 1)); done
+awk -v d="$(min <"$W/gdf")" -v n="$samples" 'BEGIN {
+	printf "--by function,field (perf has no such key without a PMU): %.3f s, %.2f us/sample\n", d, d / n * 1e6 }'
 
 echo
 echo "== report cost against samples (same program: 1x and 8x the samples)"
