@@ -134,6 +134,18 @@ check_eq "dataobjects' types and objects = --by dataobject's rows" \
 check_eq "functions = --by function (the view is that grouping)" \
 	"$(tail -n +2 fn.csv | sort)" "$(cut -d, -f1,3- function.csv | tail -n +2 | sort)"
 
+# the code views charge a sample to its trigger, as line and pc do: on a
+# timer's recording, whose samples are backtracked, and on the simulator's
+"$DSPROF" record -q -o clk -- "$PROGS/example" 20 >/dev/null 2>&1
+for e in bk clk; do
+	for v in lines:line pcs:pc; do
+		"$DSPROF" report -i $e -v "${v%:*}" -f csv | awk -F, 'NR > 1 && !/^"/ { print $1, $NF }' | sort >v.txt
+		"$DSPROF" report -i $e --by "${v#*:}" -f csv | awk -F, 'NR > 1 && !/^"/ { print $1, $NF }' | sort >k.txt
+		check_ge "$e: the ${v%:*} view has rows" "$(wc -l <v.txt)" 3
+		check_eq "$e: the ${v%:*} view = --by ${v#*:}, row by row" "$(cat v.txt)" "$(cat k.txt)"
+	done
+done
+
 # ---- filters read the same keys ----
 kept() {
 	"$DSPROF" report -i bk --view summary --filter "$1" -f json 2>/dev/null | "$TOOLS/dsjq" .properties.samples
