@@ -177,6 +177,10 @@ typedef struct ds_view_opts {
 int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_table **out,
 		  ds_err *err);
 void ds_table_free(ds_table *t);
+/* Each row's parent in a tree (ds_table.tree, ds_table.flat): the index of
+ * the nearest row before it one level up, SIZE_MAX at the top; malloc'd,
+ * one per row. */
+size_t *ds_table_parents(const ds_table *t);
 /* The keys a view can group by (dsprof report --by): the i-th key's name
  * ("function", "mobj:NAME") and its line of help; NULL past the last. */
 const char *ds_dim_name(size_t i);

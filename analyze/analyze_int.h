@@ -697,8 +697,8 @@ void dim_props(dim *d, ds_table *t);
 /* The dimensions as a filter's operands (all but mobj:NAME, which MOBJ()
  * reads), in the order of ds_dim_name; how many. */
 size_t ds_dim_filter_operands(ds_filter_operand *ops, size_t max);
-/* The keys there are, as a list for messages. */
-const char *ds_dim_names_text(void);
+/* The keys there are, as a list for messages ("function, module, ..."). */
+void ds_dim_list(ds_buf *b);
 
 /* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c) ======== */
 

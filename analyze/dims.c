@@ -728,10 +728,10 @@ size_t ds_dim_filter_operands(ds_filter_operand *ops, size_t max)
 	return n;
 }
 
-const char *ds_dim_names_text(void)
+void ds_dim_list(ds_buf *b)
 {
-	return "function, module, line, pc, thread, cpu, dataobject, field, offset, cacheline, page, "
-	       "mobj:NAME, time, verdict, event";
+	for (size_t i = 0; i < NDEFS; i++)
+		ds_buf_printf(b, "%s%s", i ? ", " : "", defs[i].name);
 }
 
 dim *dim_new(ds_session *s, const char *name, const ds_view_opts *o, ds_err *err)
@@ -740,8 +740,11 @@ dim *dim_new(ds_session *s, const char *name, const ds_view_opts *o, ds_err *err
 	dim *d;
 
 	if (!def) {
+		ds_buf keys = {0};
+		ds_dim_list(&keys);
 		ds_err_set(err, DS_EINPUT, "unknown key '%s'; keys: %s ('--by help' says what each is)", name,
-			   ds_dim_names_text());
+			   ds_buf_str(&keys));
+		ds_buf_free(&keys);
 		return NULL;
 	}
 	if ((def->flags & DIM_DATA) && ds_dataspace_build(s, err))

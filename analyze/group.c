@@ -490,21 +490,32 @@ out:
 
 int ds_view_by(ds_session *s, const char *keys, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	char *copy = ds_xstrdup(keys), *view = ds_xasprintf("by:%s", keys), *save = NULL;
-	const char *list[MAX_KEYS + 1];
+	char *copy = ds_xstrdup(keys), *view = ds_xasprintf("by:%s", keys), *k = copy;
+	const char *list[MAX_KEYS];
 	size_t n = 0;
-	int rc;
+	int rc = 0;
 
-	for (char *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_KEYS + 1)
+	for (;;) {
+		size_t len = strcspn(k, ",");
+		bool last = !k[len];
+		if (!len) {
+			ds_buf names = {0};
+			ds_dim_list(&names);
+			rc = ds_err_set(err, DS_EINPUT, "--by '%s': an empty key; keys: %s", keys, ds_buf_str(&names));
+			ds_buf_free(&names);
 			break;
+		}
+		if (n == MAX_KEYS) {
+			rc = ds_err_set(err, DS_EINPUT, "--by takes at most %d keys", MAX_KEYS);
+			break;
+		}
+		k[len] = 0;
 		list[n++] = k;
+		if (last)
+			break;
+		k += len + 1;
 	}
-	if (n > MAX_KEYS)
-		rc = ds_err_set(err, DS_EINPUT, "--by takes at most %d keys", MAX_KEYS);
-	else if (!n)
-		rc = ds_err_set(err, DS_EINPUT, "--by needs keys; keys: %s", ds_dim_names_text());
-	else
+	if (!rc)
 		rc = ds_group(s, list, n, &(group_opts){.view = view}, o, out, err);
 	free(view);
 	free(copy);

@@ -101,20 +101,28 @@ void tb_own_names(ds_table *t)
 	t->cols = (ds_col *)(void *)block;
 }
 
-/* The index of row r's parent in a tree, or -1 at the top. */
-static ptrdiff_t parent_row(const ds_table *t, size_t r)
+size_t *ds_table_parents(const ds_table *t)
 {
-	unsigned d = t->rows[r].depth;
-	while (d && r-- > 0)
-		if (t->rows[r].depth == d - 1)
-			return (ptrdiff_t)r;
-	return -1;
+	size_t *p = ds_xmalloc((t->nrows + 1) * sizeof *p);
+	DS_VEC(size_t) last = {0}; /* last.v[d]: the latest row of depth d */
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		unsigned d = t->rows[r].depth;
+		p[r] = d && d - 1 < last.n ? last.v[d - 1] : SIZE_MAX;
+		while (last.n <= d)
+			ds_vec_push(&last, SIZE_MAX);
+		last.v[d] = r;
+		last.n = (size_t)d + 1;
+	}
+	ds_vec_free(&last);
+	return p;
 }
 
 ds_table *tb_flatten(const ds_table *t)
 {
 	ds_table *f = ds_xcalloc(1, sizeof *f);
 	unsigned deepest = 0;
+	size_t *parent;
 
 	*f = *t;
 	f->flat = false;
@@ -135,6 +143,7 @@ ds_table *tb_flatten(const ds_table *t)
 	}
 	for (size_t r = 0; r < t->nrows; r++)
 		deepest = t->rows[r].depth > deepest ? t->rows[r].depth : deepest;
+	parent = ds_table_parents(t);
 	f->rows = ds_xcalloc(t->nrows + 1, sizeof *f->rows);
 	f->nrows = 0;
 	for (size_t r = 0; r < t->nrows; r++) {
@@ -146,7 +155,7 @@ ds_table *tb_flatten(const ds_table *t)
 			continue;
 		*y = (ds_row){0};
 		y->cells = ds_xcalloc(t->ncols + 1, sizeof *y->cells);
-		for (ptrdiff_t p = (ptrdiff_t)r; p >= 0; p = parent_row(t, (size_t)p)) {
+		for (size_t p = r; p != SIZE_MAX; p = parent[p]) {
 			ds_buf part = {0};
 			ds_buf_printf(&part, "%s%s%s", t->rows[p].name, name.len ? " > " : "", ds_buf_str(&name));
 			ds_buf_free(&name);
@@ -171,6 +180,7 @@ ds_table *tb_flatten(const ds_table *t)
 		f->nrows++;
 	}
 	f->total_rows = f->nrows;
+	free(parent);
 	return f;
 }
 

@@ -254,48 +254,44 @@ static void csv_field(FILE *f, const char *s)
 	ds_buf_free(&b);
 }
 
-/* The name of row r's parent in a tree: the nearest row before it one
- * level up; NULL at the top. */
-static const char *parent_of(const ds_table *t, size_t r)
+/* What CSV and JSON make of a tree (ds_table.tree) or a grouping
+ * (ds_table.flat): each row's parent, and the depth of a grouping's
+ * deepest rows, the only ones they list. */
+typedef struct tree_out {
+	size_t *parent;
+	unsigned deepest;
+} tree_out;
+
+static void tree_begin(tree_out *o, const ds_table *t)
 {
-	unsigned d = t->rows[r].depth;
-	while (d && r-- > 0)
-		if (t->rows[r].depth == d - 1)
-			return t->rows[r].name;
-	return NULL;
+	o->parent = ds_table_parents(t);
+	o->deepest = 0;
+	for (size_t r = 0; t->flat && r < t->nrows; r++)
+		if (t->rows[r].depth > o->deepest)
+			o->deepest = t->rows[r].depth;
 }
 
-/* The index of row r's parent in a tree, or -1 at the top. */
-static ptrdiff_t parent_index(const ds_table *t, size_t r)
+/* The name of row r's parent, NULL at the top. */
+static const char *parent_of(const ds_table *t, const tree_out *o, size_t r)
 {
-	unsigned d = t->rows[r].depth;
-	while (d && r-- > 0)
-		if (t->rows[r].depth == d - 1)
-			return (ptrdiff_t)r;
-	return -1;
+	return o->parent[r] == SIZE_MAX ? NULL : t->rows[o->parent[r]].name;
 }
 
-/* Row r's cell of column c as CSV and JSON give it: in a grouping
- * (ds_table.flat), the row above it holds its key's cells. */
-static const ds_cell *out_cell(const ds_table *t, size_t r, size_t c)
+/* Row r's cell of column c: in a grouping, the row above it holds its
+ * key's cells. */
+static const ds_cell *out_cell(const ds_table *t, const tree_out *o, size_t r, size_t c)
 {
-	ptrdiff_t p = (ptrdiff_t)r;
-	while (t->flat && p >= 0 && !t->rows[p].cells[c].set)
-		p = parent_index(t, (size_t)p);
-	return p >= 0 ? &t->rows[p].cells[c] : &t->rows[r].cells[c];
+	size_t p = r;
+	while (t->flat && p != SIZE_MAX && !t->rows[p].cells[c].set)
+		p = o->parent[p];
+	return p != SIZE_MAX ? &t->rows[p].cells[c] : &t->rows[r].cells[c];
 }
 
 /* Whether CSV and JSON leave row r out: a row of a grouping above the
- * deepest level (ds_table.flat), whose rows below hold its columns. */
-static bool above_leaves(const ds_table *t, size_t r)
+ * deepest level, whose rows below hold its columns. */
+static bool above_leaves(const ds_table *t, const tree_out *o, size_t r)
 {
-	unsigned deepest = 0;
-	if (!t->flat)
-		return false;
-	for (size_t i = 0; i < t->nrows; i++)
-		if (t->rows[i].depth > deepest)
-			deepest = t->rows[i].depth;
-	return t->rows[r].depth < deepest;
+	return t->flat && t->rows[r].depth < o->deepest;
 }
 
 /* The metrics CSV and JSON give, in their order: without a choice
@@ -329,6 +325,9 @@ static void metric_text(const ds_table *t, const ds_row *r, size_t e, int m, cha
 static void render_csv(FILE *f, const ds_table *t, const bool *show)
 {
 	char buf[512];
+	tree_out o;
+
+	tree_begin(&o, t);
 	fputs(t->tree ? "name,parent" : "name", f);
 	for (size_t c = 0; c < t->ncols; c++) {
 		fputc(',', f);
@@ -344,16 +343,16 @@ static void render_csv(FILE *f, const ds_table *t, const bool *show)
 	fputs("\r\n", f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
-		if (row->text_only || above_leaves(t, r))
+		if (row->text_only || above_leaves(t, &o, r))
 			continue;
 		csv_field(f, row->name);
 		if (t->tree) {
 			fputc(',', f);
-			csv_field(f, parent_of(t, r) ? parent_of(t, r) : "");
+			csv_field(f, parent_of(t, &o, r) ? parent_of(t, &o, r) : "");
 		}
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(',', f);
-			ds_cell_text(buf, sizeof buf, &t->cols[c], out_cell(t, r, c), false);
+			ds_cell_text(buf, sizeof buf, &t->cols[c], out_cell(t, &o, r, c), false);
 			csv_field(f, buf);
 		}
 		for (size_t e = 0; e < t->nevents; e++)
@@ -368,6 +367,7 @@ static void render_csv(FILE *f, const ds_table *t, const bool *show)
 			}
 		fputs("\r\n", f);
 	}
+	free(o.parent);
 }
 
 /* ---- JSON ---- */
@@ -411,24 +411,27 @@ static void json_event_facts(ds_jw *w, const ds_table_event *e)
 /* "rows": every row, its name, every column and the metrics */
 static void json_rows(ds_jw *w, const ds_table *t, const bool *show)
 {
+	tree_out o;
+
+	tree_begin(&o, t);
 	ds_jw_key(w, "rows");
 	ds_jw_arr_begin(w);
 	for (size_t r = 0; r < t->nrows; r++) {
 		const ds_row *row = &t->rows[r];
-		if (row->text_only || above_leaves(t, r))
+		if (row->text_only || above_leaves(t, &o, r))
 			continue;
 		ds_jw_obj_begin(w);
 		ds_jw_key(w, "name");
 		ds_jw_str(w, row->name);
 		if (t->tree) {
 			ds_jw_key(w, "parent");
-			if (parent_of(t, r))
-				ds_jw_str(w, parent_of(t, r));
+			if (parent_of(t, &o, r))
+				ds_jw_str(w, parent_of(t, &o, r));
 			else
 				ds_jw_null(w);
 		}
 		for (size_t c = 0; c < t->ncols; c++) {
-			const ds_cell *v = out_cell(t, r, c);
+			const ds_cell *v = out_cell(t, &o, r, c);
 			ds_jw_key(w, t->cols[c].name);
 			if (!v->set) {
 				ds_jw_null(w);
@@ -451,6 +454,7 @@ static void json_rows(ds_jw *w, const ds_table *t, const bool *show)
 		ds_jw_obj_end(w);
 	}
 	ds_jw_arr_end(w);
+	free(o.parent);
 }
 
 static void render_json(FILE *f, const ds_table *t, const char *source, const bool *show)

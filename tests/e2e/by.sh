@@ -169,6 +169,10 @@ expect_error "--by: an unknown key, with the keys there are" 1 \
 	"^dsprof: unknown key 'fields'; keys: function, module, line, pc, thread, cpu, dataobject, field, offset, cacheline" \
 	"$DSPROF" report -i bk --by function,fields
 expect_error "--by and --view" 1 "give --by or --view, not both" "$DSPROF" report -i bk --by function -v lines
+expect_error "--by: an empty key" 1 "^dsprof: --by 'function,,field': an empty key; keys: function, module" \
+	"$DSPROF" report -i bk --by function,,field
+expect_error "--by: at most 8 keys" 1 "^dsprof: --by takes at most 8 keys" \
+	"$DSPROF" report -i bk --by function,module,line,pc,thread,cpu,dataobject,field,offset
 "$DSPROF" report --by help >help.txt
 check_eq "--by help: a line for every key" "$(grep -cE '^  (function|module|line|pc|thread|cpu|dataobject|field|offset|cacheline|page|mobj:NAME|time|verdict|event) ' help.txt)" 15
 
