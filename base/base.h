@@ -145,6 +145,8 @@ uint32_t ds_u64map_get(const ds_u64map *m, uint64_t key);
 /* The value of key, after storing val (not DS_U64MAP_NONE) for it when
  * absent (then *added, when given, is true). */
 uint32_t ds_u64map_put(ds_u64map *m, uint64_t key, uint32_t val, bool *added);
+/* Take key out; false when it was not there. */
+bool ds_u64map_del(ds_u64map *m, uint64_t key);
 void ds_u64map_free(ds_u64map *m);
 
 /* ---- text --------------------------------------------------------------

@@ -280,6 +280,31 @@ uint32_t ds_u64map_put(ds_u64map *m, uint64_t key, uint32_t val, bool *added)
 	return val;
 }
 
+bool ds_u64map_del(ds_u64map *m, uint64_t key)
+{
+	size_t i, j, mask = m->cap - 1;
+
+	if (!m->cap)
+		return false;
+	for (i = u64map_slot(key, m->cap); m->slot[i].key != key || m->slot[i].val == DS_U64MAP_NONE;
+	     i = (i + 1) & mask)
+		if (m->slot[i].val == DS_U64MAP_NONE)
+			return false;
+	/* backward shift: each later entry of the run that may sit in the hole
+	 * moves into it, so that no lookup stops short of its key */
+	for (j = (i + 1) & mask; m->slot[j].val != DS_U64MAP_NONE; j = (j + 1) & mask) {
+		size_t home = u64map_slot(m->slot[j].key, m->cap);
+		/* the entry at j may move to i when its home is not in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->slot[i] = m->slot[j];
+			i = j;
+		}
+	}
+	m->slot[i].val = DS_U64MAP_NONE;
+	m->n--;
+	return true;
+}
+
 void ds_u64map_free(ds_u64map *m)
 {
 	free(m->slot);

@@ -57,6 +57,44 @@ TEST(u64map_lines)
 	CHECK(m.cap == 0 && ds_u64map_get(&m, 0) == DS_U64MAP_NONE);
 }
 
+/* Deleting keeps every other key findable: random puts and deletes of
+ * keys that crowd into runs (multiples of 64, a small table), checked
+ * against a plain array after every step. */
+TEST(u64map_delete)
+{
+	enum { KEYS = 3000 };
+	static uint32_t want[KEYS]; /* the value of key k * 64, or DS_U64MAP_NONE */
+	ds_u64map m = {0};
+	uint64_t x = 88172645463325252ull;
+	size_t bad = 0, n = 0;
+
+	for (size_t k = 0; k < KEYS; k++)
+		want[k] = DS_U64MAP_NONE;
+	for (uint32_t step = 0; step < 200000; step++) {
+		size_t k;
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		k = x % KEYS;
+		if ((x >> 32) & 1) {
+			bool was = want[k] != DS_U64MAP_NONE;
+			bad += ds_u64map_del(&m, (uint64_t)k * 64) != was;
+			n -= was;
+			want[k] = DS_U64MAP_NONE;
+		} else if (want[k] == DS_U64MAP_NONE) {
+			ds_u64map_put(&m, (uint64_t)k * 64, step, NULL);
+			want[k] = step;
+			n++;
+		}
+		if (step % 997 == 0)
+			for (size_t j = 0; j < KEYS; j++)
+				bad += ds_u64map_get(&m, (uint64_t)j * 64) != want[j];
+	}
+	CHECK_EQ_U64(bad, 0);
+	CHECK_EQ_U64(m.n, n);
+	CHECK(!ds_u64map_del(&m, 1));
+	ds_u64map_free(&m);
+	CHECK(!ds_u64map_del(&m, 0));
+}
+
 TEST(hash_binary_keys)
 {
 	ds_hash *h = ds_hash_new();
@@ -236,6 +274,7 @@ int main(void)
 	RUN(hash_interns_in_order);
 	RUN(hash_binary_keys);
 	RUN(u64map_lines);
+	RUN(u64map_delete);
 	RUN(buf_printf_grows);
 	RUN(sanitize_neutralizes_escapes);
 	RUN(parse_u64);
