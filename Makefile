@@ -24,8 +24,8 @@ FUZZ_TARGETS ?=
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev libzstd-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
-        dwarves tmux libc6-dbg
-BENCH_DEBS := dpkg-dev cmake tcl libgmock-dev
+        dwarves tmux libc6-dbg libunwind-dev
+BENCH_DEBS := dpkg-dev cmake tcl libgmock-dev heaptrack
 
 PKG_MODULES := libelf capstone papi liblzma zlib libzstd
 PKG_CFLAGS  := $(shell pkg-config --cflags $(PKG_MODULES) 2>/dev/null)
@@ -105,6 +105,12 @@ $(BUILD)/tests/programs/samename: tests/programs/samename/tu1.c tests/programs/s
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -o $@ $^
 
+# heapleak linked statically: record --heap cannot preload into it.
+TESTPROGS += $(BUILD)/tests/programs/heapleak_static
+$(BUILD)/tests/programs/heapleak_static: tests/programs/heapleak.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread -static -o $@ $<
+
 # C++ test programs, built the same way with g++.
 TESTPROG_CXX := $(wildcard tests/programs/*.cc)
 TESTPROGS += $(TESTPROG_CXX:tests/programs/%.cc=$(BUILD)/tests/programs/%)
@@ -144,6 +150,17 @@ $(BUILD)/tests/fuzz/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c tests/fuzz/fuzz.c \
 		$(BUILD)/obj/cli/render.o $(LIB) $(LDLIBS)
+
+# The heap tracker `record --heap` preloads into the target: a shared
+# library of its own (sampler/preload/), without libdsprof or sanitizers
+# (it runs inside the profiled program), beside the dsprof binary.
+HEAP_LIB := $(BUILD)/lib/libdsprof-heap.so
+$(HEAP_LIB): sampler/preload/heap.c experiment/heapfile.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -fno-omit-frame-pointer -Wall -Wextra \
+		-Werror -D_GNU_SOURCE -I. -o $@ $< $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind) \
+		-ldl -pthread
+all test-run demo bench fuzz: $(HEAP_LIB)
 
 # The evaluator benchmark measures dsprof's own code, so unlike the
 # profiled bench programs it is built and linked like the tests.
@@ -191,8 +208,9 @@ bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCH_BINS) $(TESTPROGS) $(TOOL_BINS) sim
 	@bench/run.sh $(BUILD)
 
-install: $(PROG)
+install: $(PROG) $(HEAP_LIB)
 	install -D -m 0755 $(PROG) $(DESTDIR)$(PREFIX)/bin/dsprof
+	install -D -m 0644 $(HEAP_LIB) $(DESTDIR)$(PREFIX)/lib/dsprof/libdsprof-heap.so
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
 

@@ -27,6 +27,8 @@ typedef struct ds_session ds_session;
 typedef struct ds_session_opts {
 	const char *debug_root;   /* NULL: /usr/lib/debug */
 	const char *kallsyms;     /* NULL: /proc/kallsyms when recorded on this kernel */
+	const char *heap_wrappers; /* functions that allocate for their callers: NAME or PREFIX*,
+				   * comma-separated (allocation sites are their callers) */
 	const uint32_t *tids;     /* only these threads (NULL: all) */
 	size_t ntids;
 	bool progress;            /* progress lines on a terminal */

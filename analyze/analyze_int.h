@@ -66,6 +66,7 @@ typedef struct proc {
 	DS_VEC(uint64_t) execs;       /* times of exec */
 	int64_t parent;               /* proc index of the forking process, -1 */
 	uint64_t fork_time;
+	uint64_t stack_top;           /* the end of its main thread's stack ([stack]), 0 unknown */
 } proc;
 
 /* How a sample in a site finds its caller (see leaf_caller in session.c). */
@@ -183,8 +184,13 @@ bool ds_ip_is_kernel(uint16_t misc);
 /* Free what loading made (the layers above free theirs first:
  * ds_session_close). */
 void ds_session_free_model(ds_session *s);
+/* Whether ea is in the main thread's stack of process pid (its [stack]
+ * mapping, grown down by at most 8 MiB, the usual limit). */
+bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea);
+/* The experiment's directory (the folder of a bare perf.data). */
+char *ds_session_dir(const ds_session *s);
 
-/* ======== layer 2: resolution (sites.c dataspace.c track.c charge.c cross.c machine.c) ======== */
+/* ======== layer 2: resolution (sites.c dataspace.c heap.c track.c charge.c cross.c machine.c) ======== */
 
 /* Every unique instruction's function: (object, symbol start), or the
  * object's [unknown] bucket.  Names stay the object's; unknown addresses
@@ -221,6 +227,8 @@ enum dobj_kind {
 	DOBJ_KERNEL,   /* kernel-mode samples */
 	DOBJ_UNKNOWN,  /* with the reason */
 	DOBJ_NOMEM,    /* <no memory access>: time in code that reads and writes none */
+	DOBJ_HEAP,     /* a heap block of an allocation site (heap.c), where the access
+			* has no type of its own (scalars, no variable) */
 	DOBJ_VIA,      /* read or written by a string function of the C library (memcpy,
 			* strlen...) through a pointer its caller passed: the type, or the
 			* object, of the argument ("struct node (via memcpy)"); a type's
@@ -266,6 +274,7 @@ enum ds_how {
 	HOW_TRACKED,   /* (4) the register's type tracked through the function */
 	HOW_ADDRESS,   /* (5) the sample's address is inside a global */
 	HOW_VIA,       /* (6) a string function's pointer argument, typed in its caller */
+	HOW_HEAP,      /* (7) in a heap block (record --heap): the block's site */
 	HOW_NHOW
 };
 
@@ -311,6 +320,78 @@ void ds_dataspace_recount(ds_session *s);
 const char *ds_untagged(const char *type_name);
 /* A data object's kind as the views name it: "field", "global", "stack"... */
 const char *ds_dobj_kind_name(enum dobj_kind k);
+
+/* The data object of a heap block named `name` (heap.c makes it). */
+int32_t ds_dobj_heap(ds_session *s, const char *name);
+
+/* The heap (heap.c): with heap files (record --heap), the block each
+ * sample's data address fell in at its time, and per allocation site what
+ * the blocks were.  A site is where the allocation was called from: the
+ * innermost frame of its call stack outside the allocator and the wrappers
+ * ("make_list (list.c:42)"); the stacks that share it are one site, the
+ * same in every process of the program. */
+typedef struct hstack {
+	uint32_t pid;         /* a process it was seen in, and when (its first allocation,
+			       * else the image's start): its frames' address space */
+	uint32_t first, n;    /* its frames in ds_heap.frames, innermost first */
+	uint32_t site;
+	uint64_t time, start;
+} hstack;
+
+typedef struct hsite {
+	char *name;
+	uint32_t stack;       /* its first stack (the one shown), and how many it has */
+	uint32_t nstacks;
+	char *stack_text;     /* once asked (ds_heap_site_stack) */
+	uint64_t blocks, bytes, min_size, max_size;
+	uint64_t live, peak;  /* bytes live in the process being swept, and the most at once in one */
+	uint64_t freed, lifetime; /* blocks ended, and their lifetimes' sum */
+	uint64_t leaked, leaked_bytes; /* live at their process's exit */
+	uint64_t unended, unended_bytes; /* live when a process ended without exiting (killed, exec) */
+} hsite;
+
+/* A block a sample fell in. */
+typedef struct hblock {
+	uint32_t site, pid;
+	uint64_t addr, size, t_alloc;
+} hblock;
+
+typedef struct ds_heap {
+	bool built;
+	size_t files;         /* heap files read; 0: the experiment has no heap data */
+	DS_VEC(hstack) stacks;
+	ds_vec_u64 frames;
+	ds_u64map stack_index; /* a hash of the frames and the program -> stack */
+	DS_VEC(hsite) sites;
+	ds_hash *site_names;  /* a site's name -> its index */
+	uint32_t nosite;      /* the site of allocations recorded without their stack */
+	DS_VEC(hblock) blocks;
+	ds_vec_u32 rec_block; /* per record: 1 + its block, 0 none */
+	bool logical;         /* times are the simulator's (instructions), not ns */
+	DS_VEC(uint8_t) has_image; /* per record: 1 when its process had heap data then */
+	uint64_t images, exited; /* process images, and those that exited */
+	DS_VEC(char *) wrappers; /* functions that allocate for their callers (--heap-wrappers) */
+	DS_VEC(char *) notes; /* what the views of the heap say: files left out or damaged */
+} ds_heap;
+
+/* The note of a heap view of an experiment without heap files. */
+#define DS_HEAP_NONE "the experiment has no heap data: it was recorded without --heap, or its programs " \
+		     "could not load the heap tracker (statically linked)"
+
+/* Match the records to the heap files' blocks (once; after the dataspace,
+ * which calls it: records of scalars and unknowns in a block become the
+ * block's data object). */
+int ds_heap_build(ds_session *s, ds_err *err);
+void ds_heap_free(ds_session *s);
+/* A site's whole stack, "f (a.c:3) < g (a.c:9) < main (a.c:20)", with
+ * "(+N more stacks)" when several share it. */
+const char *ds_heap_site_stack(ds_session *s, uint32_t site);
+/* Every stack of a site: their text, one a line. */
+void ds_heap_site_stacks(ds_session *s, uint32_t site, ds_buf *out);
+/* "heap: 8 MB block from main (m.c:17)": the name of a site's blocks. */
+void ds_heap_object_name(const ds_session *s, uint32_t site, ds_buf *out);
+/* "8 MB", "1.5 KB", "48 B". */
+void ds_size_text(ds_buf *b, uint64_t n);
 
 /* ---- type tracking (track.c) ----
  * What a register points into at an instruction: byte `off` of an object
@@ -496,6 +577,8 @@ struct ds_session {
 	DS_VEC(uint64_t) keep;           /* with a filter: bit i set when it keeps record i */
 	uint64_t unfiltered_samples;     /* with a filter: the samples before it */
 
+	ds_heap heap;                    /* heap.c */
+
 	/* charging samples to their triggers (charge.c): per site, the site
 	 * its [imprecise, precise] samples are charged to; UINT32_MAX not yet */
 	DS_VEC(uint32_t) site_charge;
@@ -652,6 +735,9 @@ typedef struct dim_def {
 	uint32_t (*site_id)(dim *d, uint32_t site);
 	/* NULL (the value's number) or: the number a filter compares for a record */
 	bool (*record)(dim *d, const ds_srec *r, int64_t *v);
+	/* NULL or: make an id for every value there is, sampled or not (a
+	 * grouping with every_value shows them all) */
+	void (*values)(dim *d);
 } dim_def;
 
 struct dim {
@@ -699,6 +785,8 @@ void dim_props(dim *d, ds_table *t);
 size_t ds_dim_filter_operands(ds_filter_operand *ops, size_t max);
 /* The keys there are, as a list for messages ("function, module, ..."). */
 void ds_dim_list(ds_buf *b);
+/* The heap's notes (files left out or damaged) as notes of table t. */
+void ds_heap_notes(const ds_session *s, ds_table *t);
 
 /* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c) ======== */
 
@@ -713,6 +801,7 @@ typedef struct group_opts {
 	const char *label;    /* what a row's name is; NULL: the keys joined by " > " */
 	bool no_value_columns; /* leave out each key's value column (cols[0]): the row's name
 			       * says it; its other columns stay */
+	bool every_value;     /* one key, no filter: a row for each of its values, sampled or not */
 } group_opts;
 int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts *g,
 	     const ds_view_opts *o, ds_table **out, ds_err *err);

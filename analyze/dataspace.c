@@ -33,6 +33,7 @@ static const char *const how_names[HOW_NHOW] = {
 	[HOW_TRACKED] = "tracked through the function",
 	[HOW_ADDRESS] = "global (by address)",
 	[HOW_VIA] = "argument of a string function",
+	[HOW_HEAP] = "heap block (record --heap)",
 };
 
 const char *ds_how_name(enum ds_how h)
@@ -61,6 +62,7 @@ const char *ds_dobj_kind_name(enum dobj_kind k)
 	case DOBJ_UNKNOWN: return "unknown";
 	case DOBJ_NOMEM: return "no-memory";
 	case DOBJ_VIA: return "via";
+	case DOBJ_HEAP: return "heap";
 	}
 	return "?";
 }
@@ -95,6 +97,11 @@ static int32_t dobj_add(ds_session *s, enum dobj_kind kind, const char *name, co
 		return (int32_t)i;
 	return dobj_new(s, i, (dobj){kind, type ? ds_xstrdup(type) : NULL, path ? ds_xstrdup(path) : NULL,
 				     ds_xstrdup(name), NULL, -1});
+}
+
+int32_t ds_dobj_heap(ds_session *s, const char *name)
+{
+	return dobj_add(s, DOBJ_HEAP, name, NULL, NULL);
 }
 
 /* A field's names: its type's, then the path; a misfit's, the reason and
@@ -1139,7 +1146,11 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	}
 	ds_progress_end(&pr);
 	free(precise);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0 || ds_heap_build(s, err))
+		return -1;
+	if (s->heap.files)
+		ds_dataspace_recount(s); /* heap blocks renamed some records' objects */
+	return 0;
 }
 
 void ds_dataspace_recount(ds_session *s)

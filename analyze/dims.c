@@ -616,6 +616,152 @@ static bool mobj_number(dim *d, uint32_t id, int64_t *v)
 	return (int64_t)d->raw.v[id] != -1 && raw_number(d, id, v);
 }
 
+/* ---- allocsite, allocation: the heap block an access fell in ---- */
+
+/* Why a record has no block: values of their own, after the sites' and
+ * the blocks' (raw: this bit and the reason). */
+#define NO_BLOCK (1ull << 63)
+enum { NB_NO_HEAP_DATA, NB_NO_ADDRESS, NB_NOT_HEAP, NB_NOT_IN_BLOCK };
+static const char *const no_block_names[] = {"<no heap data>", "<no data address>", "<not heap>",
+					     "<in no block>"};
+
+/* Record i's block (1 + index), or 0 and in *why the reason it has none:
+ * an address in no block is not the heap's when a variable (a global, a
+ * stack slot) holds it, or when it is in a program's or library's image
+ * or in the main thread's stack; else the allocator's own memory, or
+ * memory no tracked allocation made. */
+static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
+{
+	ds_session *s = d->s;
+	const ds_heap *h = &s->heap;
+	const dobj *o = r->dobj >= 0 ? &s->dobjs.v[r->dobj] : NULL;
+	uint32_t pid, dso;
+	uint64_t vaddr;
+
+	if (h->files && h->rec_block.v[i])
+		return h->rec_block.v[i];
+	if (!(r->flags & SR_EA)) {
+		*why = NB_NO_ADDRESS;
+		return 0;
+	}
+	if (!h->files || !h->has_image.v[i]) {
+		*why = NB_NO_HEAP_DATA;
+		return 0;
+	}
+	pid = s->threads.v[r->thread].pid;
+	if (o && (o->kind == DOBJ_GLOBAL || o->kind == DOBJ_STACK || o->kind == DOBJ_KERNEL ||
+		  (o->name[0] == '<' && strncmp(o->name, "<unknown", 8) && strncmp(o->name, "<scalars", 8))))
+		*why = NB_NOT_HEAP; /* <stack F>, <constants>, <vtable of X>: not the heap */
+	else if (ds_session_in_stack(s, pid, r->ea) || ds_session_data_at(s, pid, r->time, r->ea, &dso, &vaddr))
+		*why = NB_NOT_HEAP;
+	else
+		*why = NB_NOT_IN_BLOCK;
+	return 0;
+}
+
+static uint32_t allocsite_id(dim *d, size_t i, const ds_srec *r)
+{
+	unsigned why;
+	uint32_t b = block_of(d, i, r, &why);
+	return value_id(d, b ? d->s->heap.blocks.v[b - 1].site : NO_BLOCK | why);
+}
+
+static void allocsite_name(dim *d, uint32_t id, ds_buf *out)
+{
+	uint64_t v = d->raw.v[id];
+	ds_buf_puts(out, v & NO_BLOCK ? no_block_names[v & 3] : d->s->heap.sites.v[v].name);
+}
+
+static void allocsite_cells(dim *d, uint32_t id, ds_row *r, size_t c)
+{
+	uint64_t v = d->raw.v[id];
+	const hsite *st;
+
+	tb_cell_str(r, c, dim_value_name(d, id));
+	if (v & NO_BLOCK)
+		return;
+	st = &d->s->heap.sites.v[v];
+	tb_cell_u64(r, c + 1, v);
+	tb_cell_u64(r, c + 2, st->blocks);
+	tb_cell_u64(r, c + 3, st->bytes);
+	tb_cell_u64(r, c + 4, st->peak);
+	if (st->freed)
+		tb_cell_u64(r, c + 5, st->lifetime / st->freed);
+	tb_cell_u64(r, c + 6, st->leaked_bytes);
+	tb_cell_str(r, c + 7, ds_heap_site_stack(d->s, (uint32_t)v));
+}
+
+/* A site goes by its name ("make_list (list.c:42)") and its function's
+ * alone ("make_list"). */
+static void allocsite_filter(dim *d, uint32_t id, const ds_expr *f, int32_t *str, int32_t *alias)
+{
+	const char *name = dim_value_name(d, id), *paren = strstr(name, " (");
+	*str = ds_filter_string_id(f, name);
+	*alias = -1;
+	if (paren && !(d->raw.v[id] & NO_BLOCK)) {
+		char *fn = ds_xstrndup(name, (size_t)(paren - name));
+		*alias = ds_filter_string_id(f, fn);
+		free(fn);
+	}
+}
+
+void ds_heap_notes(const ds_session *s, ds_table *t)
+{
+	for (size_t i = 0; i < s->heap.notes.n; i++)
+		tb_prop(t, "note", DS_PROP_TEXT, "%s", s->heap.notes.v[i]);
+}
+
+/* Every site, sampled or not: --view heap lists them all. */
+static void allocsite_values(dim *d)
+{
+	for (size_t i = 0; i < d->s->heap.sites.n; i++)
+		if (d->s->heap.sites.v[i].blocks)
+			value_id(d, i);
+}
+
+static void allocsite_props(dim *d, ds_table *t)
+{
+	const ds_heap *h = &d->s->heap;
+	tb_prop(t, "heap_files", DS_PROP_NUMBER, "%zu", h->files);
+	ds_heap_notes(d->s, t);
+	if (!h->files) {
+		tb_prop(t, "note", DS_PROP_TEXT, "%s", DS_HEAP_NONE);
+		return;
+	}
+	tb_prop(t, "lifetime_unit", DS_PROP_TEXT, "%s", h->logical ? "instructions" : "ns");
+}
+
+static uint32_t allocation_id(dim *d, size_t i, const ds_srec *r)
+{
+	unsigned why;
+	uint32_t b = block_of(d, i, r, &why);
+	return value_id(d, b ? b - 1 : NO_BLOCK | why);
+}
+
+static void allocation_name(dim *d, uint32_t id, ds_buf *out)
+{
+	uint64_t v = d->raw.v[id];
+	const hblock *b;
+
+	if (v & NO_BLOCK) {
+		ds_buf_puts(out, no_block_names[v & 3]);
+		return;
+	}
+	b = &d->s->heap.blocks.v[v];
+	ds_buf_printf(out, "%s: %" PRIu64 " bytes at 0x%" PRIx64, d->s->heap.sites.v[b->site].name, b->size, b->addr);
+}
+
+static void allocation_cells(dim *d, uint32_t id, ds_row *r, size_t c)
+{
+	uint64_t v = d->raw.v[id];
+	tb_cell_str(r, c, dim_value_name(d, id));
+	if (v & NO_BLOCK)
+		return;
+	tb_cell_u64(r, c + 1, d->s->heap.blocks.v[v].addr);
+	tb_cell_u64(r, c + 2, d->s->heap.blocks.v[v].size);
+	tb_cell_str(r, c + 3, d->s->heap.sites.v[d->s->heap.blocks.v[v].site].name);
+}
+
 /* ---- the definitions ---- */
 
 /* A dimension's value in its key column: its name, or its number. */
@@ -650,51 +796,64 @@ static const ds_col time_cols[] = {{"time", DS_COL_U64, false}};
 static const ds_col verdict_cols[] = {{"verdict", DS_COL_STR, false}};
 static const ds_col event_cols[] = {{"event", DS_COL_STR, false}};
 static const ds_col mobj_cols[] = {{"mobj", DS_COL_U64, false}};
+static const ds_col allocsite_cols[] = {{"allocsite", DS_COL_STR, false}, {"asite", DS_COL_U64, true},
+					{"blocks", DS_COL_U64, true},
+					{"bytes", DS_COL_U64, true}, {"peak_bytes", DS_COL_U64, true},
+					{"avg_lifetime", DS_COL_U64, true}, {"leaked_bytes", DS_COL_U64, false},
+					{"stack", DS_COL_STR, false}};
+static const ds_col allocation_cols[] = {{"allocation", DS_COL_STR, false}, {"address", DS_COL_HEX, false},
+					 {"size", DS_COL_U64, true}, {"allocsite", DS_COL_STR, false}};
 
 #define COLS(c) c, sizeof c / sizeof c[0]
 
 static const dim_def defs[] = {
 	{"function", "the function of the sampled instruction (inclusive: every function of its call chain)",
 	 "FUNC", DIM_CHAIN, COLS(fn_cols), NULL, fn_id, fn_name, NULL, fn_cells, fn_filter, NULL, fn_site,
-	 NULL},
+	 NULL, NULL},
 	{"module", "the object file (program, library, kernel) of the sampled instruction",
 	 NULL, DIM_CHAIN, COLS(module_cols), NULL, module_id, module_name, NULL, name_cell, NULL, NULL,
-	 module_site, NULL},
+	 module_site, NULL, NULL},
 	{"line", "the source line of the load or store the sample is charged to (its trigger)",
-	 NULL, DIM_DATA, COLS(line_cols), NULL, line_id, NULL, NULL, line_cells, NULL, NULL, NULL, NULL},
+	 NULL, DIM_DATA, COLS(line_cols), NULL, line_id, NULL, NULL, line_cells, NULL, NULL, NULL, NULL, NULL},
 	{"pc", "the instruction the sample is charged to (its trigger), FUNC+0xOFF",
-	 NULL, DIM_DATA, COLS(pc_cols), NULL, pc_id, pc_name, NULL, pc_cells, NULL, NULL, NULL, NULL},
+	 NULL, DIM_DATA, COLS(pc_cols), NULL, pc_id, pc_name, NULL, pc_cells, NULL, NULL, NULL, NULL, NULL},
 	{"thread", "the thread, by its command (filters compare its id: thread == 4242)",
 	 NULL, DIM_NUMBER, COLS(thread_cols), NULL, thread_id, thread_name, thread_number, thread_cells,
-	 NULL, NULL, NULL, NULL},
+	 NULL, NULL, NULL, NULL, NULL},
 	{"cpu", "the CPU the sample was taken on", NULL, DIM_NUMBER, COLS(cpu_cols), NULL, cpu_id,
-	 cpu_name, cpu_number, number_cell, NULL, NULL, NULL, NULL},
+	 cpu_name, cpu_number, number_cell, NULL, NULL, NULL, NULL, NULL},
 	{"dataobject", "the type (struct node) or the variable, stack or bucket the access touched",
 	 "DOBJ", DIM_DATA | DIM_MEMORY, COLS(dataobject_cols), NULL, dataobject_id, NULL, NULL,
-	 dataobject_cells, dobj_filter, NULL, NULL, NULL},
+	 dataobject_cells, dobj_filter, NULL, NULL, NULL, NULL},
 	{"field", "the member of the type (struct node.next), or the data object itself",
 	 "FIELD", DIM_DATA | DIM_MEMORY, COLS(field_cols), NULL, field_id, NULL, NULL, field_cells,
-	 dobj_filter, NULL, NULL, NULL},
+	 dobj_filter, NULL, NULL, NULL, NULL},
 	{"offset", "the byte offset of the access in its type (struct node +8)", NULL,
 	 DIM_DATA | DIM_MEMORY | DIM_NUMBER, COLS(offset_cols), NULL, offset_id, offset_name, offset_number,
-	 number_cell, NULL, NULL, NULL, NULL},
+	 number_cell, NULL, NULL, NULL, NULL, NULL},
 	{"cacheline", "the cache line of the data address (--level, --line-size)", NULL,
 	 DIM_DATA | DIM_MEMORY | DIM_NUMBER, COLS(cacheline_cols), cacheline_prepare, unit_id, address_name,
-	 address_number, number_cell, NULL, cacheline_props, NULL, NULL},
+	 address_number, number_cell, NULL, cacheline_props, NULL, NULL, NULL},
 	{"page", "the virtual page of the data address", NULL, DIM_DATA | DIM_MEMORY | DIM_NUMBER,
 	 COLS(page_cols), page_prepare, unit_id, address_name, address_number, number_cell, NULL, page_props,
-	 NULL, NULL},
+	 NULL, NULL, NULL},
 	{"mobj:NAME", "the index of memory object NAME ('dsprof mobj list')", NULL,
 	 DIM_DATA | DIM_MEMORY | DIM_NUMBER, COLS(mobj_cols), mobj_prepare, mobj_id, mobj_name, mobj_number,
-	 number_cell, NULL, mobj_props, NULL, NULL},
+	 number_cell, NULL, mobj_props, NULL, NULL, NULL},
+	{"allocsite", "the call stack that allocated the heap block the access fell in (record --heap)", NULL,
+	 DIM_DATA | DIM_MEMORY, COLS(allocsite_cols), NULL, allocsite_id, allocsite_name, NULL, allocsite_cells,
+	 allocsite_filter, allocsite_props, NULL, NULL, allocsite_values},
+	{"allocation", "the heap block the access fell in: its site, size and address (record --heap)", NULL,
+	 DIM_DATA | DIM_MEMORY, COLS(allocation_cols), NULL, allocation_id, allocation_name, NULL,
+	 allocation_cells, NULL, NULL, NULL, NULL, NULL},
 	{"time", "the time, in --slices slices of the run (10); filters compare ns since the first sample",
 	 NULL, DIM_NUMBER, COLS(time_cols), time_prepare, time_id, time_name, time_number, number_cell, NULL,
-	 NULL, NULL, time_record},
+	 NULL, NULL, time_record, NULL},
 	{"verdict", "how backtracking and resolution went (ok: how, or why not)", NULL, DIM_DATA,
 	 COLS(verdict_cols), NULL, verdict_id, verdict_name, NULL, name_cell, verdict_filter, NULL, NULL,
-	 NULL},
+	 NULL, NULL},
 	{"event", "the event that took the sample", NULL, 0, COLS(event_cols), NULL, event_id, event_name,
-	 NULL, name_cell, NULL, NULL, NULL, NULL},
+	 NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
 };
 
 #define NDEFS (sizeof defs / sizeof defs[0])

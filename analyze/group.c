@@ -412,6 +412,11 @@ int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts 
 	}
 	g.inclusive = chains && s->callchains;
 	count(&g);
+	if (go->every_value && n == 1 && g.dims[0]->def->values && !s->keep.n) { /* a filter keeps sampled ones */
+		g.dims[0]->def->values(g.dims[0]);
+		for (uint32_t id = 0; id < g.dims[0]->raw.n; id++)
+			node_of(&g, NONE, id, 0);
+	}
 	make_cols(&g, value_cols, &cols, first, &colnames);
 	tb_init(&b, s, go->view, go->label ? go->label : ds_buf_str(&label), cols.v, cols.n, g.inclusive);
 	b.t->flat = n > 1;

@@ -50,6 +50,12 @@ void ds_srec_operands(const ds_session *s, size_t i, ds_access *a)
 	a->v[DS_CPUID] = r->cpu == UINT32_MAX ? -1 : (int64_t)r->cpu;
 	a->v[DS_VIRTPC] = (int64_t)r->ip;
 	a->v[DS_TSTAMP] = r->time == UINT64_MAX ? -1 : (int64_t)r->time;
+	a->v[DS_ASITE] = a->v[DS_BLOCKOFF] = -1;
+	if (i < s->heap.rec_block.n && s->heap.rec_block.v[i]) {
+		const hblock *b = &s->heap.blocks.v[s->heap.rec_block.v[i] - 1];
+		a->v[DS_ASITE] = b->site;
+		a->v[DS_BLOCKOFF] = (int64_t)(r->ea - b->addr);
+	}
 }
 
 /* The sums over the records the filter keeps, from zero. */

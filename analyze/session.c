@@ -297,9 +297,22 @@ bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea,
 	return false;
 }
 
+bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea)
+{
+	const proc *p = proc_find(s, pid);
+	for (int depth = 0; p && depth < 64; depth++) { /* a fork's child: its parent's */
+		if (p->stack_top)
+			return ea < p->stack_top && ea >= p->stack_top - (8u << 20);
+		if (p->parent < 0)
+			break;
+		p = &s->procs.v[p->parent];
+	}
+	return false;
+}
+
 /* ---- loading objects ---- */
 
-static char *experiment_dir(const ds_session *s)
+char *ds_session_dir(const ds_session *s)
 {
 	struct stat st;
 	const char *slash;
@@ -316,7 +329,7 @@ static char *experiment_dir(const ds_session *s)
 static char *archived_file(const ds_session *s, const dso_ent *d, const char *name)
 {
 	char hex[2 * DS_BUILD_ID_MAX + 1];
-	char *dir = experiment_dir(s), *top = ds_xasprintf("%s/archive", dir), *link, *real, *root;
+	char *dir = ds_session_dir(s), *top = ds_xasprintf("%s/archive", dir), *link, *real, *root;
 	size_t n;
 
 	ds_build_id_hex(d->build_id, d->build_id_size, hex);
@@ -397,7 +410,7 @@ static void load_dso(ds_session *s, dso_ent *d)
 	d->tried = true;
 	if (d->kernel) {
 		/* --kallsyms, the symbols kept at record time, or this kernel's own */
-		char *dir = experiment_dir(s);
+		char *dir = ds_session_dir(s);
 		char *kept = ds_xasprintf("%s/kallsyms", dir);
 		const char *ks = s->opts.kallsyms ? s->opts.kallsyms
 			       : access(kept, R_OK) == 0 ? kept
@@ -420,7 +433,7 @@ static void load_dso(ds_session *s, dso_ent *d)
 	}
 	if (strcmp(d->path, "[vdso]") == 0) {
 		/* the image saved at record time, or ours when recorded on this boot */
-		char *dir = experiment_dir(s);
+		char *dir = ds_session_dir(s);
 		const void *img;
 		size_t len;
 		path = ds_xasprintf("%s/vdso.so", dir);
@@ -514,6 +527,8 @@ static void side_band(ds_session *s, const ds_record *r)
 		const ds_rec_mmap *m = &r->u.mmap;
 		bool kernel = m->pid == (uint32_t)-1 || ds_ip_is_kernel(r->misc);
 		map_ent e;
+		if (!m->executable && !kernel && m->len && !strcmp(m->filename, "[stack]"))
+			proc_get(s, m->pid)->stack_top = m->start + m->len;
 		if (!m->executable || !m->len)
 			return;
 		e.start = m->start;
@@ -918,7 +933,7 @@ static void decide_same_machine(ds_session *s)
  * take from the mark the machine a missing meta.json would have named. */
 static void unfinished(ds_session *s, bool has_meta)
 {
-	char *dir = experiment_dir(s), *prev;
+	char *dir = ds_session_dir(s), *prev;
 	ds_expdir_mark_info mk;
 	ds_buf b = {0};
 

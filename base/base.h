@@ -145,6 +145,8 @@ uint32_t ds_u64map_get(const ds_u64map *m, uint64_t key);
 /* The value of key, after storing val (not DS_U64MAP_NONE) for it when
  * absent (then *added, when given, is true). */
 uint32_t ds_u64map_put(ds_u64map *m, uint64_t key, uint32_t val, bool *added);
+/* Store val for key, whether or not it had one. */
+void ds_u64map_set(ds_u64map *m, uint64_t key, uint32_t val);
 /* Take key out; false when it was not there. */
 bool ds_u64map_del(ds_u64map *m, uint64_t key);
 void ds_u64map_free(ds_u64map *m);
@@ -168,6 +170,11 @@ bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix);
 bool ds_self_vdso(const void **image, size_t *size);
 /* Trim ASCII whitespace in place; returns s. */
 char *ds_trim(char *s);
+
+/* The file execvp would run for cmd: cmd itself when it has a '/', else
+ * the first executable regular file of that name in $PATH; malloc'd, NULL
+ * when there is none. */
+char *ds_find_command(const char *cmd);
 
 /* ---- files --------------------------------------------------------------
  * Every file dsprof reads is opened here.  A path may name a FIFO, a device

@@ -280,6 +280,20 @@ uint32_t ds_u64map_put(ds_u64map *m, uint64_t key, uint32_t val, bool *added)
 	return val;
 }
 
+void ds_u64map_set(ds_u64map *m, uint64_t key, uint32_t val)
+{
+	bool added;
+	uint32_t at = ds_u64map_put(m, key, val, &added);
+	size_t i;
+
+	if (added || at == val)
+		return;
+	for (i = u64map_slot(key, m->cap); m->slot[i].key != key || m->slot[i].val == DS_U64MAP_NONE;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	m->slot[i].val = val;
+}
+
 bool ds_u64map_del(ds_u64map *m, uint64_t key)
 {
 	size_t i, j, mask = m->cap - 1;

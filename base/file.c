@@ -137,3 +137,21 @@ void ds_make_parents(const char *path)
 	}
 	free(dir);
 }
+
+char *ds_find_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(cmd, '/'))
+		return ds_xstrdup(cmd);
+	for (path = path ? path : "/usr/local/bin:/usr/bin:/bin"; *path;) {
+		size_t n = strcspn(path, ":");
+		char *full = ds_xasprintf("%.*s/%s", (int)(n ? n : 1), n ? path : ".", cmd);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			return full;
+		free(full);
+		path += n + (path[n] == ':');
+	}
+	return NULL;
+}

@@ -20,9 +20,10 @@
 # Then bench/layout.sh, bench/layout_objects.sh (relocatable objects' types
 # against pahole's, counted), bench/sim.sh, bench/realprogs.sh (real
 # programs from Debian sources, SQLite and LevelDB: the share of their
-# samples resolved to typed data, per backend) and bench/tui.sh (dsprof tui
-# on ten million samples: first screen, keys, memory), each with its own
-# targets.
+# samples resolved to typed data, per backend), bench/heap.sh (record
+# --heap's cost against heaptrack and DHAT, and its reach on SQLite) and
+# bench/tui.sh (dsprof tui on ten million samples: first screen, keys,
+# memory), each with its own targets.
 set -eu
 BUILD=$(cd "${1:?usage: bench/run.sh BUILD_DIR}" && pwd)
 DSPROF="$BUILD/dsprof"
@@ -126,4 +127,5 @@ echo; sh "$(dirname "$0")/layout.sh" "$BUILD"
 sh "$(dirname "$0")/layout_objects.sh" "$BUILD"
 sh "$(dirname "$0")/sim.sh" "$BUILD"
 sh "$(dirname "$0")/realprogs.sh" "$BUILD"
+sh "$(dirname "$0")/heap.sh" "$BUILD"
 echo; sh "$(dirname "$0")/tui.sh" "$BUILD"

@@ -26,6 +26,9 @@ static const char diff_usage[] =
 	"                         after:cpu-clock)\n"
 	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --heap-wrappers LIST\n"
+	"                         functions that allocate for their callers (NAME or\n"
+	"                         PREFIX*, comma-separated): allocation sites are their callers\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
 
 int cmd_diff(int argc, char **argv)
@@ -40,6 +43,7 @@ int cmd_diff(int argc, char **argv)
 		{"ascii", no_argument, NULL, 'A'},
 		{"debug-root", required_argument, NULL, 'D'},
 		{"kallsyms", required_argument, NULL, 'K'},
+		{"heap-wrappers", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -75,6 +79,7 @@ int cmd_diff(int argc, char **argv)
 		case 'A': ascii = true; break;
 		case 'D': so.debug_root = optarg; break;
 		case 'K': so.kallsyms = optarg; break;
+		case 'H': so.heap_wrappers = optarg; break;
 		case 'h':
 			fputs(diff_usage, stdout);
 			return 0;

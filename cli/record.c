@@ -35,6 +35,10 @@ static const char record_usage[] =
 	"  -q, --quiet                no summary line at the end\n"
 	"      --archive              keep the sampled object files with the experiment\n"
 	"                             (as 'dsprof archive' does), to analyze it elsewhere\n"
+	"      --heap                 record every allocation and free of the command and its\n"
+	"                             children (a preloaded tracker; with --sim, the simulator's\n"
+	"                             allocator), so that heap samples are named by the\n"
+	"                             allocation that made their block\n"
 	"\n"
 	"      --sim                  simulate the caches instead of sampling the PMU (under\n"
 	"                             Valgrind); events sim:NAME (default sim:L1D_MISS,\n"
@@ -45,28 +49,16 @@ static const char record_usage[] =
 /* Whether argv0 names something execvp can run; mirrors its PATH search. */
 static int check_command(const char *cmd, ds_err *err)
 {
-	const char *path;
+	char *full;
 	if (strchr(cmd, '/')) {
 		if (access(cmd, X_OK) == 0)
 			return 0;
 		return ds_err_set(err, DS_EINPUT, "cannot run '%s': %s", cmd, strerror(errno));
 	}
-	path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-		char *full = ds_xasprintf("%.*s/%s", (int)(n ? n : 1), n ? path : ".", cmd);
-		struct stat st;
-		bool ok = stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0;
-		free(full);
-		if (ok)
-			return 0;
-		path += n;
-		if (*path == ':')
-			path++;
-	}
-	return ds_err_set(err, DS_EINPUT, "cannot run '%s': command not found in PATH", cmd);
+	if (!(full = ds_find_command(cmd)))
+		return ds_err_set(err, DS_EINPUT, "cannot run '%s': command not found in PATH", cmd);
+	free(full);
+	return 0;
 }
 
 /* "SIGSEGV" for 11: what killed the target, in the words users know. */
@@ -281,6 +273,31 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 		fprintf(stderr, "dsprof: note: physical addresses need CAP_SYS_ADMIN; recorded without them\n");
 }
 
+/* What the heap tracker wrote: its files' allocations, frees and call
+ * stacks; that it wrote none (the command never loaded it) is never
+ * hidden, even with -q. */
+static void heap_summary(const char *outdir, bool quiet)
+{
+	ds_heap_totals t;
+	ds_err err = {0};
+
+	if (ds_heap_count(outdir, &t, &err)) {
+		fprintf(stderr, "dsprof: warning: heap: %s\n", err.msg);
+		return;
+	}
+	if (!t.files)
+		fprintf(stderr, "dsprof: warning: heap: no process of the command loaded the heap tracker "
+				"(setuid, or LD_PRELOAD cleared): no heap data\n");
+	else if (!quiet)
+		fprintf(stderr, "[ dsprof record: heap: %llu allocations, %llu frees, %llu call stacks, %zu process "
+				"image%s ]\n", (unsigned long long)t.allocs, (unsigned long long)t.frees,
+			(unsigned long long)t.stacks, t.files, t.files == 1 ? "" : "s");
+	if (t.bad_bytes || t.cut)
+		fprintf(stderr, "dsprof: warning: heap: %llu bytes of records could not be read and %zu files "
+				"were cut short (a process killed while writing, a full disk)\n",
+			(unsigned long long)t.bad_bytes, t.cut);
+}
+
 /* What only this machine, right after the run, can put into the
  * experiment: the call chains' missing callers and the build-ids. */
 static int finish(const char *outdir, ds_record_result *res, ds_err *err)
@@ -336,6 +353,7 @@ int cmd_record(int argc, char **argv)
 		{"machine", required_argument, NULL, 'M'},
 		{"cache", required_argument, NULL, 'C'},
 		{"archive", no_argument, NULL, 'A'},
+		{"heap", no_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -345,7 +363,8 @@ int cmd_record(int argc, char **argv)
 	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
 	const char *outdir = "dsprof.data";
-	bool quiet = false, archive = false;
+	bool quiet = false, archive = false, heap = false;
+	char *heap_note = NULL;
 	ds_err err = {0};
 	int c, status = 0, ntarget;
 	uint64_t u;
@@ -428,6 +447,9 @@ int cmd_record(int argc, char **argv)
 		case 'A':
 			archive = true;
 			break;
+		case 'H':
+			heap = true;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
@@ -447,6 +469,8 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "give either -c or -F, not both");
 	if ((model || cache) && !sim)
 		return cli_usage_error("record", "--machine and --cache describe the caches --sim simulates");
+	if (heap && o.pid)
+		return cli_usage_error("record", "--heap preloads a tracker into a command dsprof runs: not with -p");
 	if (sim && (o.pid || o.freq || o.duration))
 		return cli_usage_error("record", "--sim runs a command and counts events: no -p, -F or -d");
 	if (sim && !names.n)
@@ -503,6 +527,14 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	cli_say_moved(&prev); /* even with -q: it is the user's data */
+	if (heap && ds_heap_env(outdir, o.argv, sim, &o.env, &heap_note, &err)) {
+		status = cli_fail(&err);
+		cli_discard(outdir, &prev);
+		goto out;
+	}
+	if (heap_note)
+		cli_note(heap_note);
+	o.heap = sim && o.env;
 	if (sim ? ds_sim_record(&o, machine.caches, machine.ncaches, &res, &sres, &err)
 		: ds_sampler_record(&o, &res, &err)) {
 		status = cli_fail(&err);
@@ -522,6 +554,8 @@ int cmd_record(int argc, char **argv)
 	if (!status && ds_expdir_complete(outdir, &err))
 		status = cli_fail(&err);
 	summary(outdir, &res, quiet);
+	if (o.env)
+		heap_summary(outdir, quiet);
 	if (sim)
 		sim_summary(&o, &sres, &left_out, quiet);
 	if (!status && archive && cli_archive(outdir, quiet, &err))
@@ -543,5 +577,7 @@ out:
 	ds_sim_result_fini(&sres);
 	ds_machine_fini(&machine);
 	ds_machine_fini(&left_out);
+	ds_heap_env_free(o.env);
+	free(heap_note);
 	return status;
 }

@@ -57,6 +57,9 @@ static const char report_usage[] =
 	"      --window FROM:TO   timeline: only ns FROM to TO after the first sample\n"
 	"      --ascii            plain ASCII text (non-ASCII bytes escaped)\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --heap-wrappers LIST\n"
+	"                         functions that allocate for their callers (NAME or\n"
+	"                         PREFIX*, comma-separated): allocation sites are their callers\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
 
 static int parse_tids(const char *s, ds_vec_u32 *out)
@@ -86,6 +89,7 @@ int cmd_report(int argc, char **argv)
 		{"ascii", no_argument, NULL, 'A'},
 		{"debug-root", required_argument, NULL, 'D'},
 		{"kallsyms", required_argument, NULL, 'K'},
+		{"heap-wrappers", required_argument, NULL, 'H'},
 		{"type", required_argument, NULL, 'T'},
 		{"line", required_argument, NULL, 'L'},
 		{"line-size", required_argument, NULL, 'Z'},
@@ -147,6 +151,7 @@ int cmd_report(int argc, char **argv)
 		case 'A': ascii = true; break;
 		case 'D': so.debug_root = optarg; break;
 		case 'K': so.kallsyms = optarg; break;
+		case 'H': so.heap_wrappers = optarg; break;
 		case 'T': vo.type = optarg; break;
 		case 'L':
 		case 'Z':
@@ -272,7 +277,8 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	if (cross) {
-		ds_session_opts xo = {.debug_root = so.debug_root, .kallsyms = so.kallsyms, .progress = so.progress};
+		ds_session_opts xo = {.debug_root = so.debug_root, .kallsyms = so.kallsyms, .heap_wrappers = so.heap_wrappers,
+				      .progress = so.progress};
 		ds_session *x = NULL;
 		int bad = ds_session_open(cross, &xo, &x, &err) || ds_session_set_cross(s, x, &err);
 		ds_session_close(x);

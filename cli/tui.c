@@ -24,6 +24,9 @@ static const char tui_usage[] =
 	"      --size WxH         scripted mode: the screen's size (default 80x24)\n"
 	"      --stats FILE       write timings (first screen, loading, keys) to FILE\n"
 	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --heap-wrappers LIST\n"
+	"                         functions that allocate for their callers (NAME or\n"
+	"                         PREFIX*, comma-separated): allocation sites are their callers\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n"
 	"\n"
 	"Keys: ? in the interface lists them; 'man dsprof-tui' describes them all.\n";
@@ -41,6 +44,7 @@ int cmd_tui(int argc, char **argv)
 		{"stats", required_argument, NULL, 'S'},
 		{"debug-root", required_argument, NULL, 'D'},
 		{"kallsyms", required_argument, NULL, 'K'},
+		{"heap-wrappers", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -77,6 +81,7 @@ int cmd_tui(int argc, char **argv)
 		case 'S': o.stats = optarg; break;
 		case 'D': o.session.debug_root = optarg; break;
 		case 'K': o.session.kallsyms = optarg; break;
+		case 'H': o.session.heap_wrappers = optarg; break;
 		case 'h':
 			fputs(tui_usage, stdout);
 			return 0;

@@ -49,12 +49,23 @@ static bool sim_name(const char *n)
 	return d && strcmp(n + 9 + d, ".log") == 0;
 }
 
+/* Whether a name in heap/ is one the heap tracker writes: PID-START.heap. */
+static bool heap_name(const char *n)
+{
+	size_t d = strspn(n, "0123456789"), e;
+	if (!d || n[d] != '-')
+		return false;
+	e = strspn(n + d + 1, "0123456789");
+	return e && strcmp(n + d + 1 + e, ".heap") == 0;
+}
+
 /* The first name in dir that dsprof does not write there, or NULL
- * (malloc'd); *n counts the names, SIZE_MAX when dir cannot be read. */
-static char *stranger(const char *dir, bool sim, size_t *n)
+ * (malloc'd); *n counts the names, SIZE_MAX when dir cannot be read.  sub:
+ * dir is the experiment's folder of that name ("sim", "heap"), or NULL. */
+static char *stranger(const char *dir, const char *sub, size_t *n)
 {
 	static const char *const own[] = {"perf.data", "perf.data.tmp", "meta.json", "meta.json.tmp",
-					  "kallsyms", "vdso.so", "sim", "archive", MARK};
+					  "kallsyms", "vdso.so", "sim", "heap", "archive", MARK};
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char *found = NULL;
@@ -65,21 +76,21 @@ static char *stranger(const char *dir, bool sim, size_t *n)
 		return NULL;
 	}
 	while (!found && (e = readdir(d))) {
-		bool known = sim && sim_name(e->d_name);
+		bool known = sub && (!strcmp(sub, "sim") ? sim_name(e->d_name) : heap_name(e->d_name));
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		(*n)++;
-		for (size_t i = 0; !sim && i < sizeof own / sizeof own[0]; i++)
+		for (size_t i = 0; !sub && i < sizeof own / sizeof own[0]; i++)
 			known |= strcmp(e->d_name, own[i]) == 0;
 		if (!known)
-			found = ds_xasprintf("%s%s", sim ? "sim/" : "", e->d_name);
-		else if (!sim && !strcmp(e->d_name, "sim")) {
-			char *sub = ds_xasprintf("%s/sim", dir);
+			found = ds_xasprintf("%s%s%s", sub ? sub : "", sub ? "/" : "", e->d_name);
+		else if (!sub && (!strcmp(e->d_name, "sim") || !strcmp(e->d_name, "heap"))) {
+			char *path = ds_xasprintf("%s/%s", dir, e->d_name);
 			size_t ns;
-			found = stranger(sub, true, &ns);
+			found = stranger(path, e->d_name, &ns);
 			if (ns == SIZE_MAX)
-				found = ds_xstrdup("sim/, which cannot be read");
-			free(sub);
+				found = ds_xasprintf("%s/, which cannot be read", e->d_name);
+			free(path);
 		}
 	}
 	closedir(d);
@@ -118,7 +129,7 @@ static enum dir_kind classify(const char *dir, char **why)
 		*why = ds_xstrdup(S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a directory");
 		return D_FOREIGN;
 	}
-	if ((odd = stranger(dir, false, &n)) || n == SIZE_MAX) {
+	if ((odd = stranger(dir, NULL, &n)) || n == SIZE_MAX) {
 		*why = odd ? ds_xasprintf("holds '%s', which dsprof does not write", odd)
 			   : ds_xasprintf("cannot be read (%s)", strerror(errno));
 		free(odd);

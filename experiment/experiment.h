@@ -392,4 +392,59 @@ int ds_expdir_save_vdso(const char *dir, ds_err *err);
  * the meta.json path (NULL when the experiment has none).  Malloc'd. */
 int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err);
 
+/* ---- heap files (record --heap; the layout: experiment/heapfile.h) ----
+ * One file per process image in DIR/heap/, read record by record; a
+ * record that is not whole or not sound ends its chunk's records, and its
+ * bytes are counted (ds_heapfile_bad_bytes). */
+typedef struct ds_heapfile ds_heapfile;
+
+typedef struct ds_heap_info {
+	uint32_t pid, ppid;
+	uint64_t start;       /* when the image began, on the samples' clock */
+	bool forked;          /* it began in a fork's child */
+	bool logical;         /* its times are the simulator's logical clock */
+	unsigned max_frames;
+	uint64_t mmap_min;
+	char *exe;            /* the program, as /proc/self/exe named it */
+} ds_heap_info;
+
+/* One record: a site (frames, innermost first), or a block's beginning
+ * or end (enum ds_heap_type, enum ds_heap_fn). */
+typedef struct ds_heap_rec {
+	unsigned type, size, fn;
+	uint32_t tid, site;
+	uint64_t time, addr, bytes;
+	unsigned nframes;
+	uint64_t frames[32];
+} ds_heap_rec;
+
+/* What the heap files of experiment DIR hold, all told. */
+typedef struct ds_heap_totals {
+	size_t files;
+	uint64_t allocs, frees, stacks, bad_bytes;
+	size_t cut;           /* files cut short */
+} ds_heap_totals;
+int ds_heap_count(const char *dir, ds_heap_totals *t, ds_err *err);
+
+/* The heap files of experiment DIR (the .heap files of DIR/heap), sorted; none when it
+ * has no heap folder. */
+int ds_heap_list(const char *dir, char ***paths, size_t *n, ds_err *err);
+int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err);
+void ds_heapfile_close(ds_heapfile *f);
+const ds_heap_info *ds_heapfile_info(const ds_heapfile *f);
+const char *ds_heapfile_path(const ds_heapfile *f);
+/* The next record from *cursor on (0 at first): 1, or 0 at the end. */
+int ds_heapfile_next(ds_heapfile *f, uint64_t *cursor, ds_heap_rec *r);
+/* The file's bytes (its chunks end there). */
+uint64_t ds_heapfile_size(const ds_heapfile *f);
+/* Bytes of records that could not be read, so far. */
+uint64_t ds_heapfile_bad_bytes(const ds_heapfile *f);
+/* Whether the file was cut short: its writers extend it a whole chunk at
+ * a time, so a last chunk that is not whole lost its end. */
+bool ds_heapfile_cut(const ds_heapfile *f);
+/* Let go of the memory of bytes [off, off+len) read already (they are read
+ * again from the file if asked for): a file of millions of records is
+ * swept a chunk at a time without all of it staying in memory. */
+void ds_heapfile_drop(ds_heapfile *f, uint64_t off, uint64_t len);
+
 #endif

@@ -306,7 +306,7 @@ void ds_expr_free(ds_expr *e)
 /* ---- tokens ---- */
 
 static const char *const operand_names[DS_NOPERANDS] = {
-	"VADDR", "PADDR", "THRID", "CPUID", "VIRTPC", "TSTAMP",
+	"VADDR", "PADDR", "THRID", "CPUID", "VIRTPC", "TSTAMP", "ASITE", "BLOCKOFF",
 };
 
 enum tok_kind { T_END, T_NUM, T_NAME, T_STR, T_OP, T_LPAREN, T_RPAREN, T_QUEST, T_COLON, T_OTHER };

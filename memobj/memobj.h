@@ -89,7 +89,10 @@ bool ds_machine_constant(const ds_machine *m, const char *name, int64_t *value);
  * in `VADDR>255 ? VADDR>>6 : -1`.  A division or modulo by zero stops with
  * -1 too.  MOBJ(name) in filters follows the same rule. */
 
-enum ds_operand { DS_VADDR, DS_PADDR, DS_THRID, DS_CPUID, DS_VIRTPC, DS_TSTAMP, DS_NOPERANDS };
+/* ASITE and BLOCKOFF: the allocation site of the heap block the address
+ * is in (its id: --view heap's column asite), and the offset in that
+ * block (record --heap); -1 outside blocks. */
+enum ds_operand { DS_VADDR, DS_PADDR, DS_THRID, DS_CPUID, DS_VIRTPC, DS_TSTAMP, DS_ASITE, DS_BLOCKOFF, DS_NOPERANDS };
 
 /* Operands of filters that their caller defines (analyze/'s dimensions:
  * function, thread, field...): a name, maybe another name for it, and

@@ -36,15 +36,15 @@ typedef struct ds_workload {
 
 /* Block the signals and open the signalfd; ds_workload_fini undoes it. */
 int ds_workload_init(ds_workload *w, ds_err *err);
-/* Fork argv[0] (found in PATH); it waits for ds_workload_start.  env_name,
- * when not NULL, is set to env_value in the command's environment.  Unless
+/* Fork argv[0] (found in PATH); it waits for ds_workload_start.  env, when
+ * not NULL, is a NULL-terminated list of "NAME=VALUE" set in the command's
+ * environment.  Unless
  * detach, the command is killed (SIGKILL, PR_SET_PDEATHSIG) when the
  * recorder dies without ending it (SIGKILL, a crash): it would run on
  * unobserved.  The signal follows the thread that called this, which must
  * live as long as the recording (dsprof records from its main thread);
  * the command's own children are not its concern. */
-int ds_workload_fork(ds_workload *w, char *const *argv, const char *env_name, const char *env_value,
-		     bool detach, ds_err *err);
+int ds_workload_fork(ds_workload *w, char *const *argv, char *const *env, bool detach, ds_err *err);
 /* Let the command exec.  Returns 0 when it did; the errno of a failed exec
  * (the child is reaped); -1 with err when it could not be told to go. */
 int ds_workload_start(ds_workload *w, ds_err *err);

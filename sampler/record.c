@@ -546,7 +546,7 @@ static int drain_all(rec *r, ds_err *err)
 
 static int start_child(rec *r, ds_err *err)
 {
-	if (ds_workload_fork(&r->wl, r->o->argv, NULL, NULL, r->o->detach, err))
+	if (ds_workload_fork(&r->wl, r->o->argv, r->o->env, r->o->detach, err))
 		return -1;
 	ds_vec_push(&r->tids, r->wl.pid);
 	return 0;

@@ -88,6 +88,8 @@ typedef struct ds_record_opts {
 	bool inherit;           /* follow threads and children */
 	pid_t pid;              /* attach to this process (0: run argv) */
 	char **argv;            /* the command to run, NULL-terminated */
+	char **env;             /* "NAME=VALUE" to set in its environment (ds_heap_env), or NULL */
+	bool heap;              /* --sim: env has the simulator's heap folder (ds_heap_env) */
 	bool detach;            /* the command outlives a recorder that dies (else it is killed with it) */
 	double duration;        /* seconds; 0 = until the target ends / Ctrl-C */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = default */
@@ -110,6 +112,17 @@ typedef struct ds_record_result {
 	uint64_t *kernel_ips;          /* sorted, unique IPs of kernel-mode samples */
 	size_t nkernel_ips;
 } ds_record_result;
+
+/* ---- heap tracking (record --heap) ----
+ * The environment that preloads the heap tracker into the command argv
+ * (sim: that has the simulator replace its allocator) and points it at
+ * OUTDIR/heap (made here): a NULL-terminated list of "NAME=VALUE" for
+ * ds_record_opts.env, malloc'd (ds_heap_env_free).  A command that is
+ * linked statically cannot have it: then *env is NULL and *note
+ * (malloc'd) says so; the recording goes on without heap data.  The error
+ * is a tracker that is not built. */
+int ds_heap_env(const char *outdir, char *const *argv, bool sim, char ***env, char **note, ds_err *err);
+void ds_heap_env_free(char **env);
 
 /* Record per the options into OUTDIR/perf.data (and OUTDIR/vdso.so).
  * Returns 0 when an experiment was written (whatever the target did), -1

@@ -37,6 +37,7 @@
 #define READ_CHUNK (1u << 20)
 #define PUNCH_GRAIN (1u << 20)
 #define TOOL_FILE SIM_TOOL "-amd64-linux"
+#define PRELOAD_FILE "vgpreload_" SIM_TOOL "-amd64-linux.so"
 
 static const struct {
 	const char *name;
@@ -95,23 +96,17 @@ int ds_sim_event_resolve(const char *spec, ds_evspec *out, ds_err *err)
 
 static bool in_path(const char *cmd)
 {
-	const char *path = getenv("PATH");
-
-	for (path = path ? path : "/usr/bin:/bin"; *path;) {
-		size_t n = strcspn(path, ":");
-		char *full = ds_xasprintf("%.*s/%s", (int)n, path, cmd);
-		bool ok = n && access(full, X_OK) == 0;
-		free(full);
-		if (ok)
-			return true;
-		path += n + (path[n] == ':');
-	}
-	return false;
+	char *full = ds_find_command(cmd);
+	bool found = full != NULL;
+	free(full);
+	return found;
 }
 
 /* The folder VALGRIND_LIB names: $DSPROF_SIM_LIB, else the build tree's
- * sim/lib next to the dsprof binary or the installed lib/dsprof/sim. */
-static char *tool_dir(ds_err *err)
+ * sim/lib next to the dsprof binary or the installed lib/dsprof/sim; for
+ * --heap, their -heap siblings, which also hold the library that sends the
+ * client's malloc and free to the tool. */
+static char *tool_dir(bool heap, ds_err *err)
 {
 	const char *env = getenv("DSPROF_SIM_LIB");
 	char exe[4096], *slash, *cand[2] = {NULL, NULL};
@@ -127,20 +122,22 @@ static char *tool_dir(ds_err *err)
 	if (slash)
 		*slash = 0;
 	if (env && *env) {
-		cand[0] = ds_xstrdup(env);
+		cand[0] = ds_xasprintf("%s%s", env, heap ? "-heap" : "");
 	} else {
-		cand[0] = ds_xasprintf("%s/sim/lib", exe);
-		cand[1] = ds_xasprintf("%s/../lib/dsprof/sim", exe);
+		cand[0] = ds_xasprintf("%s/sim/lib%s", exe, heap ? "-heap" : "");
+		cand[1] = ds_xasprintf("%s/../lib/dsprof/sim%s", exe, heap ? "-heap" : "");
 	}
 	for (int i = 0; i < 2 && cand[i] && !found; i++) {
 		char *tool = ds_xasprintf("%s/%s", cand[i], TOOL_FILE);
-		if (access(tool, X_OK) == 0)
+		char *pre = ds_xasprintf("%s/%s", cand[i], PRELOAD_FILE);
+		if (access(tool, X_OK) == 0 && (!heap || access(pre, R_OK) == 0))
 			found = ds_xstrdup(cand[i]);
 		free(tool);
+		free(pre);
 	}
 	if (!found)
-		ds_err_set(err, DS_EENV, "--sim needs the simulator, which is not built: no %s in %s; "
-			   "run 'make'", TOOL_FILE, cand[0]);
+		ds_err_set(err, DS_EENV, "--sim%s needs the simulator, which is not built: no %s in %s; "
+			   "run 'make'", heap ? " --heap" : "", heap ? PRELOAD_FILE : TOOL_FILE, cand[0]);
 	free(cand[0]);
 	free(cand[1]);
 	return found;
@@ -149,7 +146,7 @@ static char *tool_dir(ds_err *err)
 void ds_sim_event_list(ds_event_list_cb cb, void *ctx)
 {
 	ds_err err = {0};
-	char *dir = tool_dir(&err);
+	char *dir = tool_dir(false, &err);
 
 	for (int ev = 0; ev < SIM_NEVENTS; ev++) {
 		char *name = ds_xasprintf("sim:%s", sim_events[ev].name);
@@ -436,9 +433,17 @@ static void free_argv(char **v)
 
 static int start_child(simrec *r, char **argv, const char *libdir, ds_err *err)
 {
-	int e;
+	DS_VEC(char *) env = {0};
+	int e, forked;
 
-	if (ds_workload_fork(&r->wl, argv, "VALGRIND_LIB", libdir, r->o->detach, err))
+	ds_vec_push(&env, ds_xasprintf("VALGRIND_LIB=%s", libdir));
+	for (size_t i = 0; r->o->env && r->o->env[i]; i++)
+		ds_vec_push(&env, r->o->env[i]);
+	ds_vec_push(&env, NULL);
+	forked = ds_workload_fork(&r->wl, argv, env.v, r->o->detach, err);
+	free(env.v[0]); /* the child has its copy */
+	ds_vec_free(&env);
+	if (forked)
 		return -1;
 	e = ds_workload_start(&r->wl, err);
 	if (e < 0)
@@ -626,7 +631,7 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 		ds_err_set(err, DS_EINPUT, "--sim runs a command; it cannot attach to a process (-p)");
 		goto out;
 	}
-	if (!(libdir = tool_dir(err)) || cache_option(&cache, caches, ncaches, err) ||
+	if (!(libdir = tool_dir(r.o->heap, err)) || cache_option(&cache, caches, ncaches, err) ||
 	    open_output(&r, &evopt, err))
 		goto out;
 	argv = valgrind_argv(&r, ds_buf_str(&cache), ds_buf_str(&evopt));

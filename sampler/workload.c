@@ -33,8 +33,7 @@ int ds_workload_init(ds_workload *w, ds_err *err)
 	return 0;
 }
 
-int ds_workload_fork(ds_workload *w, char *const *argv, const char *env_name, const char *env_value,
-		     bool detach, ds_err *err)
+int ds_workload_fork(ds_workload *w, char *const *argv, char *const *env, bool detach, ds_err *err)
 {
 	int go[2], ex[2];
 	pid_t recorder = getpid();
@@ -68,8 +67,8 @@ int ds_workload_fork(ds_workload *w, char *const *argv, const char *env_name, co
 		/* wait until the recorder is ready; EOF means it gave up */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		if (env_name)
-			setenv(env_name, env_value, 1);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv(env[i]); /* the strings outlive the exec: they are the parent's */
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(ex[1], &e, sizeof e) < 0)

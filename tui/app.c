@@ -48,6 +48,8 @@ const tab_def tui_tabs[T_NTABS] = {
 		       "@ M ~name class loads stores hitm reads writes dataobjects", NULL,
 		       "lines two or more threads touched: false or true sharing, who, and the fix", "line",
 		       "thread evidence fix check"},
+	[T_HEAP] = {"Heap", "Hep", 'h', "heap", 0, "@ M ~name asite blocks bytes peak_bytes avg_lifetime", NULL,
+		    "allocation sites (record --heap): their blocks and samples; Enter: a site's fields"},
 	[T_TIMELINE] = {"Timeline", "Tim", '0', "timeline", 0, NULL, NULL,
 			"per-thread strips over time, by function or data object"},
 	[T_SUMMARY] = {"Summary", "Sum", 'i', "summary", 0, NULL, NULL,
@@ -572,6 +574,24 @@ static void drill_shared_type(tui_app *a, const tab_state *ts)
 	free(type);
 }
 
+/* Heap: a site's fields and offsets, every site's under it (the tab
+ * regrouped by allocsite,field, the cursor on the site), and its stack. */
+static void heap_site(tui_app *a, tab_state *ts, const ds_row *r)
+{
+	const char *stack = cell_str(ts->t, r, "stack");
+	if (ts->by || !*stack) {
+		message(a, ST_STATUS, "%s", ts->by ? "b and the first item go back to the sites."
+						   : "No allocation site here: these samples' reason.");
+		return;
+	}
+	set_str(&ts->focus_val, r->name);
+	set_str(&ts->focus_col, NULL);
+	set_str(&ts->by, "allocsite,field");
+	ts->cur = ts->top = 0;
+	message(a, ST_STATUS, "%s", stack);
+	request(a, a->tab);
+}
+
 static void enter(tui_app *a)
 {
 	tab_state *ts = &a->tabs[a->tab];
@@ -660,6 +680,9 @@ static void enter(tui_app *a)
 			fold(a, -1);
 		else
 			drill_shared_type(a, ts);
+		break;
+	case T_HEAP:
+		heap_site(a, ts, r);
 		break;
 	default:
 		message(a, ST_STATUS, "Enter has nothing to open here.");
@@ -1321,6 +1344,9 @@ static void normal_key(tui_app *a, const tui_key *k)
 		break;
 	case 'i':
 		switch_tab(a, T_SUMMARY);
+		break;
+	case 'h':
+		switch_tab(a, T_HEAP);
 		break;
 	case K_TAB:
 		switch_tab(a, (a->tab + 1) % T_NTABS);

@@ -173,7 +173,7 @@ void tui_res_fini(tui_res *r);
 
 enum tab_id {
 	T_FUNCTIONS, T_CALLERS, T_SOURCE, T_DISASM, T_DATAOBJECTS, T_LAYOUT, T_MEMOBJ, T_HOTLINES,
-	T_SHARING, T_TIMELINE, T_SUMMARY, T_NTABS
+	T_SHARING, T_HEAP, T_TIMELINE, T_SUMMARY, T_NTABS
 };
 
 /* What a tab needs before its view can be built. */

@@ -6,6 +6,8 @@
  *   sim_model.c   the memory model: caches, coherence, events, samples
  *   sim_sched.c   the order threads run in, the same on every run
  *   sim_stream.c  the per-process stream of perf records
+ *   sim_heap.c    the client's allocator, replaced, and its heap file
+ *                 (record --heap)
  *
  * Built against Valgrind's headers and static libraries only (no libc):
  * everything goes through VG_(...).  docs/simulator.md is the design.
@@ -98,5 +100,27 @@ void sim_emit_mmap2(Int pid, Int tid, ULong time, Addr start, ULong len, ULong p
 		    ULong ino, UInt prot, Bool shared, const HChar *filename);
 void sim_emit_task(UInt type, Int pid, Int ppid, Int tid, Int ptid, ULong time);
 void sim_emit_stats(const struct sim_rec_stats *s);
+
+/* ---- the process (sim_main.c) ---- */
+
+/* The logical time of thread tid now, and its OS thread id (the
+ * process's latest time, and its pid, for VG_INVALID_THREADID). */
+ULong sim_time_of(ThreadId tid);
+Int sim_lwp_of(ThreadId tid);
+
+/* ---- the heap (sim_heap.c) ---- */
+
+/* With $DSPROF_SIM_HEAP (a folder), replace the client's allocator and
+ * record its blocks there; else nothing (the client's allocator runs, as
+ * simulated code). */
+void sim_heap_pre_clo_init(void);
+void sim_heap_post_clo_init(void);
+Bool sim_heap_tracking(void);
+/* Start the process image's heap file (at start, in a fork's child). */
+Bool sim_heap_open(Int pid, Bool forked, ULong start);
+/* Write out what is buffered (before a fork or an exec). */
+void sim_heap_flush(void);
+/* The process exits: its exit record, then everything. */
+void sim_heap_exit(ThreadId tid);
 
 #endif

@@ -157,6 +157,16 @@ static ULong now(void)
 	return t ? sim_thread_clock(t) : frontier();
 }
 
+ULong sim_time_of(ThreadId tid)
+{
+	return tid < VG_N_THREADS && threads[tid] ? sim_thread_clock(threads[tid]) : frontier();
+}
+
+Int sim_lwp_of(ThreadId tid)
+{
+	return tid < VG_N_THREADS && threads[tid] ? sim_thread_lwp(threads[tid]) : pid;
+}
+
 /* The time of a mapping: no later than any thread's clock, so that every
  * access made after it in Valgrind's order, by any thread, comes after it
  * in logical time too. */
@@ -358,6 +368,7 @@ static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 		 * hand-off is taken back after the call */
 		emit_stats(False);
 		sim_stream_flush();
+		sim_heap_flush();
 		leave_handoff();
 	}
 }
@@ -389,6 +400,7 @@ static void post_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs, SysRes 
 static void fork_pre(ThreadId tid)
 {
 	sim_stream_flush();
+	sim_heap_flush();
 }
 
 static void fork_child(ThreadId tid)
@@ -412,6 +424,8 @@ static void fork_child(ThreadId tid)
 	}
 	sim_sched_after_fork(tid);
 	sim_emit_task(PERF_RECORD_FORK, pid, parent, pid, parent_lwp, now());
+	if (!sim_heap_open(pid, True, now()))
+		VG_(umsg)("dsprofsim: cannot open the heap file of process %d\n", pid);
 }
 
 /* ---- instrumentation ---- */
@@ -553,12 +567,17 @@ static void post_clo_init(void)
 	clock = start_clock = take_handoff();
 	born_clock[1] = clock;
 	sim_model_init(&cfg, pid);
+	sim_heap_post_clo_init();
+	if (!sim_heap_open(pid, False, clock))
+		VG_(fmsg_bad_option)("DSPROF_SIM_HEAP", "cannot create a heap file in '%s'\n",
+				     VG_(getenv)("DSPROF_SIM_HEAP"));
 	VG_(client_fname)(exe, sizeof exe, True);
 	sim_emit_comm(pid, pid, clock, VG_(basename)(exe), True);
 }
 
 static void fini(Int exitcode)
 {
+	sim_heap_exit(VG_INVALID_THREADID);
 	for (UInt i = 0; i < VG_N_THREADS; i++)
 		thread_exit((ThreadId)i);
 	emit_stats(True);
@@ -584,6 +603,7 @@ static void pre_clo_init(void)
 	VG_(track_pre_thread_ll_create)(thread_created);
 	VG_(track_pre_thread_ll_exit)(thread_exit);
 	VG_(atfork)(fork_pre, NULL, fork_child);
+	sim_heap_pre_clo_init();
 }
 
 VG_DETERMINE_INTERFACE_VERSION(pre_clo_init)

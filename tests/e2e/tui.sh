@@ -54,7 +54,7 @@ keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
 
 start ui LANG=C.UTF-8 NO_COLOR=
 screen "first screen: the hottest function" ui '^▶ +[0-9.]+% +[0-9]+ +[0-9.]+% walk_cells'
-screen "tab bar" ui '^ 1 Functions 2 Cal 3 Src 4 Asm 5 Dat 6 Lay 7 Mem 8 Hot 9 Shr 0 Tim i Sum'
+screen "tab bar" ui '^ 1 Functions 2 Cal 3 Src 4 Asm 5 Dat 6 Lay 7 Mem 8 Hot 9 Shr h Hep 0 Tim i Sum'
 screen "key bar" ui '^F1 Help Enter Open BS Back'
 
 # every tab by its key

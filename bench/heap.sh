@@ -1,0 +1,102 @@
+#!/bin/sh
+# The heap tracker's cost and reach (record --heap), against the same
+# programs recorded without it and, where installed, heaptrack and
+# Valgrind's DHAT run on them (the programs' run time under each):
+#
+#   bench/heap.sh BUILD_DIR
+#
+# 1. Cost: wall time of `dsprof record` with --heap over without, on
+#    bench/allocs (ten million rounds of small allocations: a malloc, a
+#    calloc, or a malloc grown by realloc, a thousand live) and on SQLite's
+#    speedtest1 --size 30 (built by bench/realprogs.sh into BUILD/real;
+#    skipped when it is not there).  Target: <= 1.3x.  Then heaptrack's and
+#    DHAT's time over the plain program's, for comparison.  The minimum of
+#    RUNS runs each.
+# 2. Reach, on speedtest1 with cpu-clock (--size 30) and --sim
+#    (-e sim:L1D_MISS, --size 10), SQLite's allocation wrappers named with
+#    --heap-wrappers: of the samples whose data address is in the heap (a
+#    block's, or in no block: the rows other than <not heap>, <no data
+#    address>, <no heap data>), the share matched to an allocation site
+#    (target >= 95%), and the samples left <scalars> (bytes with no type
+#    and no block) among the memory samples (typestats' trigger_found;
+#    target < 5%).
+set -eu
+BUILD=$(cd "${1:?usage: bench/heap.sh BUILD_DIR}" && pwd)
+DSPROF="$BUILD/dsprof"
+DSJQ="$BUILD/tests/tools/dsjq"
+ALLOCS="$BUILD/bench/allocs"
+SPEEDTEST="$BUILD/real/speedtest1"
+RUNS=${RUNS:-3}
+W=$(mktemp -d /tmp/dsprof-bench-heap.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+# SQLite allocates through its own layers: its sites are their callers
+WRAPPERS='sqlite3MemMalloc,sqlite3MemRealloc,sqlite3Malloc,sqlite3Realloc,mallocWithAlarm,sqlite3DbMallocRaw*,sqlite3DbMallocZero,sqlite3DbRealloc,dbReallocFinish,sqlite3MallocZero,pcache1Alloc,sqlite3PageMalloc,dbMallocRawFinish,sqlite3DbStrDup,sqlite3DbStrNDup'
+
+now() { date +%s.%N; }
+time_of() {
+	t0=$(now)
+	"$@" >/dev/null 2>&1 || true
+	t1=$(now)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+best() { # CMD...: the fastest of RUNS runs
+	i=0
+	while [ "$i" -lt "$RUNS" ]; do
+		time_of "$@"
+		i=$((i + 1))
+	done | sort -g | head -1
+}
+
+echo
+echo "== heap tracking (record --heap): cost against recording without it, and peers"
+
+cost() { # LABEL CMD...
+	label=$1
+	shift
+	plain=$(best "$@")
+	rec=$(best "$DSPROF" record -q -o "$W/r" -- "$@")
+	heap=$(best "$DSPROF" record -q -o "$W/h" --heap -- "$@")
+	awk -v l="$label" -v p="$plain" -v r="$rec" -v h="$heap" 'BEGIN {
+		printf "%s: plain %.2f s, record %.2f s, record --heap %.2f s: %.2fx (target <= 1.30x): %s\n",
+			l, p, r, h, h / r, (h / r <= 1.3 ? "PASS" : "FAIL") }'
+	if command -v heaptrack >/dev/null 2>&1; then
+		ht=$(best heaptrack -o "$W/ht" "$@")
+		awk -v l="$label" -v p="$plain" -v h="$heap" -v r="$rec" -v t="$ht" 'BEGIN {
+			printf "%s: heaptrack %.2f s (%.2fx the program; dsprof record --heap %.2fx)\n", l, t, t / p, h / p }'
+	else
+		echo "$label: heaptrack is not installed (Debian package heaptrack): no comparison"
+	fi
+	dhat=$(RUNS=1 best valgrind --tool=dhat --dhat-out-file="$W/dhat.out" "$@")
+	awk -v l="$label" -v p="$plain" -v t="$dhat" 'BEGIN { printf "%s: DHAT %.2f s (%.2fx the program)\n", l, t, t / p }'
+}
+
+cost "allocs (10M rounds)" "$ALLOCS" 10
+if [ -x "$SPEEDTEST" ]; then
+	(cd "$W" && cost "speedtest1 --size 30" "$SPEEDTEST" --size 30)
+else
+	echo "speedtest1: not built (bench/realprogs.sh builds it into $BUILD/real): skipped"
+	exit 0
+fi
+
+echo
+echo "== heap reach on speedtest1: heap samples matched to an allocation site"
+reach() { # LABEL EXPERIMENT
+	"$DSPROF" report -i "$2" --view heap --heap-wrappers "$WRAPPERS" -f csv >"$W/heap.csv"
+	"$DSPROF" report -i "$2" --view dataobjects --heap-wrappers "$WRAPPERS" -f csv >"$W/do.csv"
+	f=$("$DSPROF" report -i "$2" --view typestats -f json | "$DSJQ" .properties.trigger_found)
+	awk -F, -v l="$1" -v f="$f" -v do_csv="$W/do.csv" '
+		BEGIN { while ((getline line < do_csv) > 0) { k = split(line, c, ","); if (c[1] == "<scalars>") sc = c[k - 1] } }
+		NR > 1 { n = $(NF - 1); if ($1 == "<in no block>") nb += n
+			 else if ($1 == "<not heap>" || $1 == "<no data address>" || $1 == "<no heap data>") other += n
+			 else site += n }
+		END { m = (site + nb > 0) ? 100 * site / (site + nb) : 0; s = (f > 0) ? 100 * sc / f : 0
+		      printf "%s: %d heap samples, %.1f%% matched to a site (target >= 95%%): %s; <scalars> %.1f%% of %d memory samples (target < 5%%): %s\n",
+			l, site + nb, m, (m >= 95 ? "PASS" : "FAIL"), s, f, (s < 5 ? "PASS" : "FAIL") }' "$W/heap.csv"
+	echo "  the hottest sites:"
+	awk -F, 'NR > 1 && $1 !~ /^</ { printf "%d\t    %8d  %s (%s blocks, %s bytes)\n", $(NF-1), $(NF-1), $1, $4, $5 }' "$W/heap.csv" |
+		sort -t"$(printf '\t')" -k1,1nr | head -5 | cut -f2
+}
+(cd "$W" && "$DSPROF" record -q -o "$W/sq-cpu" --heap -- "$SPEEDTEST" --size 30 >/dev/null 2>&1)
+reach "speedtest1 --size 30, cpu-clock" "$W/sq-cpu"
+(cd "$W" && "$DSPROF" record -q -o "$W/sq-sim" --heap --sim -e sim:L1D_MISS -- "$SPEEDTEST" --size 10 >/dev/null 2>&1)
+reach "speedtest1 --size 10, --sim" "$W/sq-sim"

@@ -1,0 +1,257 @@
+/*
+ * Reading heap files (experiment/heapfile.h): the header, then the records
+ * of every chunk, each checked before it is handed out.  A file cut short
+ * (the recording killed while the kernel still held its pages, a disk that
+ * filled) or damaged is read as far as its records are whole; what could
+ * not be read is counted, for a note.
+ */
+#include "experiment/experiment.h"
+#include "experiment/heapfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct ds_heapfile {
+	char *path;
+	const unsigned char *p;
+	size_t size;
+	ds_heap_info info;
+	uint64_t bad_bytes;   /* of records that were not whole or not sound */
+	bool cut;             /* its last chunk is not whole */
+};
+
+static uint16_t rd16(const unsigned char *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
+{
+	struct ds_heap_header h;
+	struct stat st;
+	ds_heapfile *f;
+	int fd = ds_open_regular(path, err);
+	void *p;
+
+	*out = NULL;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof h) {
+		close(fd);
+		return ds_err_set(err, DS_EINPUT, "'%s' is no heap file: %s", path,
+				  st.st_size < (off_t)sizeof h ? "too short for its header" : strerror(errno));
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return ds_err_set(err, DS_EENV, "cannot map '%s': %s", path, strerror(errno));
+	memcpy(&h, p, sizeof h);
+	if (memcmp(h.magic, DS_HEAP_MAGIC, 8) != 0 || h.version != DS_HEAP_VERSION ||
+	    h.header_size != DS_HEAP_HEADER || h.chunk_size != DS_HEAP_CHUNK) {
+		munmap(p, (size_t)st.st_size);
+		return ds_err_set(err, DS_EINPUT, "'%s' is no heap file of this dsprof (magic, version or layout "
+				  "differ)", path);
+	}
+	f = ds_xcalloc(1, sizeof *f);
+	f->path = ds_xstrdup(path);
+	f->p = p;
+	f->size = (size_t)st.st_size;
+	f->info.pid = h.pid;
+	f->info.ppid = h.ppid;
+	f->info.start = h.start_ns;
+	f->info.forked = (h.flags & DS_HEAP_F_FORKED) != 0;
+	f->info.logical = (h.flags & DS_HEAP_F_LOGICAL) != 0;
+	f->info.max_frames = h.max_frames;
+	f->info.mmap_min = h.mmap_min;
+	f->cut = ((size_t)st.st_size - DS_HEAP_HEADER) % DS_HEAP_CHUNK != 0;
+	h.exe[sizeof h.exe - 1] = 0;
+	f->info.exe = ds_xstrdup(h.exe);
+	*out = f;
+	return 0;
+}
+
+void ds_heapfile_close(ds_heapfile *f)
+{
+	if (!f)
+		return;
+	munmap((void *)f->p, f->size);
+	free(f->info.exe);
+	free(f->path);
+	free(f);
+}
+
+const ds_heap_info *ds_heapfile_info(const ds_heapfile *f)
+{
+	return &f->info;
+}
+
+const char *ds_heapfile_path(const ds_heapfile *f)
+{
+	return f->path;
+}
+
+uint64_t ds_heapfile_size(const ds_heapfile *f)
+{
+	return f->size;
+}
+
+uint64_t ds_heapfile_bad_bytes(const ds_heapfile *f)
+{
+	return f->bad_bytes;
+}
+
+bool ds_heapfile_cut(const ds_heapfile *f)
+{
+	return f->cut;
+}
+
+void ds_heapfile_drop(ds_heapfile *f, uint64_t off, uint64_t len)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), lo = (off + page - 1) / page * page, hi = off + len;
+
+	if (hi > f->size)
+		hi = f->size;
+	hi = hi / page * page;
+	if (lo < hi)
+		madvise((void *)(f->p + lo), (size_t)(hi - lo), MADV_DONTNEED);
+}
+
+/* Whether the record at off (of its chunk, which ends at end) is sound;
+ * fills r. */
+static bool record_at(const ds_heapfile *f, size_t off, size_t end, ds_heap_rec *r)
+{
+	const unsigned char *p = f->p + off;
+	uint16_t type, size;
+
+	if (end - off < 8)
+		return false;
+	type = rd16(p);
+	size = rd16(p + 2);
+	if (size < 8 || size % 8 || size > end - off)
+		return false;
+	memset(r, 0, sizeof *r);
+	r->type = type;
+	r->size = size;
+	if (type == DS_HEAP_SITE) {
+		struct ds_heap_site s;
+		size_t n = (size_t)(size - sizeof s) / 8;
+		if (n < 1 || n > DS_HEAP_MAX_FRAMES)
+			return false;
+		memcpy(&s, p, sizeof s);
+		r->site = s.site;
+		r->nframes = (unsigned)n;
+		memcpy(r->frames, p + sizeof s, n * 8);
+		return s.site != 0;
+	}
+	if (type == DS_HEAP_ALLOC || type == DS_HEAP_FREE || type == DS_HEAP_EXIT) {
+		struct ds_heap_event e;
+		if (size != sizeof e)
+			return false;
+		memcpy(&e, p, sizeof e);
+		if (e.fn >= DS_HEAP_NFN)
+			return false;
+		r->fn = e.fn;
+		r->tid = e.tid;
+		r->site = e.site;
+		r->time = e.time;
+		r->addr = e.addr;
+		r->bytes = e.bytes;
+		return true;
+	}
+	return false;
+}
+
+int ds_heapfile_next(ds_heapfile *f, uint64_t *cursor, ds_heap_rec *r)
+{
+	size_t off = *cursor < DS_HEAP_HEADER ? DS_HEAP_HEADER : (size_t)*cursor;
+
+	while (off < f->size) {
+		size_t chunk = (off - DS_HEAP_HEADER) / DS_HEAP_CHUNK;
+		size_t end = DS_HEAP_HEADER + (chunk + 1) * (size_t)DS_HEAP_CHUNK;
+		if (end > f->size)
+			end = f->size;
+		if (end - off >= 2 && rd16(f->p + off) == DS_HEAP_END) {
+			off = DS_HEAP_HEADER + (chunk + 1) * (size_t)DS_HEAP_CHUNK; /* the chunk's end */
+			continue;
+		}
+		if (!record_at(f, off, end, r)) {
+			/* not whole, or not sound: the rest of the chunk is lost */
+			f->bad_bytes += end - off;
+			off = DS_HEAP_HEADER + (chunk + 1) * (size_t)DS_HEAP_CHUNK;
+			continue;
+		}
+		*cursor = off + r->size;
+		return 1;
+	}
+	*cursor = off;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ds_heap_list(const char *dir, char ***paths, size_t *n, ds_err *err)
+{
+	char *hd = ds_xasprintf("%s/heap", dir);
+	DS_VEC(char *) v = {0};
+	struct dirent *e;
+	DIR *d = opendir(hd);
+
+	*paths = NULL;
+	*n = 0;
+	if (!d) {
+		int rc = errno == ENOENT || errno == ENOTDIR ? 0
+			 : ds_err_set(err, DS_EENV, "cannot read '%s': %s", hd, strerror(errno));
+		free(hd);
+		return rc;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 5 && strcmp(e->d_name + len - 5, ".heap") == 0)
+			ds_vec_push(&v, ds_xasprintf("%s/%s", hd, e->d_name));
+	}
+	closedir(d);
+	free(hd);
+	ds_sort(v.v, v.n, sizeof *v.v, cmp_str);
+	*paths = v.v;
+	*n = v.n;
+	return 0;
+}
+
+int ds_heap_count(const char *dir, ds_heap_totals *t, ds_err *err)
+{
+	char **paths;
+	size_t n;
+
+	memset(t, 0, sizeof *t);
+	if (ds_heap_list(dir, &paths, &n, err))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		ds_heapfile *f;
+		ds_heap_rec r;
+		uint64_t cursor = 0;
+		if (!ds_heapfile_open(paths[i], &f, NULL)) {
+			t->files++;
+			while (ds_heapfile_next(f, &cursor, &r)) {
+				t->allocs += r.type == DS_HEAP_ALLOC;
+				t->frees += r.type == DS_HEAP_FREE;
+				t->stacks += r.type == DS_HEAP_SITE;
+			}
+			t->bad_bytes += f->bad_bytes;
+			t->cut += f->cut;
+			ds_heapfile_close(f);
+		}
+		free(paths[i]);
+	}
+	free(paths);
+	return 0;
+}

@@ -1,0 +1,97 @@
+/*
+ * The heap files of an experiment (DIR/heap/): what `dsprof record --heap`
+ * saw a process allocate and free.  docs/experiment-format.md describes
+ * them; this header is the layout, shared by their writers (the interposer
+ * preloaded into the target, sampler/preload/; the simulator's tool,
+ * sampler/sim/) and their reader (experiment/heap.c).  The tool is built
+ * without libc: constants and plain structs of kernel types only.
+ *
+ * One file per process image: a fork's child and an exec'd program get
+ * their own.  A file is a header page, then chunks of DS_HEAP_CHUNK bytes.
+ * Each thread of the process gathers its records in a buffer of a chunk's
+ * size and writes it into the next free chunk of the file when it is full,
+ * when the thread ends and before the process exits, execs or _exits; the
+ * rest of a chunk after its last record is zeros.  A process killed loses
+ * its buffers.  A record is at least 8 bytes, a multiple of 8, and starts
+ * with its type and size; a type 0 ends the chunk's records.
+ *
+ * Records of one thread are in the order they happened, with their times;
+ * those of different threads are not: a site (its frames) may come after
+ * an allocation that names it.
+ */
+#ifndef DSPROF_HEAPFILE_H
+#define DSPROF_HEAPFILE_H
+
+#include <linux/types.h>
+
+#define DS_HEAP_MAGIC "DSHEAP01"  /* 8 bytes, no NUL */
+#define DS_HEAP_VERSION 1
+#define DS_HEAP_HEADER 4096        /* the header's page; chunks follow it */
+#define DS_HEAP_CHUNK 65536
+#define DS_HEAP_MAX_FRAMES 32      /* a site's frames, at most */
+
+/* The file's first bytes. */
+struct ds_heap_header {
+	char magic[8];
+	__u32 version;
+	__u32 header_size;           /* DS_HEAP_HEADER */
+	__u32 chunk_size;            /* DS_HEAP_CHUNK */
+	__u32 pid;                   /* the process */
+	__u32 ppid;                  /* its parent, when this image began */
+	__u32 flags;                 /* DS_HEAP_F_* */
+	__u64 start_ns;              /* when this image began, on the samples' clock */
+	__u32 max_frames;            /* the deepest site it records */
+	__u32 mmap_min;              /* anonymous mappings of at least this many bytes are blocks */
+	char exe[256];               /* the program (/proc/self/exe), NUL-terminated */
+};
+
+enum {
+	DS_HEAP_F_FORKED = 1 << 0,   /* the image began in a fork's child (the parent's program) */
+	DS_HEAP_F_LOGICAL = 1 << 1,  /* times are the simulator's logical clock */
+};
+
+enum ds_heap_type {
+	DS_HEAP_END = 0,             /* no more records in this chunk */
+	DS_HEAP_SITE = 1,            /* struct ds_heap_site */
+	DS_HEAP_ALLOC = 2,           /* struct ds_heap_event: a block begins */
+	DS_HEAP_FREE = 3,            /* struct ds_heap_event: a block ends */
+	DS_HEAP_EXIT = 4,            /* struct ds_heap_event (fn, site, addr, bytes 0): the process
+				      * is exiting (exit(), or main returned); blocks live after
+				      * it leaked.  None: it was killed, exec'd or called _exit */
+};
+
+/* The allocation function a record is about. */
+enum ds_heap_fn {
+	DS_HEAP_MALLOC, DS_HEAP_CALLOC, DS_HEAP_REALLOC, DS_HEAP_FREE_FN, DS_HEAP_POSIX_MEMALIGN,
+	DS_HEAP_ALIGNED_ALLOC, DS_HEAP_MEMALIGN, DS_HEAP_VALLOC, DS_HEAP_PVALLOC, DS_HEAP_REALLOCARRAY,
+	DS_HEAP_MMAP, DS_HEAP_MUNMAP, DS_HEAP_MREMAP, DS_HEAP_NFN
+};
+
+/* A call stack allocations came from: its frames, innermost first, from
+ * the return address into the function that called the allocator.  Site
+ * 0 is none: an allocation made while the writer was busy with another
+ * (a signal handler's, the writer's own). */
+struct ds_heap_site {
+	__u16 type;                  /* DS_HEAP_SITE */
+	__u16 size;                  /* 8 + 8 x frames */
+	__u32 site;
+	__u64 frames[];
+};
+
+/* A block's beginning or end.  A realloc that moves or resizes a block is
+ * its end (fn realloc) and a new block's beginning (fn realloc) at one
+ * time; munmap and mremap may end part of a mapping (addr, size). */
+struct ds_heap_event {
+	__u16 type;                  /* DS_HEAP_ALLOC or DS_HEAP_FREE */
+	__u16 size;                  /* sizeof (40) */
+	__u8 fn;                     /* enum ds_heap_fn */
+	__u8 pad[3];
+	__u32 tid;
+	__u32 site;                  /* ALLOC: the site; FREE: 0 */
+	__u64 time;                  /* on the samples' clock (ns, or the simulator's) */
+	__u64 addr;
+	__u64 bytes;                 /* ALLOC: the size asked for; FREE: the mapping's bytes
+				      * that end (munmap, mremap), 0 for the whole block */
+};
+
+#endif

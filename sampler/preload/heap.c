@@ -1,0 +1,925 @@
+/*
+ * The heap tracker: a library `dsprof record --heap` preloads into the
+ * target (LD_PRELOAD), which records every allocation and free of the
+ * process into DIR/heap/PID-START.heap ($DSPROF_HEAP names DIR/heap).
+ * experiment/heapfile.h is the format; docs/experiment-format.md tells it.
+ *
+ * It interposes the malloc family (malloc, calloc, realloc, free,
+ * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, reallocarray;
+ * C++'s new and delete call them) and anonymous mmap, munmap and mremap of
+ * mappings of at least $DSPROF_HEAP_MMAP_MIN bytes (64 KiB), calls the
+ * real ones, and writes a record of each.
+ *
+ * What it must survive, and how:
+ *   - threads: each writes its records into a buffer of its own, the
+ *     size of a chunk of the file, and writes the buffer into the next
+ *     free chunk (taken with one atomic addition; one pwrite) when it is
+ *     full and when the thread ends; nothing is locked on the way.
+ *   - a process that exits, execs or calls _exit: every thread's buffer
+ *     is written first (exit: after an exit record).  A process killed
+ *     loses what its buffers held, a chunk a thread at most: the report
+ *     says that a process ended without exiting.  SIGINT, SIGTERM and
+ *     SIGHUP, where the program leaves them to end it, write them first.
+ *   - fork: the child gets a file of its own (and forgets the parent's
+ *     chunk and call stacks); an exec'd program loads the library again
+ *     and opens its own.
+ *   - an allocation while the thread is already in the tracker (a signal
+ *     handler's, the unwinder's own) is recorded without its stack, into
+ *     a second chunk of the thread, never into the record being written.
+ *   - dlsym, which finds the real functions, calls calloc: those calls
+ *     before the real functions are known are served from a static arena.
+ *   - before main and after it: the tracker starts on the first call,
+ *     whenever that is, and marks the exit last (an exit record: blocks
+ *     live then leaked; a process killed or exec'd has none).
+ *
+ * A call stack is the unwinder's (libunwind's unw_backtrace, from the
+ * compiler's unwind tables: complete for code without frame pointers; it
+ * caches what it learns of each return address, which makes it five
+ * times faster than glibc's backtrace() on SQLite's stacks), written once
+ * per distinct stack as a site record; an allocation names its site.
+ * Unwinding is most of the tracker's cost, so where the frame pointers
+ * give the same stack (code built with them) they are walked instead: the
+ * first allocation called from an instruction checks that every frame
+ * they give is the unwinder's (the chain ends at the first function
+ * without one, often libc's start of main: those frames are left out), at
+ * least two of them, and one in 64 after it checks again; a wrong frame
+ * sends the calls from there to the unwinder for good.
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "experiment/heapfile.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- the real functions ---- */
+
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void (*free)(void *);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+} real;
+
+/* dlsym's own allocations, before real.calloc is known: never freed. */
+static char boot[1 << 16] __attribute__((aligned(64)));
+static atomic_size_t boot_used;
+
+static void *boot_alloc(size_t n)
+{
+	size_t at = atomic_fetch_add(&boot_used, (n + 63) & ~(size_t)63);
+	return at + n <= sizeof boot ? boot + at : NULL;
+}
+
+static int in_boot(const void *p)
+{
+	return (const char *)p >= boot && (const char *)p < boot + sizeof boot;
+}
+
+/* ---- the process's state ---- */
+
+/* The tracker records once it is ON; until then, and when it cannot
+ * (OFF: no $DSPROF_HEAP, no file), the functions only pass calls on. */
+enum { OFF, ON };
+static atomic_int state = OFF;
+static atomic_int started;          /* 1 once a thread began to find the real functions */
+static atomic_int resolved;         /* 1 once they are known */
+static pthread_t starter;
+static int fd = -1;
+static atomic_uint_fast64_t next_chunk; /* the file offset of the next free chunk */
+static unsigned max_frames = 16;
+static size_t mmap_min = 65536;
+static pthread_key_t thread_key;
+
+/* Call stacks seen, by a hash of their frames: the id of their site. */
+#define SITES (1u << 20)
+typedef struct site_slot {
+	atomic_uint_fast64_t hash;
+	atomic_uint id;
+} site_slot;
+static site_slot *sites;
+static atomic_uint last_site;
+
+/* Each thread's buffers: where its records go, and where those it makes
+ * while it is busy writing one (a signal handler's) go.  The process's
+ * buffers are on a list, to be written all at once before it exits. */
+typedef struct chunk {
+	char *p;                    /* DS_HEAP_CHUNK bytes */
+	_Atomic uint32_t fill;      /* bytes of whole records */
+	struct chunk *next, **prev; /* on the list once p is */
+} chunk;
+static TLS chunk own, nested;
+static chunk *buffers;
+static pthread_mutex_t buffers_lock = PTHREAD_MUTEX_INITIALIZER;
+static TLS int busy;
+static TLS pid_t tid;
+static TLS uintptr_t stack_hi;      /* the top of this thread's stack; 0 not known yet */
+
+/* Per return address into an allocation's caller: whether its stacks can
+ * be walked by frame pointers.  Direct-mapped; racy updates only cost a
+ * check more. */
+#define FP_SLOTS 4096
+enum { FP_UNKNOWN, FP_GOOD, FP_BAD };
+typedef struct fp_slot {
+	uintptr_t ra;
+	uint16_t state;
+	uint16_t depth;     /* FP_GOOD: the frames the walk gives right */
+	uint32_t calls;
+} fp_slot;
+static fp_slot fp_cache[FP_SLOTS];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static pid_t thread_id(void)
+{
+	if (!tid)
+		tid = (pid_t)syscall(SYS_gettid);
+	return tid;
+}
+
+/* ---- chunks ---- */
+
+/* Write n bytes of records (p) into the next free chunk of the file, the
+ * rest of the chunk zeros: one pwrite.  zeros may be p's own tail. */
+static void chunk_write(char *p, uint32_t n)
+{
+	uint64_t off = atomic_fetch_add(&next_chunk, DS_HEAP_CHUNK);
+	memset(p + n, 0, DS_HEAP_CHUNK - n);
+	for (size_t done = 0; done < DS_HEAP_CHUNK;) {
+		ssize_t w = pwrite(fd, p + done, DS_HEAP_CHUNK - done, (off_t)(off + done));
+		if (w <= 0 && errno != EINTR)
+			return; /* a full disk: record lost, read back as a cut file */
+		done += w > 0 ? (size_t)w : 0;
+	}
+}
+
+static void chunk_flush(chunk *c)
+{
+	uint32_t n = atomic_load_explicit(&c->fill, memory_order_acquire);
+	if (c->p && n) {
+		chunk_write(c->p, n);
+		atomic_store_explicit(&c->fill, 0, memory_order_release);
+	}
+}
+
+/* The buffer of a thread's first record. */
+static int chunk_init(chunk *c)
+{
+	void *p = real.mmap(NULL, DS_HEAP_CHUNK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	c->p = p;
+	pthread_mutex_lock(&buffers_lock);
+	c->next = buffers;
+	c->prev = &buffers;
+	if (buffers)
+		buffers->prev = &c->next;
+	buffers = c;
+	pthread_mutex_unlock(&buffers_lock);
+	if (c == &own)
+		pthread_setspecific(thread_key, &own); /* written when the thread ends */
+	return 1;
+}
+
+static void chunk_end(chunk *c)
+{
+	if (!c->p)
+		return;
+	chunk_flush(c);
+	pthread_mutex_lock(&buffers_lock);
+	*c->prev = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	pthread_mutex_unlock(&buffers_lock);
+	real.munmap(c->p, DS_HEAP_CHUNK);
+	c->p = NULL;
+}
+
+/* Append a record (its size a multiple of 8) to a buffer of this thread. */
+static void put(chunk *c, const void *rec, uint32_t size)
+{
+	uint32_t n = atomic_load_explicit(&c->fill, memory_order_relaxed);
+	if (!c->p && !chunk_init(c))
+		return;
+	if (n + size > DS_HEAP_CHUNK) {
+		chunk_flush(c);
+		n = 0;
+	}
+	memcpy(c->p + n, rec, size);
+	atomic_store_explicit(&c->fill, n + size, memory_order_release);
+}
+
+static void thread_end(void *arg)
+{
+	(void)arg;
+	chunk_end(&own);
+	chunk_end(&nested);
+}
+
+/* Before the process's image ends (exit, exec, _exit): every thread's
+ * buffer into the file.  Other threads' are copied (they may still be
+ * running: a record they are writing is left out). */
+static void flush_all(void)
+{
+	static char copy[DS_HEAP_CHUNK];
+
+	pthread_mutex_lock(&buffers_lock);
+	for (chunk *c = buffers; c; c = c->next) {
+		uint32_t n;
+		if (c == &own || c == &nested) {
+			chunk_flush(c);
+			continue;
+		}
+		n = atomic_exchange_explicit(&c->fill, 0, memory_order_acq_rel);
+		if (n && n <= DS_HEAP_CHUNK) {
+			memcpy(copy, c->p, n);
+			chunk_write(copy, n);
+		}
+	}
+	pthread_mutex_unlock(&buffers_lock);
+}
+
+/* ---- sites ---- */
+
+static uint64_t hash_frames(void *const *f, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (int i = 0; i < n; i++) {
+		h ^= (uint64_t)(uintptr_t)f[i];
+		h *= 0x100000001b3ull;
+		h ^= h >> 29;
+	}
+	return h | 1; /* 0 is an empty slot */
+}
+
+/* The site of frames f[0..n); a new one's record is written first.  0
+ * when the table is full. */
+static uint32_t site_of(void *const *f, int n)
+{
+	uint64_t h = hash_frames(f, n);
+	for (uint32_t k = 0; k < 64; k++) {
+		site_slot *s = &sites[(h + k) & (SITES - 1)];
+		uint64_t seen = atomic_load_explicit(&s->hash, memory_order_acquire), empty = 0;
+		unsigned id;
+		if (seen == 0 && atomic_compare_exchange_strong(&s->hash, &empty, h)) {
+			struct {
+				struct ds_heap_site head;
+				uint64_t frames[DS_HEAP_MAX_FRAMES];
+			} rec;
+			id = atomic_fetch_add(&last_site, 1) + 1;
+			rec.head.type = DS_HEAP_SITE;
+			rec.head.size = (uint16_t)(8 + 8 * n);
+			rec.head.site = id;
+			for (int i = 0; i < n; i++)
+				rec.frames[i] = (uint64_t)(uintptr_t)f[i];
+			put(&own, &rec, rec.head.size);
+			atomic_store_explicit(&s->id, id, memory_order_release);
+			return id;
+		}
+		if (seen == 0)
+			seen = atomic_load(&s->hash);
+		if (seen != h)
+			continue;
+		/* another thread is writing its record: its id comes at once */
+		while (!(id = atomic_load_explicit(&s->id, memory_order_acquire)))
+			;
+		return id;
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+static void event(int type, int fn, const void *p, size_t bytes, uint32_t site, uint64_t t)
+{
+	struct ds_heap_event e;
+	memset(&e, 0, sizeof e);
+	e.type = (uint16_t)type;
+	e.size = sizeof e;
+	e.fn = (uint8_t)fn;
+	e.tid = (uint32_t)thread_id();
+	e.site = site;
+	e.time = t;
+	e.addr = (uint64_t)(uintptr_t)p;
+	e.bytes = bytes;
+	put(busy > 1 ? &nested : &own, &e, sizeof e);
+}
+
+/* The top of this thread's stack (once per thread: the main thread's
+ * reads /proc, and may allocate: the caller is busy). */
+static uintptr_t stack_top(void)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	if (stack_hi)
+		return stack_hi;
+	stack_hi = 1; /* none: frame pointers are not walked */
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &lo, &size) == 0)
+			stack_hi = (uintptr_t)lo + size;
+		pthread_attr_destroy(&a);
+	}
+	return stack_hi;
+}
+
+/* The return addresses of the frame-pointer chain from this function's
+ * frame up, while the chain stays on the stack and goes up it. */
+__attribute__((noinline)) static int fp_walk(void **f, int max)
+{
+	uintptr_t *fp = __builtin_frame_address(0), hi = stack_top();
+	int n = 0;
+
+	while (n < max && (uintptr_t)fp >= (uintptr_t)&n && (uintptr_t)fp + 16 <= hi && !((uintptr_t)fp & 7)) {
+		uintptr_t *up = (uintptr_t *)fp[0];
+		f[n++] = (void *)fp[1];
+		if (up <= fp)
+			break;
+		fp = up;
+	}
+	return n;
+}
+
+/* The stack from ra (the return address into the allocation's caller) up,
+ * into f; how many frames.  0 when the stack does not hold ra. */
+static int from_ra(void **f, int n, const void *ra)
+{
+	int first = 0;
+	while (first < n && f[first] != ra)
+		first++;
+	if (first == n)
+		return 0;
+	n -= first;
+	if (n > (int)max_frames)
+		n = (int)max_frames;
+	memmove(f, f + first, (size_t)n * sizeof *f);
+	return n;
+}
+
+/* The call stack of an allocation whose caller returns to ra. */
+static int stack_of(void **f, const void *ra)
+{
+	fp_slot *c = &fp_cache[((uintptr_t)ra >> 2) % FP_SLOTS];
+	void *g[DS_HEAP_MAX_FRAMES + 8];
+	int n, m, max = (int)max_frames + 8;
+
+	if (c->ra == (uintptr_t)ra && c->state == FP_GOOD && (++c->calls & 63) &&
+	    (n = from_ra(f, fp_walk(f, max), ra)) >= c->depth)
+		return c->depth;
+	n = from_ra(f, unw_backtrace(f, max), ra);
+	if (c->ra != (uintptr_t)ra || c->state != FP_BAD) {
+		int same = 0;
+		m = from_ra(g, fp_walk(g, max), ra);
+		while (same < n && same < m && f[same] == g[same])
+			same++;
+		c->ra = (uintptr_t)ra;
+		c->state = same == m && (same >= 2 || same == n) ? FP_GOOD : FP_BAD;
+		c->depth = (uint16_t)same;
+	}
+	/* One site per stack: the fast path stops where the chain was
+	 * checked, so the unwinder's stack stops there too. */
+	if (c->ra == (uintptr_t)ra && c->state == FP_GOOD && n > c->depth)
+		n = c->depth;
+	if (!n) { /* the unwinder missed the caller: ra alone */
+		f[0] = (void *)ra;
+		n = 1;
+	}
+	return n;
+}
+
+/* A block began: its site is the stack from the caller of the allocation
+ * function (ra, the return address into it) down. */
+static void allocated(int fn, const void *p, size_t n, void *ra)
+{
+	void *f[DS_HEAP_MAX_FRAMES + 8];
+	uint32_t site = 0;
+
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p)
+		return;
+	if (busy++ == 0)
+		site = site_of(f, stack_of(f, ra));
+	event(DS_HEAP_ALLOC, fn, p, n, site, now_ns());
+	busy--;
+}
+
+/* A block ended, at time t: taken before the real function let another
+ * thread have the memory, so that the end comes before its next start. */
+static void freed(int fn, const void *p, size_t bytes, uint64_t t)
+{
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p)
+		return;
+	busy++;
+	event(DS_HEAP_FREE, fn, p, bytes, 0, t);
+	busy--;
+}
+
+/* ---- starting ---- */
+
+static void *find(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void header(void)
+{
+	struct ds_heap_header h;
+	char page[DS_HEAP_HEADER];
+	ssize_t n;
+
+	memset(&h, 0, sizeof h);
+	memcpy(h.magic, DS_HEAP_MAGIC, 8);
+	h.version = DS_HEAP_VERSION;
+	h.header_size = DS_HEAP_HEADER;
+	h.chunk_size = DS_HEAP_CHUNK;
+	h.pid = (uint32_t)getpid();
+	h.ppid = (uint32_t)getppid();
+	h.start_ns = now_ns();
+	h.max_frames = max_frames;
+	h.mmap_min = (uint32_t)mmap_min;
+	n = readlink("/proc/self/exe", h.exe, sizeof h.exe - 1);
+	h.exe[n > 0 ? n : 0] = 0;
+	memset(page, 0, sizeof page);
+	memcpy(page, &h, sizeof h);
+	if (pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page) {
+		close(fd);
+		fd = -1;
+	}
+}
+
+/* The process's file: DIR/PID-START.heap. */
+static int open_file(int forked)
+{
+	const char *dir = getenv("DSPROF_HEAP");
+	char path[4096];
+
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+	if (!dir || !*dir)
+		return 0;
+	snprintf(path, sizeof path, "%s/%d-%llu.heap", dir, (int)getpid(), (unsigned long long)now_ns());
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return 0;
+	atomic_store(&next_chunk, DS_HEAP_HEADER);
+	header();
+	if (fd >= 0 && forked) {
+		uint32_t flags = DS_HEAP_F_FORKED;
+		if (pwrite(fd, &flags, sizeof flags, offsetof(struct ds_heap_header, flags)) != sizeof flags)
+			return 0;
+	}
+	return fd >= 0;
+}
+
+/* In a fork's child: a file of its own; the records in the parent's
+ * buffers and its call stacks are not this process's. */
+static void child(void)
+{
+	if (atomic_load(&state) != ON)
+		return;
+	/* this thread's buffers hold the parent's records, and the other
+	 * threads are gone */
+	atomic_store(&own.fill, 0);
+	atomic_store(&nested.fill, 0);
+	pthread_mutex_init(&buffers_lock, NULL);
+	buffers = NULL;
+	if (own.p) {
+		own.next = buffers, own.prev = &buffers, buffers = &own;
+		if (own.next)
+			own.next->prev = &own.next;
+	}
+	if (nested.p) {
+		nested.next = buffers, nested.prev = &buffers, buffers = &nested;
+		if (nested.next)
+			nested.next->prev = &nested.next;
+	}
+	tid = 0;
+	madvise(sites, SITES * sizeof *sites, MADV_DONTNEED);
+	atomic_store(&last_site, 0);
+	if (!open_file(1))
+		atomic_store(&state, OFF);
+}
+
+/* A signal that ends the process by default (SIGINT of a Ctrl-C, SIGTERM,
+ * SIGHUP): the buffers are written first, unless another thread is
+ * writing them then, and the signal is delivered again as it would have
+ * been.  Only where the program left the default: a program's own handler
+ * ends it by exit, or not at all. */
+static void terminated(int sig)
+{
+	int saved = errno;
+	if (pthread_mutex_trylock(&buffers_lock) == 0) {
+		pthread_mutex_unlock(&buffers_lock);
+		flush_all();
+	}
+	signal(sig, SIG_DFL);
+	errno = saved;
+	raise(sig);
+}
+
+static void on_termination(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+			continue;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = terminated;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void start(void)
+{
+	const char *frames = getenv("DSPROF_HEAP_FRAMES"), *min = getenv("DSPROF_HEAP_MMAP_MIN");
+	void *warm[4];
+
+	real.calloc = find("calloc");
+	real.malloc = find("malloc");
+	real.realloc = find("realloc");
+	real.free = find("free");
+	real.posix_memalign = find("posix_memalign");
+	real.aligned_alloc = find("aligned_alloc");
+	real.memalign = find("memalign");
+	real.valloc = find("valloc");
+	real.pvalloc = find("pvalloc");
+	real.reallocarray = find("reallocarray");
+	real.mmap = find("mmap");
+	real.munmap = find("munmap");
+	real.mremap = find("mremap");
+	if (!real.malloc || !real.calloc || !real.realloc || !real.free || !real.mmap || !real.munmap)
+		return; /* nothing to pass calls on to */
+	atomic_store_explicit(&resolved, 1, memory_order_release);
+	if (frames && atoi(frames) > 0)
+		max_frames = (unsigned)atoi(frames) < DS_HEAP_MAX_FRAMES ? (unsigned)atoi(frames) : DS_HEAP_MAX_FRAMES;
+	if (min && atol(min) > 0)
+		mmap_min = (size_t)atol(min);
+	sites = real.mmap(NULL, SITES * sizeof *sites, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sites == MAP_FAILED || pthread_key_create(&thread_key, thread_end) || !open_file(0))
+		return;
+	pthread_atfork(NULL, NULL, child);
+	on_termination();
+	/* the unwinder sets itself up on its first call, which may allocate */
+	busy++;
+	unw_backtrace(warm, 4);
+	busy--;
+	atomic_store_explicit(&state, ON, memory_order_release);
+}
+
+/* Whether the real functions are known.  The first call finds them; the
+ * thread finding them gets 0 meanwhile (dlsym calls calloc), the others
+ * wait for it. */
+static int ready(void)
+{
+	int zero = 0;
+	if (atomic_load_explicit(&resolved, memory_order_acquire))
+		return 1;
+	if (atomic_compare_exchange_strong(&started, &zero, 1)) {
+		starter = pthread_self();
+		start();
+		atomic_store(&started, 2);
+	} else if (atomic_load(&started) == 1 && pthread_equal(pthread_self(), starter)) {
+		return 0;
+	}
+	while (atomic_load(&started) == 1)
+		;
+	return atomic_load(&resolved);
+}
+
+__attribute__((constructor)) static void init(void)
+{
+	ready();
+}
+
+/* The process exits (exit(), main's return): what is live now leaked.  The
+ * loader runs this after the program's destructors and atexit functions
+ * (the library was loaded first), so that their frees are not leaks. */
+__attribute__((destructor)) static void fini(void)
+{
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON)
+		return;
+	busy++;
+	event(DS_HEAP_EXIT, 0, NULL, 0, 0, now_ns());
+	busy--;
+	atomic_store(&state, OFF);
+	flush_all();
+}
+
+/* ---- the functions ---- */
+
+#define RA __builtin_return_address(0)
+
+EXPORT void *malloc(size_t n)
+{
+	void *p;
+	if (!ready())
+		return boot_alloc(n);
+	p = real.malloc(n);
+	allocated(DS_HEAP_MALLOC, p, n, RA);
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+	if (!ready() || !real.calloc) {
+		if (size && n > SIZE_MAX / size)
+			return NULL;
+		return boot_alloc(n * size); /* static: zeroed */
+	}
+	p = real.calloc(n, size);
+	allocated(DS_HEAP_CALLOC, p, n * size, RA);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_boot(p))
+		return;
+	if (!ready())
+		return;
+	freed(DS_HEAP_FREE_FN, p, 0, now_ns());
+	real.free(p);
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	int real_ones = ready();
+	uint64_t t;
+	void *p;
+
+	if (!real_ones || in_boot(old)) {
+		/* a boot block grown (into a real one, once there are real ones):
+		 * its size unknown, at most what is left of the arena is copied */
+		p = real_ones ? real.malloc(n) : boot_alloc(n);
+		if (p && old) {
+			size_t left = (size_t)(boot + sizeof boot - (char *)old);
+			memcpy(p, old, n < left ? n : left);
+		}
+		if (real_ones)
+			allocated(DS_HEAP_MALLOC, p, n, RA);
+		return p;
+	}
+	t = now_ns();
+	p = real.realloc(old, n);
+	if (old && (p || n == 0))
+		freed(DS_HEAP_REALLOC, old, 0, t);
+	if (p)
+		allocated(old ? DS_HEAP_REALLOC : DS_HEAP_MALLOC, p, n, RA);
+	return p;
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	uint64_t t;
+	void *p;
+	if (!ready() || !real.reallocarray)
+		return NULL;
+	t = now_ns();
+	p = real.reallocarray(old, n, size);
+	if (old && p)
+		freed(DS_HEAP_REALLOCARRAY, old, 0, t);
+	if (p)
+		allocated(DS_HEAP_REALLOCARRAY, p, n * size, RA);
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	int rc;
+	if (!ready())
+		return ENOMEM;
+	rc = real.posix_memalign(out, align, n);
+	if (!rc)
+		allocated(DS_HEAP_POSIX_MEMALIGN, *out, n, RA);
+	return rc;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+	if (!ready())
+		return NULL;
+	p = real.aligned_alloc(align, n);
+	allocated(DS_HEAP_ALIGNED_ALLOC, p, n, RA);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	void *p;
+	if (!ready())
+		return NULL;
+	p = real.memalign(align, n);
+	allocated(DS_HEAP_MEMALIGN, p, n, RA);
+	return p;
+}
+
+EXPORT void *valloc(size_t n)
+{
+	void *p;
+	if (!ready())
+		return NULL;
+	p = real.valloc(n);
+	allocated(DS_HEAP_VALLOC, p, n, RA);
+	return p;
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+	void *p;
+	if (!ready())
+		return NULL;
+	p = real.pvalloc(n);
+	allocated(DS_HEAP_PVALLOC, p, n, RA);
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int mfd, off_t off)
+{
+	void *p;
+	if (!ready())
+		return MAP_FAILED;
+	p = real.mmap(addr, len, prot, flags, mfd, off);
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS) && len >= mmap_min)
+		allocated(DS_HEAP_MMAP, p, len, RA);
+	return p;
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int mfd, off_t off) __attribute__((alias("mmap")));
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	uint64_t t;
+	int rc;
+	if (!ready())
+		return -1;
+	t = now_ns();
+	rc = real.munmap(addr, len);
+	if (!rc)
+		freed(DS_HEAP_MUNMAP, addr, len, t);
+	return rc;
+}
+
+EXPORT void *mremap(void *old, size_t oldlen, size_t len, int flags, ...)
+{
+	void *p, *fixed = NULL;
+	uint64_t t;
+	va_list ap;
+
+	if (!ready())
+		return MAP_FAILED;
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		fixed = va_arg(ap, void *);
+		va_end(ap);
+	}
+	t = now_ns();
+	p = real.mremap(old, oldlen, len, flags, fixed);
+	if (p != MAP_FAILED) {
+		freed(DS_HEAP_MREMAP, old, oldlen, t);
+		if (len >= mmap_min)
+			allocated(DS_HEAP_MREMAP, p, len, RA);
+	}
+	return p;
+}
+
+/* ---- the end of an image: exec, _exit ----
+ * The buffers are written before the image goes (exit's are, in fini).
+ * exec's functions and _exit are interposed for that; the C library's own
+ * calls of them (posix_spawn, system) come from a child that recorded
+ * nothing of its own. */
+
+static void image_ends(void)
+{
+	if (atomic_load_explicit(&state, memory_order_acquire) == ON)
+		flush_all();
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	int (*f)(const char *, char *const[], char *const[]) = find("execve");
+	image_ends();
+	return f ? f(path, argv, envp) : (errno = ENOSYS, -1);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	int (*f)(const char *, char *const[]) = find("execv");
+	image_ends();
+	return f ? f(path, argv) : (errno = ENOSYS, -1);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	int (*f)(const char *, char *const[]) = find("execvp");
+	image_ends();
+	return f ? f(file, argv) : (errno = ENOSYS, -1);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int (*f)(const char *, char *const[], char *const[]) = find("execvpe");
+	image_ends();
+	return f ? f(file, argv, envp) : (errno = ENOSYS, -1);
+}
+
+EXPORT int fexecve(int efd, char *const argv[], char *const envp[])
+{
+	int (*f)(int, char *const[], char *const[]) = find("fexecve");
+	image_ends();
+	return f ? f(efd, argv, envp) : (errno = ENOSYS, -1);
+}
+
+/* execl, execlp, execle: their arguments as an array (on the stack: the
+ * image goes, or the call fails and returns). */
+#define ARGS_OF(arg, argv, ap, then)                                           \
+	do {                                                                   \
+		size_t n_ = 1;                                                 \
+		va_start(ap, arg);                                             \
+		while (va_arg(ap, char *))                                     \
+			n_++;                                                  \
+		va_end(ap);                                                    \
+		argv = __builtin_alloca((n_ + 1) * sizeof *argv);              \
+		va_start(ap, arg);                                             \
+		argv[0] = (char *)arg;                                         \
+		for (size_t i_ = 1; i_ <= n_; i_++)                            \
+			argv[i_] = va_arg(ap, char *);                         \
+		then;                                                          \
+		va_end(ap);                                                    \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+	ARGS_OF(arg, argv, ap, (void)0);
+	return execv(path, argv);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+	ARGS_OF(arg, argv, ap, (void)0);
+	return execvp(file, argv);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char **argv, **envp;
+	va_list ap;
+	ARGS_OF(arg, argv, ap, envp = va_arg(ap, char **));
+	return execve(path, argv, envp);
+}
+
+EXPORT __attribute__((noreturn)) void _exit(int status)
+{
+	void (*f)(int) = find("_exit");
+	image_ends();
+	if (f)
+		f(status);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT __attribute__((noreturn)) void _Exit(int status)
+{
+	_exit(status);
+}

@@ -1,0 +1,185 @@
+# record --heap: every sampled heap address named by the allocation that
+# made its block.  Three arrays of doubles of known cost and a list of
+# structs (tests/programs/heapobj.c) on cpu-clock: the sites rank and
+# share as their loads do, with their blocks' sizes exact, and the list's
+# fields carry their site.  Leaks of known blocks from two sites
+# (tests/programs/heapleak.c) are reported exactly, across fork, exec,
+# threads and a killed target; a static binary is recorded without heap
+# data, said in one line; a damaged heap file is read as far as it is
+# whole.
+. "$TOP/tests/lib.sh"
+
+src=$TOP/tests/programs/heapobj.c
+line_of() { grep -n "$1" "$2" | head -1 | cut -d: -f1; }
+FOUR="main (heapobj.c:$(line_of 'double \*four = malloc' "$src"))"
+TWO="main (heapobj.c:$(line_of 'double \*two = malloc' "$src"))"
+ONE="main (heapobj.c:$(line_of 'double \*one = malloc' "$src"))"
+LIST="make_list (heapobj.c:$(line_of 'struct item \*x = malloc' "$src"))"
+SRC=$TOP/tests/programs/heapleak.c
+NAMES="keep_names (heapleak.c:$(line_of 'void \*p = malloc(100)' "$SRC"))"
+PAGES="keep_pages (heapleak.c:$(line_of 'void \*p = malloc(5000)' "$SRC"))"
+
+# ---- the arrays and the list, on cpu-clock ----
+"$DSPROF" record -q -o ho --heap -- "$PROGS/heapobj" 1000000 100 >ho.out 2>ho.err
+check_eq "record --heap runs the program" "$?" 0
+check "one heap file, for the one process" test "$(ls ho/heap | grep -c '\.heap$')" -eq 1
+"$DSPROF" report -i ho --view heap -f csv >heap.csv 2>heap.err
+check_eq "--view heap" "$?" 0
+v() { csv_lookup heap.csv name "$1" "$2"; }
+check_eq "the first array's site: one block" "$(v "$FOUR" blocks)" 1
+check_eq "the first array's site: its bytes" "$(v "$FOUR" bytes)" 8000000
+check_eq "the list's site: a block per item" "$(v "$LIST" blocks)" 125000
+check_eq "the list's site: 64 bytes each" "$(v "$LIST" bytes)" 8000000
+check_eq "the list's site: all live at once" "$(v "$LIST" peak_bytes)" 8000000
+check_eq "the list's site: freed before exit, no leak" "$(v "$LIST" leaked_bytes)" 0
+check "the list's site: its stack goes up to main" \
+	grep -q "^$LIST,.*make_list (heapobj.c:[0-9]*) < main (heapobj.c:[0-9]*)" heap.csv
+a=$(v "$FOUR" samples:cpu-clock) b=$(v "$TWO" samples:cpu-clock) c=$(v "$ONE" samples:cpu-clock)
+arrays=$((${a:-0} + ${b:-0} + ${c:-0}))
+check_ge "samples in the arrays' blocks" "$arrays" 300
+check "the sites rank as their loads: 4 > 2 > 1 ($a $b $c)" test "${a:-0}" -gt "${b:-0}" -a "${b:-0}" -gt "${c:-0}"
+share() { awk -v x="$1" -v n="$arrays" 'BEGIN { printf "%.1f", n ? 100 * x / n : 0 }'; }
+check_within "the array summed 4 times a round: 4/7 of the arrays' samples" "$(share "$a")" 57.1 5
+check_within "the array summed twice: 2/7" "$(share "$b")" 28.6 5
+check_within "the array summed once: 1/7" "$(share "$c")" 14.3 5
+
+# the list's fields keep their field and gain their site
+"$DSPROF" report -i ho --by allocsite,field -f csv >af.csv
+key=$(awk -F, -v s="$LIST" 'NR > 1 && $2 == s && $1 == "struct item.key" { print "yes"; exit }' af.csv)
+check_eq "--by allocsite,field: struct item.key under the list's site" "$key" yes
+check "--by allocsite,field: no array sample is a field of struct item" \
+	test -z "$(awk -F, -v s="$FOUR" 'NR > 1 && $2 == s && $1 ~ /^struct item/' af.csv)"
+# the arrays' doubles are scalars: their block is their data object
+"$DSPROF" report -i ho --view dataobjects -f csv >do.csv
+check_eq "dataobjects: the first array's block, kind heap" \
+	"$(csv_lookup do.csv name "heap: 7.6 MB block from $FOUR" kind)" heap
+check_eq "dataobjects and --view heap agree on the block's samples" \
+	"$(csv_lookup do.csv name "heap: 7.6 MB block from $FOUR" samples:cpu-clock)" "$a"
+# the filter names a site by its function alone
+"$DSPROF" report -i ho --view heap --filter 'allocsite == "make_list"' -f csv >f.csv
+check_eq "filter allocsite == \"make_list\": the list's samples" \
+	"$(csv_lookup f.csv name "$LIST" samples:cpu-clock)" "$(v "$LIST" samples:cpu-clock)"
+check_eq "filter: only that site" "$(($(wc -l <f.csv) - 1))" 1
+# ASITE and BLOCKOFF: the first array's halves
+id=$(v "$FOUR" asite)
+"$DSPROF" report -i ho --mobj "half=ASITE == $id ? BLOCKOFF / 4000000 : -1" --view memobj:half -f csv >half.csv
+h0=$(csv_lookup half.csv index 0 samples:cpu-clock) h1=$(csv_lookup half.csv index 1 samples:cpu-clock)
+check_eq "mobj ASITE, BLOCKOFF: the block's two halves hold its samples" "$((${h0:-0} + ${h1:-0}))" "$a"
+check "mobj BLOCKOFF: both halves are read" test "${h0:-0}" -gt 0 -a "${h1:-0}" -gt 0
+
+# ---- the same under the simulator: every load a sample, exact ----
+# (n = 100000 doubles an array, 2 rounds: the arrays' loads are 8n, 4n and
+# 2n; the list's 12500 items are walked twice, key and next, and freed,
+# next: 5 loads an item)
+"$DSPROF" record -q -o hs --heap --sim -c 1 -e sim:loads -- "$PROGS/heapobj" 100000 2 >hs.out 2>hs.err
+check_eq "--heap --sim: recorded" "$?" 0
+"$DSPROF" report -i hs --view heap -f csv >hs.csv
+w() { csv_lookup hs.csv name "$1" "${2:-samples:sim:loads}"; }
+check_eq "--sim: the array summed 4 times a round, every load" "$(w "$FOUR")" 800000
+check_eq "--sim: the array summed twice" "$(w "$TWO")" 400000
+check_eq "--sim: the array summed once" "$(w "$ONE")" 200000
+check_eq "--sim: the list's loads" "$(w "$LIST")" 62500
+check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 12500
+check_eq "--sim: lifetimes in the simulator's clock" \
+	"$("$DSPROF" report -i hs --view heap -f json | "$TOOLS/dsjq" .properties.lifetime_unit)" instructions
+"$DSPROF" report -i hs --by allocsite,field -f csv >hsf.csv
+check_eq "--sim: struct item.next under the list's site" \
+	"$(awk -F, -v s="$LIST" 'NR > 1 && $2 == s && $1 == "struct item.next" { print $(NF-1) }' hsf.csv)" 37500
+"$DSPROF" record -q -o hsl --heap --sim -c 1 -e sim:loads -- "$PROGS/heapleak" >/dev/null 2>hsl.err
+"$DSPROF" report -i hsl --view leaks -f csv >hsl.csv
+check_eq "--sim: leaks, keep_names's blocks" "$(csv_lookup hsl.csv name "$NAMES" leaked_blocks)" 10
+check_eq "--sim: leaks, keep_pages's bytes" "$(csv_lookup hsl.csv name "$PAGES" leaked_bytes)" 15000
+
+# the TUI's Heap tab: the sites; Enter on the list's site shows its stack
+# and its fields (the tab grouped by allocsite,field)
+"$DSPROF" tui -i ho --keys "h/make_list<Enter><Enter>q" --size 160x40 >tui.txt 2>tui.err
+check_eq "tui: runs" "$?" 0
+check_contains "tui: the Heap tab lists the sites" tui.txt "make_list \(heapobj.c"
+check_contains "tui: Enter groups it by allocsite,field" tui.txt "Heap by allocsite,field"
+check_contains "tui: the site's fields" tui.txt "struct item.key"
+check_contains "tui: the site's stack" tui.txt "make_list \(heapobj.c:[0-9]+\) < main"
+
+# ---- leaks ----
+leaks() { # DIR ARGS...: record heapleak ARGS into DIR, its leaks into DIR.csv
+	dir=$1
+	shift
+	"$DSPROF" record -q -o "$dir" --heap -- "$PROGS/heapleak" "$@" >"$dir.out" 2>"$dir.err"
+	"$DSPROF" report -i "$dir" --view leaks -f csv >"$dir.csv" 2>"$dir.rerr"
+	"$DSPROF" report -i "$dir" --view leaks -f json >"$dir.json" 2>>"$dir.rerr"
+}
+lk() { csv_lookup "$1.csv" name "$2" "$3"; }
+prop() { "$TOOLS/dsjq" ".properties.$2" "$1.json"; }
+leaks lk
+check_eq "leaks: keep_names's 10 blocks" "$(lk lk "$NAMES" leaked_blocks)" 10
+check_eq "leaks: of 100 bytes" "$(lk lk "$NAMES" leaked_bytes)" 1000
+check_eq "leaks: keep_pages's 3 blocks" "$(lk lk "$PAGES" leaked_blocks)" 3
+check_eq "leaks: of 5000 bytes" "$(lk lk "$PAGES" leaked_bytes)" 15000
+check_eq "leaks: nothing else (the atexit function's free is no leak)" "$(prop lk leaked_blocks)" 13
+check_eq "leaks: the bytes, all told" "$(prop lk leaked_bytes)" 16000
+check_eq "leaks: the most bytes first" "$(sed -n 2p lk.csv | cut -d, -f1)" "$PAGES"
+
+leaks fk fork
+check_eq "fork: a file per process" "$(prop fk heap_files)" 2
+check_eq "fork: the parent's leaks, not the child's copy of them" "$(prop fk leaked_blocks)" 13
+"$DSPROF" report -i fk --view heap -f csv >fk_heap.csv
+check_eq "fork: the child's own site" \
+	"$(csv_lookup fk_heap.csv name "child_block (heapleak.c:$(line_of '= calloc(1000' "$SRC"))" blocks)" 1
+shared=$(csv_lookup fk_heap.csv name "main (heapleak.c:$(line_of 'shared = calloc' "$SRC"))" samples:cpu-clock)
+check_ge "fork: the child's reads of the parent's block, named by the parent's site" "${shared:-0}" 10
+
+leaks ek exec
+check_eq "exec: a file per image" "$(prop ek heap_files)" 2
+check_eq "exec: the new image's leaks" "$(prop ek leaked_blocks)" 13
+check_eq "exec: the old image's blocks are not leaks" "$(lk ek "$NAMES" unended_blocks)" 10
+check_contains "exec: said" ek.json "1 of 2 processes ended without exiting"
+
+leaks tk threads
+"$DSPROF" report -i tk --view heap -f csv >tk_heap.csv
+site="thread_blocks (heapleak.c:$(line_of 'b\[i\] = malloc(64)' "$SRC"))"
+check_eq "threads: every thread's blocks" "$(csv_lookup tk_heap.csv name "$site" blocks)" 4000
+check_eq "threads: all freed" "$(csv_lookup tk_heap.csv name "$site" leaked_bytes)" 0
+
+leaks kk kill
+check_eq "killed (SIGTERM): no exit, no leaks" "$(prop kk leaked_blocks)" 0
+check_eq "killed (SIGTERM): its blocks were live" "$(lk kk "$NAMES" unended_blocks)" 10
+check_contains "killed (SIGTERM): said" kk.json "1 of 1 processes ended without exiting"
+leaks k9 kill9
+check_eq "killed (SIGKILL): still a report" "$(prop k9 heap_files)" 1
+check_contains "killed (SIGKILL): said" k9.json "1 of 1 processes ended without exiting"
+
+# ---- a static binary: said in one line, recorded without heap data ----
+"$DSPROF" record -q -o st --heap -- "$PROGS/heapleak_static" >st.out 2>st.err
+check_eq "static: recorded" "$?" 0
+check_eq "static: one line says why there is no heap data" "$(grep -c 'statically linked' st.err)" 1
+"$DSPROF" report -i st --view heap -f json >st.json
+check_eq "static: the report has no heap files" "$("$TOOLS/dsjq" .properties.heap_files st.json)" 0
+check_contains "static: and says what that means" st.json "could not load the heap tracker"
+
+# ---- damaged heap files ----
+cp -r lk cut
+f=$(ls cut/heap/*.heap)
+size=$(stat -c %s "$f")
+truncate -s $((4096 + 1000)) "$f"
+"$DSPROF" report -i cut --view leaks -f json >cut.json 2>cut.err
+check_eq "cut short: still read" "$?" 0
+check_contains "cut short: what was lost is said" cut.json "is cut short"
+check_contains "cut short: its exit was lost with its end" cut.json "1 of 1 processes ended without exiting"
+check "cut short: the file was longer" test "$size" -gt $((4096 + 1000))
+cp -r lk dmg
+printf 'wxyz' | dd of="$(ls dmg/heap/*.heap)" bs=1 seek=4096 conv=notrunc 2>/dev/null
+"$DSPROF" report -i dmg --view leaks -f json >dmg.json 2>dmg.err
+check_eq "a damaged record: still read" "$?" 0
+check_contains "a damaged record: the bytes lost are said" dmg.json "bytes of records could not be read"
+cp -r lk bad
+printf 'garbage' | dd of="$(ls bad/heap/*.heap)" conv=notrunc 2>/dev/null
+"$DSPROF" report -i bad --view heap -f json >bad.json 2>bad.err
+check_eq "not a heap file: still a report" "$?" 0
+check_contains "not a heap file: left out, said" bad.json "heap file left out"
+
+# ---- what --heap cannot do ----
+expect_error "--heap with -p" 1 "--heap .*not with -p" "$DSPROF" record --heap -p 1
+
+# an experiment with heap files is dsprof's: recorded over, it is kept as .old
+"$DSPROF" record -q -o lk --heap -- "$PROGS/heapleak" >/dev/null 2>again.err
+check_eq "recorded again over an experiment with heap files" "$?" 0
+check "the previous one kept as lk.old, its heap files with it" test -n "$(ls lk.old/heap/*.heap 2>/dev/null)"

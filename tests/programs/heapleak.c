@@ -1,0 +1,122 @@
+/*
+ * Leaks of known blocks (tests/e2e/heap.sh): 10 blocks of 100 bytes from
+ * keep_names and 3 of 5000 bytes from keep_pages are never freed; as many
+ * again from each are freed, and a block freed by an atexit function, at
+ * teardown, is no leak.  Then, as its arguments ask:
+ *
+ *     heapleak            exit
+ *     heapleak fork       a child allocates (its own file) and reads a
+ *                         block of the parent's, then exits
+ *     heapleak exec       the program runs itself again ("heapleak"): a
+ *                         second image of the process
+ *     heapleak threads    4 threads allocate 1000 blocks each, from their
+ *                         own site, and free them
+ *     heapleak kill       killed (SIGTERM) instead of exiting: no leaks,
+ *                         blocks left live
+ *     heapleak kill9      killed with SIGKILL: what the tracker had not
+ *                         written yet is lost
+ *     heapleak many N     N blocks of 16 bytes live at once, then exit
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void *at_exit_block;
+
+__attribute__((noinline)) static void *keep_names(void)
+{
+	void *p = malloc(100);
+	memset(p, 1, 100);
+	return p;
+}
+
+__attribute__((noinline)) static void *keep_pages(void)
+{
+	void *p = malloc(5000);
+	memset(p, 2, 5000);
+	return p;
+}
+
+static void teardown(void)
+{
+	free(at_exit_block);
+}
+
+__attribute__((noinline)) static void *thread_blocks(void *arg)
+{
+	void *b[1000];
+	(void)arg;
+	for (int i = 0; i < 1000; i++)
+		b[i] = malloc(64);
+	for (int i = 0; i < 1000; i++)
+		free(b[i]);
+	return NULL;
+}
+
+__attribute__((noinline)) static volatile long *child_block(void)
+{
+	volatile long *p = calloc(1000, sizeof(long));
+	p[1] = 1;
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	volatile long *shared;
+	void *freed[13];
+
+	for (int i = 0; i < 10; i++)
+		keep_names();
+	for (int i = 0; i < 3; i++)
+		keep_pages();
+	for (int i = 0; i < 10; i++)
+		freed[i] = keep_names();
+	for (int i = 0; i < 3; i++)
+		freed[10 + i] = keep_pages();
+	for (int i = 0; i < 13; i++)
+		free(freed[i]);
+	at_exit_block = malloc(77);
+	atexit(teardown);
+	shared = calloc(1 << 20, sizeof(long));
+	if (!strcmp(what, "fork")) {
+		pid_t c = fork();
+		if (c == 0) {
+			volatile long *mine = child_block();
+			long s = 0;
+			for (int r = 0; r < 2000; r++)
+				for (long i = 0; i < 1 << 20; i += 8)
+					s += shared[i];
+			mine[0] = s;
+			free((void *)mine);
+			exit(0);
+		}
+		waitpid(c, NULL, 0);
+	} else if (!strcmp(what, "exec")) {
+		execl("/proc/self/exe", argv[0], (char *)NULL);
+		return 1;
+	} else if (!strcmp(what, "threads")) {
+		pthread_t t[4];
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, thread_blocks, NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+	} else if (!strcmp(what, "kill")) {
+		raise(SIGTERM);
+	} else if (!strcmp(what, "kill9")) {
+		raise(SIGKILL);
+	} else if (!strcmp(what, "many") && argc > 2) {
+		long n = atol(argv[2]);
+		void **v = malloc(n * sizeof *v);
+		for (long i = 0; i < n; i++)
+			v[i] = malloc(16);
+		printf("%p %p\n", v[0], v[n - 1]);
+		_exit(0);
+	}
+	free((void *)shared);
+	return 0;
+}
