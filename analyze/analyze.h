@@ -169,6 +169,7 @@ typedef struct ds_view_opts {
 	uint64_t from_ns, to_ns; /* timeline: the window, in ns after the first sample
 				  * (to_ns 0: to the last sample) */
 	const char *level;    /* hotlines, sharing: whose lines, "L1D" (NULL), "L2" or "L3" */
+	const char *allocsite; /* accessmap: only this allocation site (its name, or its function's) */
 } ds_view_opts;
 
 /* Views: functions, lines, pcs, threads, summary, samples, dataobjects,

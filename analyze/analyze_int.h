@@ -788,7 +788,7 @@ void ds_dim_list(ds_buf *b);
 /* The heap's notes (files left out or damaged) as notes of table t. */
 void ds_heap_notes(const ds_session *s, ds_table *t);
 
-/* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c) ======== */
+/* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c heapviews.c) ======== */
 
 /* The records the filter keeps, grouped by dimensions keys[0..n): a row
  * per value of the first, nested under each the rows of the second, and so
@@ -811,6 +811,12 @@ void ds_say_nomem(ds_table *t, uint64_t n);
 void ds_say_timer(ds_table *t);
 /* A "by:KEY,KEY" view: ds_group by the keys. */
 int ds_view_by(ds_session *s, const char *keys, const ds_view_opts *o, ds_table **out, ds_err *err);
+
+/* The views of the heap (heapviews.c): allocation sites, leaks, and the
+ * bytes of small blocks their samples touched. */
+int ds_view_heap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_leaks(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_accessmap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 
 /* The filter's state (filter.c). */
 void ds_filter_free(ds_session *s);

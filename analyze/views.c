@@ -12,7 +12,8 @@
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
 					  "samples", "dataobjects", "datalayout", "typestats", "callers",
-					  "source", "timeline", "hotlines", "sharing", "heap", "leaks", NULL};
+					  "source", "timeline", "hotlines", "sharing", "heap", "leaks",
+					  "accessmap", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -31,87 +32,6 @@ static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 {
 	static const char *const keys[] = {"thread"};
 	return ds_group(s, keys, 1, &(group_opts){"threads", "command", true, false}, o, out, err);
-}
-
-/* ---- heap, leaks: the allocation sites (record --heap) ---- */
-
-/* Every allocation site, sampled or not: its blocks, bytes, peak, the
- * blocks' average lifetime, and the samples that fell in its blocks. */
-static int view_heap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
-{
-	static const char *const keys[] = {"allocsite"};
-	return ds_group(s, keys, 1, &(group_opts){"heap", "allocation site", false, true}, o, out, err);
-}
-
-/* The sites of blocks no free ended (Oracle's Leaklist): leaked when their
- * process exited, or still live when it was killed or exec'd (no exit:
- * not a leak, and not counted as one).  The samples are those in the
- * site's blocks, leaked or not; by leaked bytes. */
-static int cmp_leaks(const void *pa, const void *pb, void *arg)
-{
-	const ds_row *a = pa, *b = pb;
-	for (size_t c = 1; c < 4; c += 2) /* leaked_bytes, unended_bytes */
-		if (a->cells[c].u != b->cells[c].u)
-			return a->cells[c].u > b->cells[c].u ? -1 : 1;
-	return tb_cmp_ties(arg, a, b);
-}
-
-static int view_leaks(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
-{
-	enum { LK_BLOCKS, LK_BYTES, LK_LIVE_BLOCKS, LK_LIVE_BYTES, LK_STACK, LK_NCOLS };
-	static const ds_col cols[LK_NCOLS] = {
-		{"leaked_blocks", DS_COL_U64, true}, {"leaked_bytes", DS_COL_U64, true},
-		{"unended_blocks", DS_COL_U64, true}, {"unended_bytes", DS_COL_U64, true},
-		{"stack", DS_COL_STR, false}};
-	const ds_heap *h = &s->heap;
-	ds_vec_u32 row_of = {0};
-	uint64_t leaked = 0, leaked_bytes = 0;
-	tb tbl;
-
-	if (ds_dataspace_build(s, err))
-		return -1;
-	tb_init(&tbl, s, "leaks", "allocation site", cols, LK_NCOLS, false);
-	for (uint32_t i = 0; i < h->sites.n; i++) {
-		const hsite *st = &h->sites.v[i];
-		size_t r;
-		ds_vec_push(&row_of, UINT32_MAX);
-		if (!st->leaked && !st->unended)
-			continue;
-		r = tb_row_new(&tbl, st->name);
-		row_of.v[i] = (uint32_t)r;
-		tb_cell_u64(&tbl.v.v[r], LK_BLOCKS, st->leaked);
-		tb_cell_u64(&tbl.v.v[r], LK_BYTES, st->leaked_bytes);
-		tb_cell_u64(&tbl.v.v[r], LK_LIVE_BLOCKS, st->unended);
-		tb_cell_u64(&tbl.v.v[r], LK_LIVE_BYTES, st->unended_bytes);
-		tb_cell_str(&tbl.v.v[r], LK_STACK, ds_heap_site_stack(s, i));
-		leaked += st->leaked;
-		leaked_bytes += st->leaked_bytes;
-	}
-	for (size_t k = 0; k < s->srecs.n; k++) {
-		const ds_srec *x = &s->srecs.v[k];
-		uint32_t r;
-		if (!h->rec_block.n || !h->rec_block.v[k] || !ds_srec_kept(s, k))
-			continue;
-		r = row_of.v[h->blocks.v[h->rec_block.v[k] - 1].site];
-		if (r == UINT32_MAX)
-			continue;
-		tbl.v.v[r].samples[x->ev]++;
-		tbl.v.v[r].count[x->ev] += x->period;
-	}
-	ds_vec_free(&row_of);
-	tb_prop(tbl.t, "heap_files", DS_PROP_NUMBER, "%zu", h->files);
-	tb_prop(tbl.t, "leaked_blocks", DS_PROP_NUMBER, "%" PRIu64, leaked);
-	tb_prop(tbl.t, "leaked_bytes", DS_PROP_NUMBER, "%" PRIu64, leaked_bytes);
-	ds_heap_notes(s, tbl.t);
-	if (!h->files)
-		tb_prop(tbl.t, "note", DS_PROP_TEXT, "%s", DS_HEAP_NONE);
-	if (o && o->sort)
-		return tb_finish(&tbl, o, out, err);
-	/* the most bytes leaked first, then the most left when killed */
-	ds_sort_r(tbl.v.v, tbl.v.n, sizeof *tbl.v.v, cmp_leaks, tbl.t);
-	*out = tb_take(&tbl);
-	tb_cut(*out, o ? o->limit : 0);
-	return 0;
 }
 
 /* The data object an instruction's samples touched, where the access was
@@ -504,7 +424,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"typestats", ds_view_typestats}, {"callers", ds_view_callers},
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
-		{"heap", view_heap}, {"leaks", view_leaks},
+		{"heap", ds_view_heap}, {"leaks", ds_view_leaks}, {"accessmap", ds_view_accessmap},
 	};
 	int rc = 1;
 
@@ -523,6 +443,6 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
 			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "
-			  "sharing, heap, leaks, memobj:NAME",
+			  "sharing, heap, leaks, accessmap, memobj:NAME",
 			  view);
 }

@@ -1,5 +1,5 @@
 /* dsprof report [-i DIR] [--view V | --by KEYS] [--sort KEY] [--limit N] [--tid T] [--format F]
- *               [--type NAME] [--line N] [--line-size N] [--level L] [--type-stats]
+ *               [--type NAME] [--allocsite NAME] [--line N] [--line-size N] [--level L] [--type-stats]
  *               [--function F] [--file PATH] [--metrics LIST]
  *               [--slices N] [--window FROM:TO] [--cross EXP] */
 #include "cli/cli.h"
@@ -32,6 +32,7 @@ static const char report_usage[] =
 	"                         count, incl, incl_percent, incl_samples, incl_count; EVENT;\n"
 	"                         EVENT:COLUMN (default, text: the first event's columns, the\n"
 	"                         others' percent; CSV and JSON: every event's counts)\n"
+	"      --allocsite NAME   accessmap of this allocation site only (its name, or its function's)\n"
 	"      --type NAME        datalayout of this type only (\"struct node\" or \"node\");\n"
 	"                         implies --view datalayout\n"
 	"      --line N           datalayout: draw N-byte cache lines (a power of two, 8..4096)\n"
@@ -91,6 +92,7 @@ int cmd_report(int argc, char **argv)
 		{"kallsyms", required_argument, NULL, 'K'},
 		{"heap-wrappers", required_argument, NULL, 'H'},
 		{"type", required_argument, NULL, 'T'},
+		{"allocsite", required_argument, NULL, 'a'},
 		{"line", required_argument, NULL, 'L'},
 		{"line-size", required_argument, NULL, 'Z'},
 		{"type-stats", no_argument, NULL, 'S'},
@@ -153,6 +155,7 @@ int cmd_report(int argc, char **argv)
 		case 'K': so.kallsyms = optarg; break;
 		case 'H': so.heap_wrappers = optarg; break;
 		case 'T': vo.type = optarg; break;
+		case 'a': vo.allocsite = optarg; break;
 		case 'L':
 		case 'Z':
 			if (!ds_parse_u64(optarg, &u, false) || u < 8 || u > 4096 || (u & (u - 1)))
@@ -253,6 +256,11 @@ int cmd_report(int argc, char **argv)
 				       vo.function ? "function" : vo.file ? "file" : vo.slices ? "slices" : "window",
 				       vo.function ? "callers or source" : vo.file ? "source"
 				       : vo.slices ? "timeline and --by time" : "timeline");
+	}
+	if (vo.allocsite && strcmp(view, "accessmap") != 0) {
+		ds_vec_free(&tids);
+		free(by_view);
+		return cli_usage_error("report", "--allocsite applies to --view accessmap");
 	}
 	if (cross && strcmp(view, "dataobjects") != 0) {
 		ds_vec_free(&tids);

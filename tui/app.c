@@ -420,8 +420,14 @@ static void request_view(tui_app *a, int tab, bool prefetch)
 	r->vo.sort = tab_sort(a, tab) ? ds_xstrdup(tab_sort(a, tab)) : NULL;
 	if (td->flags & TF_FUNCTION && own != T_DISASM)
 		r->vo.function = ds_xstrdup(ts->ctx);
-	if (own == T_LAYOUT)
+	if (own == T_LAYOUT && ts->ctx && !strncmp(ts->ctx, "site:", 5)) {
+		/* a heap site's blocks, laid out as a type's members are */
+		free(r->view);
+		r->view = ds_xstrdup("accessmap");
+		r->vo.allocsite = ds_xstrdup(ts->ctx + 5);
+	} else if (own == T_LAYOUT) {
 		r->vo.type = ts->ctx && *ts->ctx ? ds_xstrdup(ts->ctx) : NULL;
+	}
 	/* a level: its lines (the layout draws the one size; the line views
 	 * take the level, whose measured size they look up themselves) */
 	if ((td->flags & TF_LINE) && own == T_LAYOUT) {
@@ -574,22 +580,22 @@ static void drill_shared_type(tui_app *a, const tab_state *ts)
 	free(type);
 }
 
-/* Heap: a site's fields and offsets, every site's under it (the tab
- * regrouped by allocsite,field, the cursor on the site), and its stack. */
+/* Heap: a site's blocks, their bytes a word a row with the samples and
+ * the field that touched them (its access map, in the DataLayout tab),
+ * and its stack on the status line. */
 static void heap_site(tui_app *a, tab_state *ts, const ds_row *r)
 {
 	const char *stack = cell_str(ts->t, r, "stack");
+	char *ctx;
 	if (ts->by || !*stack) {
 		message(a, ST_STATUS, "%s", ts->by ? "b and the first item go back to the sites."
 						   : "No allocation site here: these samples' reason.");
 		return;
 	}
-	set_str(&ts->focus_val, r->name);
-	set_str(&ts->focus_col, NULL);
-	set_str(&ts->by, "allocsite,field");
-	ts->cur = ts->top = 0;
+	ctx = ds_xasprintf("site:%s", r->name);
+	drill(a, T_LAYOUT, ctx, NULL, NULL);
+	free(ctx);
 	message(a, ST_STATUS, "%s", stack);
-	request(a, a->tab);
 }
 
 static void enter(tui_app *a)
@@ -648,7 +654,9 @@ static void enter(tui_app *a)
 			message(a, ST_STATUS, "Enter on a member shows the instructions that touch it.");
 			break;
 		}
-		ctx = ds_xasprintf("d:%s.%s", cell_str(ts->t, r, "type"), field);
+		/* an access map's word names its data object whole */
+		ctx = tcol(ts->t, "type") < 0 ? ds_xasprintf("d:%s", field)
+					      : ds_xasprintf("d:%s.%s", cell_str(ts->t, r, "type"), field);
 		drill(a, T_DISASM, ctx, NULL, NULL);
 		free(ctx);
 		break;

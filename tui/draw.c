@@ -187,7 +187,8 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 			for (size_t e = 0; t->has_metrics && e < t->nevents && e < a->nev && n < MAX_UCOLS - 8; e++)
 				if (a->show[e * DS_M_N + DS_M_PERCENT] || a->show[e * DS_M_N + DS_M_SAMPLES]) {
 					u[n] = (ucol){.kind = UC_BARS, .ev = (int)e, .w = BAR_W};
-					snprintf(u[n].title, sizeof u[n].title, "of type");
+					snprintf(u[n].title, sizeof u[n].title, "%s",
+						 t->view && !strcmp(t->view, "accessmap") ? "of site" : "of type");
 					n++;
 				}
 		} else if (!strcmp(tok, "name")) {
@@ -546,11 +547,11 @@ static void draw_bar(tui_screen *s, int y, int x, int w, int style, double frac)
 	}
 }
 
-/* The type row a layout row belongs to. */
+/* The type row a layout row belongs to (the site row, in an access map). */
 static const ds_row *type_row_of(const ds_table *t, size_t i)
 {
 	for (size_t k = i + 1; k-- > 0;)
-		if (!strcmp(cell_str(t, &t->rows[k], "kind"), "type"))
+		if (!strcmp(cell_str(t, &t->rows[k], "kind"), "type") || !strcmp(cell_str(t, &t->rows[k], "kind"), "site"))
 			return &t->rows[k];
 	return NULL;
 }
@@ -658,7 +659,8 @@ static void draw_table(tui_app *a)
 			case UC_BARS: {
 				const ds_row *tr = type_row_of(t, ri);
 				const char *kind = cell_str(t, r, "kind");
-				if (!tr || tr == r || (strcmp(kind, "member") && strcmp(kind, "nested")) || !tr->samples[c->ev])
+				if (!tr || tr == r || (strcmp(kind, "member") && strcmp(kind, "nested") && strcmp(kind, "bytes")) ||
+				    !tr->samples[c->ev])
 					break;
 				draw_bar(s, y, c->x, c->w, sel ? ST_SELECTED : ST_BAR,
 					 (double)r->samples[c->ev] / (double)tr->samples[c->ev]);

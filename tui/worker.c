@@ -66,6 +66,7 @@ void tui_req_free(tui_req *r)
 	free((char *)r->vo.function);
 	free((char *)r->vo.file);
 	free((char *)r->vo.level);
+	free((char *)r->vo.allocsite);
 	free(r);
 }
 

@@ -85,18 +85,31 @@ check_eq "--sim: lifetimes in the simulator's clock" \
 "$DSPROF" report -i hs --by allocsite,field -f csv >hsf.csv
 check_eq "--sim: struct item.next under the list's site" \
 	"$(awk -F, -v s="$LIST" 'NR > 1 && $2 == s && $1 == "struct item.next" { print $(NF-1) }' hsf.csv)" 37500
+# the access map: the list's 64-byte items, word by word, exact
+"$DSPROF" report -i hs --view accessmap --allocsite make_list -f csv >am.csv
+check_eq "--sim accessmap: one site" "$(awk -F, '$3 == "site"' am.csv | wc -l)" 1
+check_eq "--sim accessmap: bytes 0-7 are next, every load of it" \
+	"$(awk -F, '$3 == "bytes" && $4 == 0 { print $6 "=" $(NF-1) }' am.csv)" "struct item.next=37500"
+check_eq "--sim accessmap: bytes 8-15 are key" \
+	"$(awk -F, '$3 == "bytes" && $4 == 8 { print $6 "=" $(NF-1) }' am.csv)" "struct item.key=25000"
+check_eq "--sim accessmap: the 48 bytes after them never read" \
+	"$(awk -F, '$3 == "unsampled" { print $4 "+" $5 }' am.csv)" "16+48"
+expect_error "--allocsite of no site: said" 1 "no sampled allocation site .* 'nosuch'" \
+	"$DSPROF" report -i hs --view accessmap --allocsite nosuch
+expect_error "--allocsite is for accessmap" 1 "--allocsite applies to --view accessmap" \
+	"$DSPROF" report -i hs --view heap --allocsite make_list
 "$DSPROF" record -q -o hsl --heap --sim -c 1 -e sim:loads -- "$PROGS/heapleak" >/dev/null 2>hsl.err
 "$DSPROF" report -i hsl --view leaks -f csv >hsl.csv
 check_eq "--sim: leaks, keep_names's blocks" "$(csv_lookup hsl.csv name "$NAMES" leaked_blocks)" 10
 check_eq "--sim: leaks, keep_pages's bytes" "$(csv_lookup hsl.csv name "$PAGES" leaked_bytes)" 15000
 
 # the TUI's Heap tab: the sites; Enter on the list's site shows its stack
-# and its fields (the tab grouped by allocsite,field)
+# and its access map (in the DataLayout tab, with bars)
 "$DSPROF" tui -i ho --keys "h/make_list<Enter><Enter>q" --size 160x40 >tui.txt 2>tui.err
 check_eq "tui: runs" "$?" 0
 check_contains "tui: the Heap tab lists the sites" tui.txt "make_list \(heapobj.c"
-check_contains "tui: Enter groups it by allocsite,field" tui.txt "Heap by allocsite,field"
-check_contains "tui: the site's fields" tui.txt "struct item.key"
+check_contains "tui: Enter opens the site's access map" tui.txt "DataLayout: site:make_list"
+check_contains "tui: its words and their fields" tui.txt "\+8\.\.15 struct item.key"
 check_contains "tui: the site's stack" tui.txt "make_list \(heapobj.c:[0-9]+\) < main"
 
 # ---- leaks ----
