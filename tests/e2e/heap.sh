@@ -67,6 +67,13 @@ h0=$(csv_lookup half.csv index 0 samples:cpu-clock) h1=$(csv_lookup half.csv ind
 check_eq "mobj ASITE, BLOCKOFF: the block's two halves hold its samples" "$((${h0:-0} + ${h1:-0}))" "$a"
 check "mobj BLOCKOFF: both halves are read" test "${h0:-0}" -gt 0 -a "${h1:-0}" -gt 0
 
+# C++: new[] reaches malloc through libstdc++, whose frames are the
+# allocator's: the site is the line with the new (4096 animals of 64 bytes)
+"$DSPROF" record -q -o cx --heap -- "$PROGS/owners" unique 0.2 >/dev/null 2>cx.err
+"$DSPROF" report -i cx --view heap -f csv >cx.csv
+new_line=$(line_of 'new zoo::Animal\[n\]()), n};' "$TOP/tests/programs/owners.cc")
+check_eq "C++ new[]: its site is the line of the new" "$(csv_lookup cx.csv name "main (owners.cc:$new_line)" bytes)" 262144
+
 # ---- the same under the simulator: every load a sample, exact ----
 # (n = 100000 doubles an array, 2 rounds: the arrays' loads are 8n, 4n and
 # 2n; the list's 12500 items are walked twice, key and next, and freed,
