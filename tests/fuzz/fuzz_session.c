@@ -9,7 +9,9 @@
  *
  * The input holds the experiment's files (fuzz.h: "--- NAME" lines):
  *   a/perf.data a/meta.json a/kallsyms a/vdso.so a/recording.json
- *                the experiment (a/perf.data is needed)
+ *   a/heap/1-1.heap a/heap/2-2.heap
+ *                the experiment (a/perf.data is needed; the heap files of
+ *                record --heap, two process images at most)
  *   b/...        the one to compare it with (none: a again)
  *   filter       --filter
  *   mobj         --mobj NAME=EXPR, one a line
@@ -30,7 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const files[] = {"perf.data", "meta.json", "kallsyms", "vdso.so", "recording.json"};
+static const char *const files[] = {"perf.data", "meta.json", "kallsyms", "vdso.so", "recording.json",
+				     "heap/1-1.heap", "heap/2-2.heap"};
 
 /* The experiment of side ("a" or "b") into the scratch directory; false
  * when the input has none. */

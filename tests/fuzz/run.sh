@@ -195,7 +195,12 @@ seed_session() {
 	printf '{"format": "dsprof-recording", "pid": 1, "host": "%s", "kernel": "%s", "boot_id": "%s"}\n' \
 		"$(uname -n)" "$(uname -r)" "$(cat /proc/sys/kernel/random/boot_id)" >"$d/mark"
 	bundle "$c/unfinished" a/perf.data="$d/ds/perf.data" a/recording.json="$d/mark"
-	what="sampled, page faults, perf record, mkperf mem, unfinished, a diff"
+	# heap files (record --heap) of a program that forks: two images
+	"$BUILD/dsprof" record -q -o "$d/hp" --heap -e cpu-clock/1000000 -- "$PROGS/heapleak" fork >/dev/null 2>&1
+	set -- "$d"/hp/heap/*.heap
+	bundle "$c/heap" a/perf.data="$d/hp/perf.data" a/meta.json="$d/hp/meta.json" a/heap/1-1.heap="$1" \
+		a/heap/2-2.heap="${2:-}"
+	what="sampled, page faults, perf record, mkperf mem, unfinished, a diff, heap files"
 	if said=$(fuzz_experiments "$d/sim"); then
 		for x in a b; do
 			bundle "$c/fixed-$x" a/perf.data="$d/sim/$x/perf.data" a/meta.json="$d/sim/$x/meta.json"
