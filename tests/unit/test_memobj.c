@@ -39,6 +39,7 @@ static ds_access access_at(int64_t vaddr, int64_t paddr)
 	a.v[DS_CPUID] = 3;
 	a.v[DS_VIRTPC] = 0x401234;
 	a.v[DS_TSTAMP] = 123456789;
+	a.v[DS_ASITE] = a.v[DS_BLOCKOFF] = -1;
 	return a;
 }
 
@@ -447,6 +448,20 @@ TEST(generated_against_tree_and_c)
 }
 
 /* ---- semantics ---- */
+
+/* ASITE and BLOCKOFF: a heap block's site and the offset in it, unknown
+ * outside blocks. */
+TEST(heap_operands)
+{
+	ds_access a = access_at(0x7000, -1);
+
+	CHECK(eval_on("ASITE", &a) == -1);
+	CHECK(eval_on("ASITE == 3 ? BLOCKOFF >> 3 : -2", &a) == -2);
+	a.v[DS_ASITE] = 3;
+	a.v[DS_BLOCKOFF] = 40;
+	CHECK(eval_on("ASITE == 3 ? BLOCKOFF >> 3 : -2", &a) == 5);
+	CHECK(eval_on("BLOCKOFF / 64", &a) == 0);
+}
 
 TEST(unknown_and_minus_one)
 {
@@ -1355,6 +1370,7 @@ int main(void)
 	make_machine(&machine);
 	RUN(same_as_c);
 	RUN(generated_against_tree_and_c);
+	RUN(heap_operands);
 	RUN(unknown_and_minus_one);
 	RUN(constant_forms);
 	RUN(errors_name_the_column);
