@@ -137,6 +137,8 @@ enum {
 	SR_IFETCH = 1 << 5,   /* a fault on the instruction's own bytes, not data */
 	SR_CHECKED = 1 << 6,  /* the sampled address could be checked against the registers' */
 	SR_DISAGREE = 1 << 7, /* ... and the two differ */
+	SR_MEM2 = 1 << 13,    /* of the trigger's second access (call [mem]'s push): its
+			       * object is site_ds.obj2 */
 };
 #define SR_EA_SHIFT 8         /* 2 bits: enum sr_ea_from */
 #define SR_HOW_SHIFT 10       /* 3 bits: enum ds_how */
@@ -283,6 +285,8 @@ typedef struct site_ds {
 	bool done[2];
 	dref obj[2];          /* the static object; id -1: decided per sample by address */
 	uint8_t how[2];
+	dref obj2[2];         /* the same for the trigger's second access (mem2), if any */
+	uint8_t how2[2];
 	struct {
 		int32_t id;
 		uint32_t n;

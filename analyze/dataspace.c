@@ -826,15 +826,54 @@ static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_t
 }
 
 /* Steps (1)-(4) for a site; id NO_DOBJ leaves the decision to each sample. */
+/* The object of trigger t's access t->mem at site st, and how it was
+ * found (HOW_NONE: not found, or only an unknown bucket). */
+static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_trigger *t, uint8_t *how)
+{
+	const ds_arch *arch = ds_arch_host();
+	dref r = {NO_DOBJ, 0};
+
+	*how = HOW_NONE;
+	if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
+		r = by_static_address(s, d, t);
+		*how = HOW_STATIC;
+	} else {
+		ds_var vars[DS_MAX_SCOPE_VARS];
+		size_t n = ds_dso_vars_at(d, t->pc, vars, DS_MAX_SCOPE_VARS);
+		if (n > DS_MAX_SCOPE_VARS)
+			n = DS_MAX_SCOPE_VARS;
+		if ((r = by_register_variable(s, d, t, vars, n)).id != NO_DOBJ) {
+			*how = HOW_REG_VAR;
+		} else if (t->mem.base == ds_arch_dwarf_sp(arch) || t->mem.base == ds_arch_dwarf_fp(arch)) {
+			r = by_stack(s, d, st, t, vars, n);
+			*how = HOW_STACK;
+		} else if ((r = by_tracking(s, d, st, t)).id != NO_DOBJ) {
+			*how = HOW_TRACKED;
+		}
+	}
+	refine_bitfield(s, d, st, t, &r);
+	/* a misfit names the static type only to say it is not the one; an
+	 * unknown bucket is no answer */
+	if (r.id == NO_DOBJ || s->dobjs.v[r.id].kind == DOBJ_MISFIT || s->dobjs.v[r.id].kind == DOBJ_UNKNOWN)
+		*how = HOW_NONE;
+	return r;
+}
+
+/* The trigger t with its second access as the one it makes. */
+static ds_trigger second_access(const ds_trigger *t)
+{
+	ds_trigger u = *t;
+	u.mem = t->mem2;
+	memset(&u.mem2, 0, sizeof u.mem2);
+	return u;
+}
+
 static void resolve_site(ds_session *s, size_t si, bool precise)
 {
 	site *st = &s->sites.v[si];
 	site_ds *x = st->ds;
 	dso_ent *de = &s->dsos.v[st->dso];
 	ds_trigger *t = &x->trig[precise];
-	const ds_arch *arch = ds_arch_host();
-	dref r = {NO_DOBJ, 0};
-	uint8_t how = HOW_NONE;
 
 	x->done[precise] = true;
 	ds_site_resolve(s, si, false);
@@ -857,32 +896,14 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 	x->strfn = st->sym ? string_function(st->sym->name) : 0;
 	if (!has_types(de->dso)) {
 		x->obj[precise] = x->strfn ? (dref){NO_DOBJ, 0} : unknown(s, "no-debuginfo");
+		x->obj2[precise] = unknown(s, "no-debuginfo");
 		return;
 	}
-	if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
-		r = by_static_address(s, de->dso, t);
-		how = HOW_STATIC;
-	} else {
-		ds_var vars[DS_MAX_SCOPE_VARS];
-		size_t n = ds_dso_vars_at(de->dso, t->pc, vars, DS_MAX_SCOPE_VARS);
-		if (n > DS_MAX_SCOPE_VARS)
-			n = DS_MAX_SCOPE_VARS;
-		if ((r = by_register_variable(s, de->dso, t, vars, n)).id != NO_DOBJ) {
-			how = HOW_REG_VAR;
-		} else if (t->mem.base == ds_arch_dwarf_sp(arch) || t->mem.base == ds_arch_dwarf_fp(arch)) {
-			r = by_stack(s, de->dso, st, t, vars, n);
-			how = HOW_STACK;
-		} else if ((r = by_tracking(s, de->dso, st, t)).id != NO_DOBJ) {
-			how = HOW_TRACKED;
-		}
+	x->obj[precise] = resolve_access(s, st, de->dso, t, &x->how[precise]);
+	if (t->mem2.size) {
+		ds_trigger u = second_access(t);
+		x->obj2[precise] = resolve_access(s, st, de->dso, &u, &x->how2[precise]);
 	}
-	refine_bitfield(s, de->dso, st, t, &r);
-	x->obj[precise] = r;
-	/* a misfit names the static type only to say it is not the one; an
-	 * unknown bucket is no answer */
-	x->how[precise] = r.id == NO_DOBJ || s->dobjs.v[r.id].kind == DOBJ_MISFIT || s->dobjs.v[r.id].kind == DOBJ_UNKNOWN
-				  ? HOW_NONE
-				  : how;
 }
 
 /* ---- per sample ---- */
@@ -1017,6 +1038,28 @@ static void count_record(ds_session *s, size_t i)
 }
 
 /* Attribute sample k (the record loading made of it) to its data object. */
+/* Whether a sample is of its trigger's second access (call [mem] reads
+ * the pointer and writes the return address): the direction the event
+ * gives (the simulator, PEBS, IBS) tells them apart, else an address
+ * outside the first access's static one (a page fault's). */
+static bool of_second_access(const ds_sample *sm, const ds_trigger *t)
+{
+	uint64_t op = sm->type & PERF_SAMPLE_DATA_SRC ? sm->data_src >> PERF_MEM_OP_SHIFT : 0;
+	uint64_t a;
+
+	if (t->verdict != DS_BT_OK || !t->mem2.size)
+		return false;
+	if (op & PERF_MEM_OP_LOAD)
+		return !t->mem.read && t->mem2.read;
+	if (op & PERF_MEM_OP_STORE)
+		return !t->mem.write && t->mem2.write;
+	if (!(sm->type & PERF_SAMPLE_ADDR) || !sm->addr ||
+	    !(t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)))
+		return false;
+	a = (uint64_t)t->mem.disp + (t->mem.rip_relative ? t->pc + t->len : 0);
+	return sm->addr - a >= t->mem.size;
+}
+
 static void attribute(ds_session *s, const ds_record *r, const bool *precise, size_t k)
 {
 	const ds_sample *sm = &r->u.sample;
@@ -1024,6 +1067,7 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	ds_srec rc = s->srecs.v[k];
 	site_ds *x;
 	const ds_trigger *trig;
+	ds_trigger second;
 	dref d;
 	enum ds_ea_status es;
 
@@ -1045,6 +1089,11 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	if (!x->done[pr])
 		resolve_site(s, rc.site, pr);
 	trig = &x->trig[pr];
+	if (of_second_access(sm, trig)) {
+		second = second_access(trig);
+		trig = &second;
+		rc.flags |= SR_MEM2;
+	}
 	if ((sm->type & PERF_SAMPLE_ADDR) && sm->addr - sm->ip < 16) {
 		/* a fault on the instruction's own bytes (up to 15, and the page
 		 * after them): fetching code, not touching data */
@@ -1054,8 +1103,8 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	}
 	if (sample_ea(sm, trig, s->sites.v[rc.site].vaddr, &rc.ea, &es, &rc.flags))
 		rc.flags |= SR_EA;
-	d = x->obj[pr];
-	rc.flags |= (uint16_t)(x->how[pr] << SR_HOW_SHIFT);
+	d = rc.flags & SR_MEM2 ? x->obj2[pr] : x->obj[pr];
+	rc.flags |= (uint16_t)((rc.flags & SR_MEM2 ? x->how2[pr] : x->how[pr]) << SR_HOW_SHIFT);
 	if (d.id == NO_DOBJ && (rc.flags & SR_EA) &&
 	    (d = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ)
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_ADDRESS << SR_HOW_SHIFT);

@@ -36,7 +36,9 @@ uint32_t ds_srec_size(const ds_session *s, const ds_srec *r)
 	if (!x || (r->flags & (SR_KERNEL | SR_IFETCH)))
 		return 0;
 	t = &x->trig[(r->flags & SR_PRECISE) != 0];
-	return t->verdict == DS_BT_OK ? t->mem.size : 0;
+	if (t->verdict != DS_BT_OK)
+		return 0;
+	return r->flags & SR_MEM2 ? t->mem2.size : t->mem.size;
 }
 
 void ds_srec_operands(const ds_session *s, size_t i, ds_access *a)

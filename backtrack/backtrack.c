@@ -273,6 +273,8 @@ static void set_trigger(ds_trigger *out, const ds_insn *in)
 	out->pc = in->addr;
 	out->len = in->len;
 	out->mem = in->mem[0];
+	if (in->nmem > 1 && !in->mem[1].address_only)
+		out->mem2 = in->mem[1];
 }
 
 /* Whether the block around instruction k, from k to the block's end (its

@@ -51,6 +51,8 @@ typedef struct ds_trigger {
 	uint64_t pc;          /* vaddr of the trigger in its object */
 	uint32_t len;         /* its length (RIP-relative addresses count from its end) */
 	ds_memop mem;         /* the access (the first memory operand) */
+	ds_memop mem2;        /* the instruction's second access, size 0 when none: call [mem]
+			       * and push [mem] also write the stack, pop [mem] reads it */
 	uint64_t clobbered;   /* DWARF registers written from the trigger up to the IP */
 	uint32_t distance;    /* instructions walked back (0: the IP itself) */
 } ds_trigger;

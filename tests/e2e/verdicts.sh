@@ -62,6 +62,23 @@ check "stack-call: the call's faults are <stack v_deep> (${n:-0} of 390 or so)" 
 "$DSPROF" report -i e-sc --view pcs -f csv >sc.pcs 2>&1
 check_eq "stack-call: the call's verdict" "$(csv_lookup sc.pcs function v_deep verdict)" ok
 
+# `call *v_deep_next(%rip)` reads the pointer and pushes the return
+# address: a fault or a simulated store there is the stack's, a simulated
+# load the pointer's (the push was charged to the global)
+"$DSPROF" record -q -e page-faults -o e-scp -- "$V" stack-callptr >/dev/null
+"$DSPROF" report -i e-scp --view dataobjects -f csv >scp.csv 2>&1
+n=$(csv_lookup scp.csv name "<stack v_deepptr>" samples:page-faults)
+check "stack-callptr: the call's faults are <stack v_deepptr> (${n:-0} of 390 or so)" test "${n:-0}" -ge 300
+check "stack-callptr: no fault is the pointer's" sh -c '! grep -q "^v_deep_next " scp.csv'
+"$DSPROF" record -q --sim -e sim:loads,sim:stores -c 1 -o e-scps -- "$V" stack-callptr >/dev/null
+"$DSPROF" report -i e-scps --view dataobjects --filter 'FUNC == "v_deepptr"' -f csv >scps.csv 2>&1
+check_eq "stack-callptr --sim: the pushes are <stack v_deepptr>" \
+	"$(csv_lookup scps.csv name "<stack v_deepptr>" count:sim:stores)" 199999
+check_eq "stack-callptr --sim: the pointer is stored to by none of them" \
+	"$(csv_lookup scps.csv name "v_deep_next (void (*)(long int))" count:sim:stores)" 0
+check_eq "stack-callptr --sim: the pointer's loads" \
+	"$(csv_lookup scps.csv name "v_deep_next (void (*)(long int))" count:sim:loads)" 199999
+
 # JIT code in anonymous memory is no file: no note about opening it
 "$DSPROF" report -i e-no-code --view pcs >nc.txt 2>nc.err
 if grep -q "cannot open" nc.err; then

@@ -27,6 +27,11 @@
  *   stack-call             (-e page-faults) a recursion 200,000 calls deep
  *                          whose only stack access is the call's push of
  *                          the return address: the faults are the stack's
+ *   stack-callptr          (-e page-faults, --sim -e sim:stores) the same
+ *                          recursion through a function pointer, `call
+ *                          *v_deep_next(%rip)`: the instruction reads the
+ *                          global and writes the stack, and the faults and
+ *                          stores are the stack's, not the pointer's
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -230,6 +235,14 @@ __asm__(
 	"	call v_deep\n"
 	"1:	ret\n"
 	"	.size v_deep, .-v_deep\n"
+
+	"	.type v_deepptr, @function\n"
+	"v_deepptr:\n"
+	"	dec %rdi\n"
+	"	jz 1f\n"
+	"	call *v_deep_next(%rip)\n"
+	"1:	ret\n"
+	"	.size v_deepptr, .-v_deepptr\n"
 	"	.text\n");
 
 void v_ok(long n, void *buf);
@@ -244,6 +257,9 @@ void v_nofunc(long n, void *buf);
 void v_bad(long n, void *buf);
 long v_notmem(long n);
 void v_deep(long n);
+void v_deepptr(long n);
+/* v_deepptr's callee: itself */
+void (*v_deep_next)(long) = v_deepptr;
 
 /* The body of v_nomem's loop, for anonymous memory:
  *   mov $3,%eax; 1: imul %rax,%rax (x4); dec %rdi; jnz 1b; ret */
@@ -340,8 +356,12 @@ int main(int argc, char **argv)
 		v_deep(200000);
 		return 0;
 	}
+	if (strcmp(argv[1], "stack-callptr") == 0) {
+		v_deepptr(200000);
+		return 0;
+	}
 usage:
 	fprintf(stderr, "usage: verdicts ok|crossed-branch-target|no-memory-access|after-call|after-jump|indirect-jumps|tail-call|"
-			"trigger-not-found|no-function|bad-decode|no-code|not-memory|stack-call [SECONDS]\n");
+			"trigger-not-found|no-function|bad-decode|no-code|not-memory|stack-call|stack-callptr [SECONDS]\n");
 	return 2;
 }
