@@ -139,7 +139,9 @@ typedef struct chunk {
 static TLS chunk own, nested;
 static chunk *buffers;
 static pthread_mutex_t buffers_lock = PTHREAD_MUTEX_INITIALIZER;
+static char spare[DS_HEAP_CHUNK];   /* a chunk to write from, under buffers_lock */
 static TLS int busy;
+static TLS int ended;               /* the thread's buffers were written at its end */
 static TLS pid_t tid;
 static TLS uintptr_t stack_hi;      /* the top of this thread's stack; 0 not known yet */
 
@@ -209,8 +211,10 @@ static int chunk_init(chunk *c)
 		buffers->prev = &c->next;
 	buffers = c;
 	pthread_mutex_unlock(&buffers_lock);
-	if (c == &own)
-		pthread_setspecific(thread_key, &own); /* written when the thread ends */
+	/* written when the thread ends, whichever of its buffers came first:
+	 * a chunk left on the list past its thread's end would come back
+	 * when a new thread gets the same thread-local storage, listed twice */
+	pthread_setspecific(thread_key, &own);
 	return 1;
 }
 
@@ -228,10 +232,19 @@ static void chunk_end(chunk *c)
 	c->p = NULL;
 }
 
-/* Append a record (its size a multiple of 8) to a buffer of this thread. */
+/* Append a record (its size a multiple of 8) to a buffer of this thread.
+ * After its end (the frees of thread-local destructors that ran after
+ * ours), a record is written on its own: no buffer is listed again. */
 static void put(chunk *c, const void *rec, uint32_t size)
 {
 	uint32_t n = atomic_load_explicit(&c->fill, memory_order_relaxed);
+	if (ended) {
+		pthread_mutex_lock(&buffers_lock);
+		memcpy(spare, rec, size);
+		chunk_write(spare, size);
+		pthread_mutex_unlock(&buffers_lock);
+		return;
+	}
 	if (!c->p && !chunk_init(c))
 		return;
 	if (n + size > DS_HEAP_CHUNK) {
@@ -247,6 +260,7 @@ static void thread_end(void *arg)
 	(void)arg;
 	chunk_end(&own);
 	chunk_end(&nested);
+	ended = 1;
 }
 
 /* Before the process's image ends (exit, exec, _exit): every thread's
@@ -254,8 +268,6 @@ static void thread_end(void *arg)
  * running: a record they are writing is left out). */
 static void flush_all(void)
 {
-	static char copy[DS_HEAP_CHUNK];
-
 	pthread_mutex_lock(&buffers_lock);
 	for (chunk *c = buffers; c; c = c->next) {
 		uint32_t n;
@@ -265,8 +277,8 @@ static void flush_all(void)
 		}
 		n = atomic_exchange_explicit(&c->fill, 0, memory_order_acq_rel);
 		if (n && n <= DS_HEAP_CHUNK) {
-			memcpy(copy, c->p, n);
-			chunk_write(copy, n);
+			memcpy(spare, c->p, n);
+			chunk_write(spare, n);
 		}
 	}
 	pthread_mutex_unlock(&buffers_lock);

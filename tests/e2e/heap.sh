@@ -159,6 +159,16 @@ site="thread_blocks (heapleak.c:$(line_of 'b\[i\] = malloc(64)' "$SRC"))"
 check_eq "threads: every thread's blocks" "$(csv_lookup tk_heap.csv name "$site" blocks)" 4000
 check_eq "threads: all freed" "$(csv_lookup tk_heap.csv name "$site" leaked_bytes)" 0
 
+# threads one after another on one stack, each freeing a block after the
+# tracker's thread-end destructor ran for the last time: the process
+# exits (it spun at exit: the reused thread-local buffer was listed
+# twice) and each late free is recorded
+timeout 120 "$DSPROF" record -q -o lt --heap -- "$PROGS/heapleak" late >lt.out 2>lt.err
+check_eq "late frees: the recording ends" "$?" 0
+"$DSPROF" report -i lt --view heap -f csv >lt_heap.csv
+check_eq "late frees: every thread's destructor blocks, and all freed" \
+	"$(awk -F, 'NR > 1 && $1 ~ /^late_/ { b += $4; l += $8 } END { print b "/" l }' lt_heap.csv)" "32/0"
+
 leaks kk kill
 check_eq "killed (SIGTERM): no exit, no leaks" "$(prop kk leaked_blocks)" 0
 check_eq "killed (SIGTERM): its blocks were live" "$(lk kk "$NAMES" unended_blocks)" 10

@@ -11,12 +11,18 @@
  *                         second image of the process
  *     heapleak threads    4 threads allocate 1000 blocks each, from their
  *                         own site, and free them
+ *     heapleak late       8 threads, one after another (each on the stack
+ *                         and thread-local storage of the one before),
+ *                         whose thread-specific destructor frees a block
+ *                         on every round of destructors, so that the last
+ *                         free comes after the tracker's own destructor
  *     heapleak kill       killed (SIGTERM) instead of exiting: no leaks,
  *                         blocks left live
  *     heapleak kill9      killed with SIGKILL: what the tracker had not
  *                         written yet is lost
  *     heapleak many N     N blocks of 16 bytes live at once, then exit
  */
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +61,29 @@ __attribute__((noinline)) static void *thread_blocks(void *arg)
 	for (int i = 0; i < 1000; i++)
 		free(b[i]);
 	return NULL;
+}
+
+static pthread_key_t late_key;
+static __thread int late_rounds;
+
+__attribute__((noinline)) static void *late_block(void)
+{
+	return malloc(24);
+}
+
+/* Frees the block, and sets another for the next round while there is one. */
+static void late_end(void *block)
+{
+	free(block);
+	if (++late_rounds < PTHREAD_DESTRUCTOR_ITERATIONS)
+		pthread_setspecific(late_key, late_block());
+}
+
+static void *late_thread(void *arg)
+{
+	(void)arg;
+	pthread_setspecific(late_key, late_block());
+	return thread_blocks(NULL);
 }
 
 __attribute__((noinline)) static volatile long *child_block(void)
@@ -105,6 +134,13 @@ int main(int argc, char **argv)
 			pthread_create(&t[i], NULL, thread_blocks, NULL);
 		for (int i = 0; i < 4; i++)
 			pthread_join(t[i], NULL);
+	} else if (!strcmp(what, "late")) {
+		pthread_key_create(&late_key, late_end);
+		for (int i = 0; i < 8; i++) {
+			pthread_t t;
+			pthread_create(&t, NULL, late_thread, NULL);
+			pthread_join(t, NULL);
+		}
 	} else if (!strcmp(what, "kill")) {
 		raise(SIGTERM);
 	} else if (!strcmp(what, "kill9")) {
