@@ -867,37 +867,54 @@ static int cmp_start_desc(const void *a, const void *b)
 	return x->info->pid < y->info->pid ? -1 : x->info->pid > y->info->pid;
 }
 
+/* Whether a sample's object says nothing of the memory: scalars, bytes
+ * no variable names, or scalars a string function reached (via: then
+ * named by that function). */
+static bool nameless(const dobj *o, const char **via)
+{
+	*via = NULL;
+	if (o->kind == DOBJ_VIA && !o->type && !strncmp(o->name, "<scalars>", 9))
+		*via = o->path;
+	return o->kind == DOBJ_SCALAR || *via || (o->kind == DOBJ_UNKNOWN && !strcmp(o->path, "no-variable"));
+}
+
 /* Samples of scalars (bytes through a char *, doubles of an array) and of
  * memory no variable names, in a block: the block's data object instead,
- * named by its site, at their offset in it. */
+ * named by its site (and by the string function that reached it, as
+ * "(via memcpy)"), at their offset in it. */
 static void name_objects(ds_session *s, ds_heap *h)
 {
-	ds_u64map by_site = {0};
+	ds_u64map by_site = {0}, by_site_via = {0};
 	ds_buf name = {0};
 
 	for (size_t k = 0; k < s->srecs.n; k++) {
 		ds_srec *x = &s->srecs.v[k];
 		const hblock *b;
-		const dobj *o;
+		const char *via;
+		ds_u64map *names;
+		uint64_t key;
 		uint32_t id;
-		if (!h->rec_block.v[k] || x->dobj < 0)
-			continue;
-		o = &s->dobjs.v[x->dobj];
-		if (o->kind != DOBJ_SCALAR && !(o->kind == DOBJ_UNKNOWN && !strcmp(o->path, "no-variable")))
+		if (!h->rec_block.v[k] || x->dobj < 0 || !nameless(&s->dobjs.v[x->dobj], &via))
 			continue;
 		b = &h->blocks.v[h->rec_block.v[k] - 1];
-		id = ds_u64map_get(&by_site, b->site);
+		/* a site's object, and one per site and string function */
+		names = via ? &by_site_via : &by_site;
+		key = via ? (uint64_t)b->site << 32 | (uint32_t)x->dobj : b->site;
+		id = ds_u64map_get(names, key);
 		if (id == DS_U64MAP_NONE) {
 			ds_buf_reset(&name);
 			ds_heap_object_name(s, b->site, &name);
+			if (via)
+				ds_buf_printf(&name, " (via %s)", via);
 			id = (uint32_t)ds_dobj_heap(s, ds_buf_str(&name));
-			ds_u64map_put(&by_site, b->site, id, NULL);
+			ds_u64map_put(names, key, id, NULL);
 		}
 		x->dobj = (int32_t)id;
 		x->off = x->ea - b->addr <= UINT32_MAX ? (uint32_t)(x->ea - b->addr) : UINT32_MAX;
 		x->flags = (uint16_t)((x->flags & ~(7u << SR_HOW_SHIFT)) | HOW_HEAP << SR_HOW_SHIFT);
 	}
 	ds_u64map_free(&by_site);
+	ds_u64map_free(&by_site_via);
 	ds_buf_free(&name);
 }
 

@@ -48,3 +48,24 @@ check_ge "the tail call's memcpy has samples" \
 	"$(awk -F, 'NR > 1 && index($1, "__memmove") == 1 { s += $4 } END { print s + 0 }' tailfn.csv)" 200
 # (the loader's own calls at startup may charge some other object)
 check_eq "no object through a tail call's arguments" "$(grep -c '^struct [a-z]* (via ' tail.csv)" 0
+
+# bytes copied between two heap blocks (strfuncs bytes), every 1009th
+# simulated access: <scalars> (via memcpy) without heap data; with it, each
+# block by its site, the loads the source's and the stores the
+# destination's
+line_of() { grep -n "$1" "$TOP/tests/programs/strfuncs.c" | head -1 | cut -d: -f1; }
+from="main (strfuncs.c:$(line_of 'char \*from = calloc'))"
+to="main (strfuncs.c:$(line_of 'char \*to = calloc'))"
+mv_loads() { # EXP ROW [COLUMN]: the row's loads (or COLUMN) in the whole program
+	"$DSPROF" report -i "$1" --view dataobjects -f csv >mv.csv 2>mv.err
+	csv_lookup mv.csv name "$2" "${3:-samples:sim:loads}"
+}
+"$DSPROF" record -q -o by0 --sim -e sim:loads,sim:stores -c 1009 -- "$PROGS/strfuncs" bytes 100 >/dev/null 2>by0.err ||
+	not_ok "record strfuncs bytes: $(head -n 1 by0.err)"
+check_ge "bytes: memcpy's loads are <scalars> (via memcpy)" "$(mv_loads by0 '<scalars> (via memcpy)')" 150
+"$DSPROF" record -q -o by1 --heap --sim -e sim:loads,sim:stores -c 1009 -- "$PROGS/strfuncs" bytes 100 >/dev/null 2>by1.err ||
+	not_ok "record --heap strfuncs bytes: $(head -n 1 by1.err)"
+check_ge "bytes --heap: memcpy's loads are the source block's" "$(mv_loads by1 "heap: 64 KB block from $from (via memcpy)")" 150
+check_ge "bytes --heap: memcpy's stores are the destination block's" \
+	"$(mv_loads by1 "heap: 64 KB block from $to (via memcpy)" samples:sim:stores)" 150
+check_eq "bytes --heap: no <scalars> (via memcpy) left" "$(mv_loads by1 '<scalars> (via memcpy)')" ""

@@ -5,6 +5,9 @@
  *   strfuncs [ROUNDS]       copy, compare, clear and measure typed memory
  *   strfuncs tail [ROUNDS]  only through a wrapper that tail-calls memcpy
  *                           with its arguments swapped
+ *   strfuncs bytes [ROUNDS] only copy_bytes(): memcpy from one heap block
+ *                           of bytes to another (<scalars> (via memcpy);
+ *                           with record --heap, the blocks by their sites)
  *
  * copy_all() memcpys struct recs into struct outs (loads from struct rec,
  * stores to struct out); compare_all() memcmps two arrays of struct rec;
@@ -62,6 +65,13 @@ __attribute__((noinline)) size_t text_len(void)
 	return strlen(text) + 1;
 }
 
+__attribute__((noinline)) long copy_bytes(char *dst, const char *src, size_t n)
+{
+	for (size_t i = 0; i + 64 * chunk <= n; i += 64 * chunk)
+		memcpy(dst + i, src + i, 64 * chunk);
+	return dst[n - 1];
+}
+
 __attribute__((noinline)) void *swap_copy(const struct out *from, struct rec *to, size_t n)
 {
 	return memcpy(to, from, n);
@@ -70,7 +80,8 @@ __attribute__((noinline)) void *swap_copy(const struct out *from, struct rec *to
 int main(int argc, char **argv)
 {
 	int tail = argc > 1 && strcmp(argv[1], "tail") == 0;
-	long rounds = argc > 1 + tail ? atol(argv[1 + tail]) : 200000;
+	int bytes = argc > 1 && strcmp(argv[1], "bytes") == 0;
+	long rounds = argc > 1 + (tail | bytes) ? atol(argv[1 + (tail | bytes)]) : 200000;
 	struct rec *a = calloc(N, sizeof *a), *b = calloc(N, sizeof *b);
 	struct out *o = calloc(N, sizeof *o);
 	long sum = 0;
@@ -78,7 +89,17 @@ int main(int argc, char **argv)
 	if (!a || !b || !o)
 		return 1;
 	memset(text, 'x', sizeof text - 1);
-	for (long r = 0; r < rounds; r++) {
+	if (bytes) {
+		char *from = calloc(N, 64);
+		char *to = calloc(N, 64);
+		if (!from || !to)
+			return 1;
+		for (long r = 0; r < rounds; r++)
+			sum += copy_bytes(to, from, N * 64);
+		free(from);
+		free(to);
+	}
+	for (long r = 0; r < rounds && !bytes; r++) {
 		if (tail) {
 			sum += (long)swap_copy(o, a, N * sizeof *o) & 1;
 			continue;
