@@ -229,6 +229,8 @@ enum dobj_kind {
 	DOBJ_KERNEL,   /* kernel-mode samples */
 	DOBJ_UNKNOWN,  /* with the reason */
 	DOBJ_NOMEM,    /* <no memory access>: time in code that reads and writes none */
+	DOBJ_TOOL,     /* <heap tracker>: record --heap's own work in the target (its
+			* preloaded library, the unwinder it calls), not the program's */
 	DOBJ_HEAP,     /* a heap block of an allocation site (heap.c), where the access
 			* has no type of its own (scalars, no variable) */
 	DOBJ_VIA,      /* read or written by a string function of the C library (memcpy,
@@ -265,6 +267,7 @@ typedef struct tident {
 typedef struct dref {
 	int32_t id;        /* dobj index, -1 when undecided */
 	uint64_t off;      /* byte offset in the aggregate (FIELD, PADDING) */
+	const ds_type *elem; /* SCALAR: the base type the pointer is to (NULL: void, unknown) */
 } dref;
 
 /* How a site's data object was found (or why not). */
@@ -392,8 +395,9 @@ void ds_heap_free(ds_session *s);
 const char *ds_heap_site_stack(ds_session *s, uint32_t site);
 /* Every stack of a site: their text, one a line. */
 void ds_heap_site_stacks(ds_session *s, uint32_t site, ds_buf *out);
-/* "heap: 8 MB block from main (m.c:17)": the name of a site's blocks. */
-void ds_heap_object_name(const ds_session *s, uint32_t site, ds_buf *out);
+/* "heap: 8 MB block of double from main (m.c:17)": the name of a site's
+ * blocks, read as elements of type elem (NULL: not said). */
+void ds_heap_object_name(const ds_session *s, uint32_t site, const char *elem, ds_buf *out);
 /* "8 MB", "1.5 KB", "48 B". */
 void ds_size_text(ds_buf *b, uint64_t n);
 
@@ -558,6 +562,11 @@ struct ds_session {
 	uint64_t verdict_samples[DS_BT_NVERDICTS];
 	uint64_t ea_from_addr, ea_from_regs, ea_regs_changed, ea_none, ea_checked, ea_disagree;
 	uint64_t ea_ifetch;               /* page faults on code: ADDR is the instruction */
+	uint64_t tool_samples;            /* the heap tracker's (DOBJ_TOOL) */
+	DS_VEC(uint8_t) dso_tool;        /* per dso: 0 not known yet, 1 the program's, 2 the
+					  * heap tracker's library, 3 libunwind (dataspace.c) */
+	DS_VEC(uint8_t) chain_tool;      /* per call chain: 0 not known yet, 1 no, 2 through the
+					  * heap tracker */
 	DS_VEC(uint64_t) dso_mem;        /* per dso: samples whose trigger was found */
 	DS_VEC(uint64_t) dso_resolved;   /* per dso: of those, resolved to a data object */
 
@@ -811,7 +820,7 @@ int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts 
 	     const ds_view_opts *o, ds_table **out, ds_err *err);
 /* The notes of a view of memory: how many samples it left out (in code
  * that accesses none), and what a timer's samples are charged to. */
-void ds_say_nomem(ds_table *t, uint64_t n);
+void ds_say_nomem(ds_table *t, uint64_t n, uint64_t tool);
 void ds_say_timer(ds_table *t);
 /* A "by:KEY,KEY" view: ds_group by the keys. */
 int ds_view_by(ds_session *s, const char *keys, const ds_view_opts *o, ds_table **out, ds_err *err);

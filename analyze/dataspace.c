@@ -61,6 +61,7 @@ const char *ds_dobj_kind_name(enum dobj_kind k)
 	case DOBJ_KERNEL: return "kernel";
 	case DOBJ_UNKNOWN: return "unknown";
 	case DOBJ_NOMEM: return "no-memory";
+	case DOBJ_TOOL: return "tool";
 	case DOBJ_VIA: return "via";
 	case DOBJ_HEAP: return "heap";
 	}
@@ -269,7 +270,7 @@ static dref unknown(ds_session *s, const char *reason)
 {
 	char name[96];
 	snprintf(name, sizeof name, "<unknown: %s>", reason);
-	return (dref){dobj_add(s, DOBJ_UNKNOWN, name, NULL, reason), 0};
+	return (dref){.id = dobj_add(s, DOBJ_UNKNOWN, name, NULL, reason), .off = 0};
 }
 
 /* The byte after agg's last member (its tail padding and anything past its
@@ -305,7 +306,7 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 	const ds_type *agg = ds_type_strip(ds_element(ds_type_strip(t), &off));
 	ds_buf tn = {0}, path = {0}, name = {0};
 	const ds_member *leaf = NULL;
-	dref d = {NO_DOBJ, off};
+	dref d = {.id = NO_DOBJ, .off = off};
 
 	if (ds_is_aggregate(agg)) {
 		/* An access outside every member (C-style inheritance: a header
@@ -327,6 +328,10 @@ static dref object_in(ds_session *s, const ds_type *t, uint64_t off, uint32_t si
 		d.id = dobj_add(s, var_kind, name.p, tn.p, NULL);
 	} else {
 		d.id = dobj_add(s, DOBJ_SCALAR, "<scalars>", NULL, NULL);
+		/* the type as declared, its typedef kept (u8), its qualifiers not */
+		while (t && (t->kind == DS_TYPE_CONST || t->kind == DS_TYPE_VOLATILE || t->kind == DS_TYPE_RESTRICT))
+			t = t->target;
+		d.elem = t && t->kind != DS_TYPE_VOID ? t : NULL;
 	}
 	ds_buf_free(&tn);
 	ds_buf_free(&path);
@@ -348,7 +353,7 @@ static dref by_static_address(ds_session *s, ds_dso *d, const ds_trigger *t)
 	const ds_var *v = ds_dso_global_at(d, a, &off);
 	/* a literal or a jump table has no variable: read-only data all the same */
 	if (!v && ds_dso_vaddr_readonly(d, a))
-		return (dref){dobj_add(s, DOBJ_GLOBAL, "<constants>", NULL, NULL), 0};
+		return (dref){.id = dobj_add(s, DOBJ_GLOBAL, "<constants>", NULL, NULL), .off = 0};
 	if (!v)
 		return unknown(s, "no-variable");
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, t->mem.size, v->name, DOBJ_GLOBAL);
@@ -442,7 +447,7 @@ static dref through_pointer(ds_session *s, ds_dso *d, const ds_type *ptr, const 
 {
 	const ds_type *target = ds_pointee(ptr);
 	if (!target)
-		return (dref){NO_DOBJ, 0};
+		return (dref){.id = NO_DOBJ, .off = 0};
 	return pointer_object(s, d, target, t->mem.disp, t->mem.size);
 }
 
@@ -468,7 +473,7 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 				if (r.id != NO_DOBJ)
 					return r;
 			}
-	return (dref){NO_DOBJ, 0};
+	return (dref){.id = NO_DOBJ, .off = 0};
 }
 
 static bool has_types(ds_dso *d)
@@ -483,7 +488,7 @@ static dref vtable_object(ds_session *s, const ds_type *cls)
 {
 	const char *n = s->tidents.v[tident_get(s, cls, ds_type_strip(cls), true)].name;
 	char *name = ds_xasprintf("<vtable of %s>", ds_untagged(n));
-	dref r = {NO_DOBJ, 0};
+	dref r = {.id = NO_DOBJ};
 
 	r.id = dobj_add(s, DOBJ_GLOBAL, name, NULL, NULL);
 	free(name);
@@ -505,7 +510,7 @@ static dref tracked_object(ds_session *s, ds_dso *d, const ds_track *k, const si
 		off = v.off;
 	}
 	if (!v.into)
-		return (dref){NO_DOBJ, 0};
+		return (dref){.id = NO_DOBJ, .off = 0};
 	if (v.var || v.stack)
 		return off < 0 ? unknown(s, "bad-offset")
 			       : object_in(s, v.into, (uint64_t)off, size, v.var ? v.var->name : function_name(st),
@@ -518,7 +523,7 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 {
 	ds_track *k;
 	const ds_tval *b;
-	dref r = {NO_DOBJ, 0};
+	dref r = {.id = NO_DOBJ};
 
 	if (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)
 		return r;
@@ -622,7 +627,7 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 	if (cs->ds->args_done)
 		return cs->ds;
 	cs->ds->args_done = true;
-	cs->ds->arg[0] = cs->ds->arg[1] = (dref){NO_DOBJ, 0};
+	cs->ds->arg[0] = cs->ds->arg[1] = (dref){.id = NO_DOBJ, .off = 0};
 	ds_site_resolve(s, ci, false);
 	cs = &s->sites.v[ci];
 	de = &s->dsos.v[cs->dso];
@@ -650,11 +655,11 @@ static const site_ds *call_arguments(ds_session *s, uint32_t ci)
 static dref via_object(ds_session *s, int32_t arg, const char *fn)
 {
 	const dobj *a = &s->dobjs.v[arg];
-	dref r = {NO_DOBJ, 0};
+	dref r = {.id = NO_DOBJ};
 	char *name;
 
 	if (a->kind == DOBJ_FIELD)
-		return (dref){dobj_member(s, DOBJ_VIA, a->tid, fn), 0};
+		return (dref){.id = dobj_member(s, DOBJ_VIA, a->tid, fn), .off = 0};
 	if (a->kind != DOBJ_GLOBAL && a->kind != DOBJ_STACK && a->kind != DOBJ_SCALAR)
 		return r;
 	name = ds_xasprintf("%s (via %s)", a->name, fn);
@@ -681,11 +686,11 @@ static dref by_caller_argument(ds_session *s, const ds_sample *sm, uint32_t si, 
 	int which = -1;
 
 	if (!ra || nargs < 2)
-		return (dref){NO_DOBJ, 0};
+		return (dref){.id = NO_DOBJ, .off = 0};
 	call = call_arguments(s, ds_session_site(s, sm->pid, (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX,
 						 ra, false));
 	if (call->call_strfn < 0)
-		return (dref){NO_DOBJ, 0};
+		return (dref){.id = NO_DOBJ, .off = 0};
 	if (call->call_strfn > 0)
 		f = &string_functions[call->call_strfn - 1];
 	for (int i = 0; i < 2 && f->arg[i]; i++)
@@ -697,10 +702,10 @@ static dref by_caller_argument(ds_session *s, const ds_sample *sm, uint32_t si, 
 		if (!fits)
 			continue;
 		if (call->arg[i].id == NO_DOBJ || (id != NO_DOBJ && call->arg[i].id != id))
-			return (dref){NO_DOBJ, 0};
+			return (dref){.id = NO_DOBJ, .off = 0};
 		id = call->arg[i].id;
 	}
-	return id == NO_DOBJ ? (dref){NO_DOBJ, 0} : via_object(s, id, f->name);
+	return id == NO_DOBJ ? (dref){.id = NO_DOBJ, .off = 0} : via_object(s, id, f->name);
 }
 
 /* ---- bit fields ---- */
@@ -831,7 +836,7 @@ static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_t
 static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_trigger *t, uint8_t *how)
 {
 	const ds_arch *arch = ds_arch_host();
-	dref r = {NO_DOBJ, 0};
+	dref r = {.id = NO_DOBJ};
 
 	*how = HOW_NONE;
 	if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
@@ -885,7 +890,7 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 	}
 	ds_backtrack(s->bt, de->dso, st->vaddr, precise, t);
 	if (t->verdict == DS_BT_NO_MEMORY) {
-		x->obj[precise] = (dref){dobj_add(s, DOBJ_NOMEM, "<no memory access>", NULL, NULL), 0};
+		x->obj[precise] = (dref){.id = dobj_add(s, DOBJ_NOMEM, "<no memory access>", NULL, NULL), .off = 0};
 		return;
 	}
 	if (t->verdict != DS_BT_OK) {
@@ -895,7 +900,7 @@ static void resolve_site(ds_session *s, size_t si, bool precise)
 	/* its samples may still be charged through the caller (6) */
 	x->strfn = st->sym ? string_function(st->sym->name) : 0;
 	if (!has_types(de->dso)) {
-		x->obj[precise] = x->strfn ? (dref){NO_DOBJ, 0} : unknown(s, "no-debuginfo");
+		x->obj[precise] = x->strfn ? (dref){.id = NO_DOBJ, .off = 0} : unknown(s, "no-debuginfo");
 		x->obj2[precise] = unknown(s, "no-debuginfo");
 		return;
 	}
@@ -918,7 +923,7 @@ static dref by_address(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, 
 
 	if (!ds_session_data_at(s, pid, time, ea, &di, &vaddr) || !(d = s->dsos.v[di].dso) ||
 	    !(v = ds_dso_global_at(d, vaddr, &off)))
-		return (dref){NO_DOBJ, 0};
+		return (dref){.id = NO_DOBJ, .off = 0};
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
 }
 
@@ -1006,6 +1011,10 @@ static void count_record(ds_session *s, size_t i)
 	s->dobj_count.v[slot] += rc->period;
 	if (rc->flags & SR_KERNEL)
 		return;
+	if (s->dobjs.v[rc->dobj].kind == DOBJ_TOOL) {
+		s->tool_samples++;
+		return;
+	}
 	x = s->sites.v[rc->site].ds;
 	t = &x->trig[(rc->flags & SR_PRECISE) != 0];
 	s->verdict_samples[t->verdict]++;
@@ -1038,6 +1047,57 @@ static void count_record(ds_session *s, size_t i)
 }
 
 /* Attribute sample k (the record loading made of it) to its data object. */
+/* What object d is to the heap tracker (a dso_tool value): its library
+ * (record --heap preloads it), libunwind (which it calls, and which a
+ * program hardly maps of its own), or the program's. */
+static uint8_t dso_tool(ds_session *s, uint32_t d)
+{
+	const char *m;
+
+	while (s->dso_tool.n <= d)
+		ds_vec_push(&s->dso_tool, 0);
+	if (s->dso_tool.v[d])
+		return s->dso_tool.v[d];
+	m = s->dsos.v[d].module;
+	s->dso_tool.v[d] = !strncmp(m, "libdsprof-heap.so", 17) ? 2 : !strncmp(m, "libunwind", 9) ? 3 : 1;
+	return s->dso_tool.v[d];
+}
+
+/* Whether the heap tracker is mapped in the recording: an experiment of
+ * record --heap. */
+static bool tracker_mapped(ds_session *s)
+{
+	for (uint32_t d = 0; d < s->dsos.n; d++)
+		if (dso_tool(s, d) == 2)
+			return true;
+	return false;
+}
+
+/* Whether a sample is the heap tracker's own work: in its library, in
+ * libunwind beside it, or with one of its frames in the call chain (the
+ * clock it reads, the C library it writes through). */
+static bool tracker_sample(ds_session *s, const ds_srec *rc)
+{
+	uint8_t t = dso_tool(s, s->sites.v[rc->site].dso);
+	const uint32_t *key;
+	size_t len;
+
+	if (t == 2 || (t == 3 && tracker_mapped(s)))
+		return true;
+	if (rc->chain == UINT32_MAX)
+		return false;
+	while (s->chain_tool.n <= rc->chain)
+		ds_vec_push(&s->chain_tool, 0);
+	if (!s->chain_tool.v[rc->chain]) {
+		s->chain_tool.v[rc->chain] = 1;
+		key = ds_hash_key(s->chain_index, rc->chain, &len);
+		for (size_t i = 0; i < len / sizeof *key; i++)
+			if (dso_tool(s, s->sites.v[key[i]].dso) == 2)
+				s->chain_tool.v[rc->chain] = 2;
+	}
+	return s->chain_tool.v[rc->chain] == 2;
+}
+
 /* Whether a sample is of its trigger's second access (call [mem] reads
  * the pointer and writes the return address): the direction the event
  * gives (the simulator, PEBS, IBS) tells them apart, else an address
@@ -1074,6 +1134,11 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	rc.ea = 0;
 	rc.off = 0;
 	rc.flags = pr ? SR_PRECISE : 0;
+	/* the kernel's too, when the tracker called it (its writes) */
+	if (tracker_sample(s, &rc)) {
+		rc.dobj = dobj_add(s, DOBJ_TOOL, "<heap tracker>", NULL, NULL);
+		goto keep;
+	}
 	if (kernel) {
 		/* a fault the kernel took on a user address still has it */
 		rc.flags |= SR_KERNEL;
@@ -1212,7 +1277,7 @@ void ds_dataspace_recount(ds_session *s)
 	memset(s->how_samples, 0, sizeof s->how_samples);
 	memset(s->verdict_samples, 0, sizeof s->verdict_samples);
 	s->ea_from_addr = s->ea_from_regs = s->ea_regs_changed = s->ea_none = 0;
-	s->ea_checked = s->ea_disagree = s->ea_ifetch = 0;
+	s->ea_checked = s->ea_disagree = s->ea_ifetch = s->tool_samples = 0;
 	ds_zero_u64(s->dso_mem.v, s->dso_mem.n);
 	ds_zero_u64(s->dso_resolved.v, s->dso_resolved.n);
 	for (size_t i = 0; i < s->sites.n; i++)
@@ -1244,6 +1309,8 @@ void ds_dataspace_free(ds_session *s)
 	ds_vec_free(&s->align_samples);
 	ds_vec_free(&s->dso_mem);
 	ds_vec_free(&s->dso_resolved);
+	ds_vec_free(&s->dso_tool);
+	ds_vec_free(&s->chain_tool);
 	ds_hash_free(s->dobj_index);
 	ds_hash_free(s->align_index);
 	ds_backtracker_free(s->bt);

@@ -318,7 +318,7 @@ static bool time_record(dim *d, const ds_srec *r, int64_t *v)
 
 /* ---- verdict: how backtracking and resolution went ---- */
 
-enum { V_KERNEL = DS_BT_NVERDICTS, V_IFETCH, V_PENDING };
+enum { V_KERNEL = DS_BT_NVERDICTS, V_IFETCH, V_PENDING, V_TOOL };
 
 static uint32_t verdict_id(dim *d, size_t i, const ds_srec *r)
 {
@@ -330,6 +330,8 @@ static uint32_t verdict_id(dim *d, size_t i, const ds_srec *r)
 		v = V_KERNEL;
 	else if (r->flags & SR_IFETCH)
 		v = V_IFETCH;
+	else if (r->dobj >= 0 && d->s->dobjs.v[r->dobj].kind == DOBJ_TOOL)
+		v = V_TOOL;
 	else if (!x)
 		v = V_PENDING;
 	else
@@ -350,6 +352,8 @@ static void verdict_name(dim *d, uint32_t id, ds_buf *out)
 		ds_buf_puts(out, "instruction-fetch");
 	else if (v == V_PENDING)
 		ds_buf_puts(out, "<not attributed>");
+	else if (v == V_TOOL)
+		ds_buf_puts(out, "heap-tracker");
 	else if (v != DS_BT_OK)
 		ds_buf_puts(out, ds_bt_verdict_name((enum ds_bt_verdict)v));
 	else if (how != HOW_NONE)

@@ -126,7 +126,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 					      {"field", DS_COL_STR, false},
 					      {"nomiss", DS_COL_PERCENT, true}};
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
-	uint64_t nomem = 0;
+	uint64_t nomem = 0, tool = 0;
 	uint64_t (*cx)[2] = NULL; /* per object: samples with a trigger; of them, at no miss */
 	ds_vec_u64 rcx = {0};     /* the same per row, two slots each */
 	tb b;
@@ -145,8 +145,10 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			any |= s->dobj_samples.v[i * s->nev + e] != 0;
 		if (!any)
 			continue; /* named on the way to a better answer, never sampled */
-		if (d->kind == DOBJ_NOMEM) {
-			nomem += leave_out_nomem(s, b.t, i);
+		if (d->kind == DOBJ_NOMEM || d->kind == DOBJ_TOOL) {
+			uint64_t n = leave_out_nomem(s, b.t, i);
+			nomem += n;
+			tool += d->kind == DOBJ_TOOL ? n : 0;
 			continue;
 		}
 		r = tb_row(&b, d->name, strlen(d->name), d->name, &added);
@@ -184,7 +186,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	say_cross(s, *out);
 	group_fields(*out);
 	ds_session_debug_notes(s, *out); /* first: see ds_say_nomem */
-	ds_say_nomem(*out, nomem);
+	ds_say_nomem(*out, nomem, tool);
 	ds_say_timer(*out);
 	if (o && o->limit && o->limit < (*out)->nrows) {
 		ds_table *t = *out;
@@ -306,6 +308,8 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		found ? 100.0 * (double)resolved / (double)found : 0.0);
 	tb_prop(b.t, "addresses_checked", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_checked);
 	tb_prop(b.t, "address_disagreements", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_disagree);
+	if (s->tool_samples)
+		tb_prop(b.t, "heap_tracker_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->tool_samples);
 	return tb_finish(&b, &keep, out, err);
 }
 

@@ -48,6 +48,7 @@ typedef struct grouping {
 	ds_u64map child;      /* parent << 32 | id -> node, below the top */
 	bool inclusive, memory;
 	uint64_t *nomem;      /* left out: samples[nev], count[nev] */
+	uint64_t tool;        /* of them, the heap tracker's samples */
 } grouping;
 
 static uint32_t node_of(grouping *g, uint32_t parent, uint32_t id, uint32_t level)
@@ -152,11 +153,12 @@ static void inclusive(grouping *g, const ds_vec_u32 *chain, const ds_vec_u32 *le
 	ds_u64map_free(&at);
 }
 
-/* Whether record r is left out: samples in code that accesses no memory,
- * from a grouping by a dimension of memory. */
+/* Whether record r is left out of a grouping by a dimension of memory:
+ * samples in code that accesses no memory, and the heap tracker's. */
 static bool no_memory(const grouping *g, const ds_srec *r)
 {
-	return g->memory && r->dobj >= 0 && g->s->dobjs.v[r->dobj].kind == DOBJ_NOMEM;
+	return g->memory && r->dobj >= 0 &&
+	       (g->s->dobjs.v[r->dobj].kind == DOBJ_NOMEM || g->s->dobjs.v[r->dobj].kind == DOBJ_TOOL);
 }
 
 static void count(grouping *g)
@@ -172,6 +174,7 @@ static void count(grouping *g)
 			continue;
 		if (no_memory(g, r)) {
 			add(g->nomem, g->nev, r->ev, 1, r->period);
+			g->tool += g->s->dobjs.v[r->dobj].kind == DOBJ_TOOL;
 			if (g->inclusive) {
 				ds_vec_push(&chain, NONE);
 				ds_vec_push(&leaf, NONE);
@@ -350,14 +353,21 @@ static void make_cols(grouping *g, bool value_cols, col_vec *cols, size_t *first
 	}
 }
 
-void ds_say_nomem(ds_table *t, uint64_t n)
+void ds_say_nomem(ds_table *t, uint64_t n, uint64_t tool)
 {
-	if (!n)
-		return;
-	tb_prop(t, "no_memory_access_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)n);
-	tb_prop(t, "note", DS_PROP_TEXT,
-		"%llu samples were in code that accesses no memory (<no memory access>): not in this view or its totals",
-		(unsigned long long)n);
+	if (n > tool) {
+		tb_prop(t, "no_memory_access_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)(n - tool));
+		tb_prop(t, "note", DS_PROP_TEXT,
+			"%llu samples were in code that accesses no memory (<no memory access>): not in this view or its totals",
+			(unsigned long long)(n - tool));
+	}
+	if (tool) {
+		tb_prop(t, "heap_tracker_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)tool);
+		tb_prop(t, "note", DS_PROP_TEXT,
+			"%llu samples were the heap tracker's own work (<heap tracker>: record --heap's library in the "
+			"target, the unwinder and clock it calls, its writes): not in this view or its totals",
+			(unsigned long long)tool);
+	}
 }
 
 void ds_say_timer(ds_table *t)
@@ -479,7 +489,7 @@ int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts 
 	tb_own_names(*out); /* the keys' and labels' names die with the grouping */
 	if (g.memory) {
 		ds_session_debug_notes(s, *out); /* first: see ds_say_nomem */
-		ds_say_nomem(*out, nomem);
+		ds_say_nomem(*out, nomem, g.tool);
 		ds_say_timer(*out);
 	}
 	rc = 0;

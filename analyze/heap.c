@@ -718,7 +718,7 @@ void ds_size_text(ds_buf *b, uint64_t n)
 		ds_buf_printf(b, "%.1f %s", (double)n / (double)scale, units[u]);
 }
 
-void ds_heap_object_name(const ds_session *s, uint32_t si, ds_buf *b)
+void ds_heap_object_name(const ds_session *s, uint32_t si, const char *elem, ds_buf *b)
 {
 	const hsite *st = &s->heap.sites.v[si];
 	ds_buf_puts(b, "heap: ");
@@ -727,7 +727,10 @@ void ds_heap_object_name(const ds_session *s, uint32_t si, ds_buf *b)
 		ds_buf_puts(b, "-");
 		ds_size_text(b, st->max_size);
 	}
-	ds_buf_printf(b, " block%s from %s", st->max_size != st->min_size ? "s" : "", st->name);
+	ds_buf_printf(b, " block%s", st->max_size != st->min_size ? "s" : "");
+	if (elem)
+		ds_buf_printf(b, " of %s", elem);
+	ds_buf_printf(b, " from %s", st->name);
 }
 
 /* ---- building ---- */
@@ -878,44 +881,72 @@ static bool nameless(const dobj *o, const char **via)
 	return o->kind == DOBJ_SCALAR || *via || (o->kind == DOBJ_UNKNOWN && !strcmp(o->path, "no-variable"));
 }
 
+/* The base type a scalar record read or wrote through (its site's
+ * resolution), or NULL. */
+static const ds_type *element_of(const ds_session *s, const ds_srec *x)
+{
+	const site_ds *sd = s->sites.v[x->site].ds;
+	bool pr = (x->flags & SR_PRECISE) != 0;
+	dref o;
+
+	if (!sd)
+		return NULL;
+	o = x->flags & SR_MEM2 ? sd->obj2[pr] : sd->obj[pr];
+	return o.id == x->dobj ? o.elem : NULL;
+}
+
 /* Samples of scalars (bytes through a char *, doubles of an array) and of
  * memory no variable names, in a block: the block's data object instead,
- * named by its site (and by the string function that reached it, as
- * "(via memcpy)"), at their offset in it. */
+ * named by its site and the type of the scalars ("heap: 8 MB block of
+ * double from main (m.c:17)"; by the string function that reached it, as
+ * "(via memcpy)"), at their offset in it: one object per site and element
+ * type or function. */
 static void name_objects(ds_session *s, ds_heap *h)
 {
-	ds_u64map by_site = {0}, by_site_via = {0};
-	ds_buf name = {0};
+	ds_u64map by_site = {0}, elems = {0};
+	ds_buf name = {0}, tn = {0};
 
 	for (size_t k = 0; k < s->srecs.n; k++) {
 		ds_srec *x = &s->srecs.v[k];
 		const hblock *b;
+		const ds_type *elem;
 		const char *via;
-		ds_u64map *names;
-		uint64_t key;
-		uint32_t id;
+		uint32_t id, kind;
 		if (!h->rec_block.v[k] || x->dobj < 0 || !nameless(&s->dobjs.v[x->dobj], &via))
 			continue;
 		b = &h->blocks.v[h->rec_block.v[k] - 1];
-		/* a site's object, and one per site and string function */
-		names = via ? &by_site_via : &by_site;
-		key = via ? (uint64_t)b->site << 32 | (uint32_t)x->dobj : b->site;
-		id = ds_u64map_get(names, key);
+		elem = via ? NULL : element_of(s, x);
+		/* what tells the site's objects apart: the string function's
+		 * object, or the element type (numbered as met; 0 none) */
+		if (via) {
+			kind = (uint32_t)x->dobj << 1 | 1;
+		} else {
+			kind = ds_u64map_get(&elems, (uint64_t)(uintptr_t)elem);
+			if (kind == DS_U64MAP_NONE) {
+				kind = (uint32_t)elems.n << 1;
+				ds_u64map_put(&elems, (uint64_t)(uintptr_t)elem, kind, NULL);
+			}
+		}
+		id = ds_u64map_get(&by_site, (uint64_t)b->site << 32 | kind);
 		if (id == DS_U64MAP_NONE) {
 			ds_buf_reset(&name);
-			ds_heap_object_name(s, b->site, &name);
+			ds_buf_reset(&tn);
+			if (elem)
+				ds_type_name(elem, &tn);
+			ds_heap_object_name(s, b->site, tn.len ? ds_buf_str(&tn) : NULL, &name);
 			if (via)
 				ds_buf_printf(&name, " (via %s)", via);
 			id = (uint32_t)ds_dobj_heap(s, ds_buf_str(&name));
-			ds_u64map_put(names, key, id, NULL);
+			ds_u64map_put(&by_site, (uint64_t)b->site << 32 | kind, id, NULL);
 		}
 		x->dobj = (int32_t)id;
 		x->off = x->ea - b->addr <= UINT32_MAX ? (uint32_t)(x->ea - b->addr) : UINT32_MAX;
 		x->flags = (uint16_t)((x->flags & ~(7u << SR_HOW_SHIFT)) | HOW_HEAP << SR_HOW_SHIFT);
 	}
 	ds_u64map_free(&by_site);
-	ds_u64map_free(&by_site_via);
+	ds_u64map_free(&elems);
 	ds_buf_free(&name);
+	ds_buf_free(&tn);
 }
 
 int ds_heap_build(ds_session *s, ds_err *err)

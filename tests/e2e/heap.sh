@@ -52,9 +52,9 @@ check "--by allocsite,field: no array sample is a field of struct item" \
 # the arrays' doubles are scalars: their block is their data object
 "$DSPROF" report -i ho --view dataobjects -f csv >do.csv
 check_eq "dataobjects: the first array's block, kind heap" \
-	"$(csv_lookup do.csv name "heap: 7.6 MB block from $FOUR" kind)" heap
+	"$(csv_lookup do.csv name "heap: 7.6 MB block of double from $FOUR" kind)" heap
 check_eq "dataobjects and --view heap agree on the block's samples" \
-	"$(csv_lookup do.csv name "heap: 7.6 MB block from $FOUR" samples:cpu-clock)" "$a"
+	"$(csv_lookup do.csv name "heap: 7.6 MB block of double from $FOUR" samples:cpu-clock)" "$a"
 # the filter names a site by its function alone
 "$DSPROF" report -i ho --view heap --filter 'allocsite == "make_list"' -f csv >f.csv
 check_eq "filter allocsite == \"make_list\": the list's samples" \
@@ -158,6 +158,22 @@ leaks tk threads
 site="thread_blocks (heapleak.c:$(line_of 'b\[i\] = malloc(64)' "$SRC"))"
 check_eq "threads: every thread's blocks" "$(csv_lookup tk_heap.csv name "$site" blocks)" 4000
 check_eq "threads: all freed" "$(csv_lookup tk_heap.csv name "$site" leaked_bytes)" 0
+
+# the tracker's own work (a program of two million allocations, its
+# malloc calls in a loop): its library, the unwinder and clock it calls and
+# the kernel's writes for it are <heap tracker>, out of the data views
+"$DSPROF" record -q -o tr --heap -- "$PROGS/heapleak" many 2000000 >tr.out 2>tr.err
+"$DSPROF" report -i tr --by module,verdict -f csv >tr.csv 2>/dev/null
+check_ge "tracker: its samples are named" \
+	"$(awk -F, 'NR > 1 && $3 == "heap-tracker" { s += $4 } END { print s + 0 }' tr.csv)" 20
+check_eq "tracker: every sample in its library or the unwinder is its" \
+	"$(awk -F, 'NR > 1 && ($2 ~ /^libdsprof-heap/ || $2 ~ /^libunwind/) && $3 != "heap-tracker" { s += $4 } END { print s + 0 }' tr.csv)" 0
+"$DSPROF" report -i tr --view dataobjects -f json >tr.json 2>/dev/null
+check_eq "tracker: dataobjects leaves them out, and says how many" \
+	"$("$TOOLS/dsjq" .properties.heap_tracker_samples tr.json)" \
+	"$(awk -F, 'NR > 1 && $3 == "heap-tracker" { s += $4 } END { print s + 0 }' tr.csv)"
+"$DSPROF" report -i tr --view dataobjects -f csv >trdo.csv 2>/dev/null
+check "tracker: no <heap tracker> row" sh -c '! grep -q "^<heap tracker>" trdo.csv'
 
 # threads one after another on one stack, each freeing a block after the
 # tracker's thread-end destructor ran for the last time: the process
