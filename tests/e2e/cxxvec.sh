@@ -80,3 +80,26 @@ for sc in unique:legs shared:weight lambda:legs; do
 		not_ok "record owners ${sc%%:*}: $(head -n 1 ow.err)"
 	check_top "owners ${sc%%:*}" "ow-${sc%%:*}" cpu-clock "struct zoo::Animal.${sc#*:}"
 done
+
+# references, a lambda, std::unique_ptr and std::shared_ptr targets
+# (tests/programs/idioms.cc), every 1009th simulated load: each function's
+# loads are the fields it reads, and nothing of them is unknown
+"$DSPROF" record -q --sim -e sim:loads/1009 -o id -- "$PROGS/idioms" 50 >/dev/null 2>id.err ||
+	not_ok "record --sim idioms: $(head -n 1 id.err)"
+share() { # FUNCTION ROW: percent of the function's loads in the row
+	"$DSPROF" report -i id --view dataobjects --filter "FUNC == \"$1\"" -f csv >id.csv 2>id.err
+	all=$(awk -F, 'NR > 1 && $2 != "type" { s += $5 } END { print s + 0 }' id.csv)
+	n=$(csv_lookup id.csv name "$2" samples:sim:loads)
+	awk -v a="${n:-0}" -v b="$all" 'BEGIN { print b ? int(100 * a / b) : 0 }'
+}
+check_ge "a const reference's field: struct zoo::Animal.mass (%)" "$(share by_reference 'struct zoo::Animal.mass')" 99
+check_ge "a lambda's parameter: struct zoo::Animal.legs (%)" "$(share by_lambda 'struct zoo::Animal.legs')" 99
+check_ge "std::unique_ptr's target: struct zoo::Animal.mass (%)" "$(share by_unique 'struct zoo::Animal.mass')" 45
+check_ge "std::unique_ptr itself: a field of struct zoo::Cage (%)" \
+	"$(share by_unique 'struct zoo::Cage.animal._M_t._M_t._M_head_impl')" 45
+check_ge "std::shared_ptr's target: struct zoo::Keeper.wage (%)" "$(share by_shared 'struct zoo::Keeper.wage')" 45
+check_ge "std::shared_ptr itself: a field of struct zoo::Cage (%)" "$(share by_shared 'struct zoo::Cage.keeper._M_ptr')" 45
+"$DSPROF" report -i id --view dataobjects --filter 'FUNC == "by_reference" || FUNC == "by_lambda" || FUNC == "by_unique" || FUNC == "by_shared"' \
+	-f csv >idall.csv 2>id.err
+check_eq "none of their loads is unknown or scalars" "$(grep -c -E '^<(unknown|scalars)' idall.csv)" 0
+check_ge "... of their loads, all told" "$(awk -F, 'NR > 1 && $2 != "type" { s += $5 } END { print s + 0 }' idall.csv)" 1000

@@ -1,0 +1,97 @@
+// C++ idioms a new user's code is made of, each in a function of its own
+// that reads one field of one type in a loop (tests/e2e/cxxvec.sh):
+//
+//   idioms [ROUNDS]
+//
+// by_reference   a range-for over const references: Animal.mass
+// by_lambda      std::for_each with a lambda capturing by reference, the
+//                element its parameter: Animal.legs
+// by_unique      c.animal->mass: the std::unique_ptr's pointer (a field
+//                of Cage), then Animal.mass
+// by_shared      c.keeper->wage: the std::shared_ptr's pointer, then
+//                Keeper.wage
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+#include <algorithm>
+
+namespace zoo {
+struct Animal {
+	long id;
+	double mass;
+	int legs;
+	char pad[44];
+};
+struct Keeper {
+	long id;
+	long fed;
+	double wage;
+};
+struct Cage {
+	std::unique_ptr<Animal> animal;
+	std::shared_ptr<Keeper> keeper;
+};
+
+// a reference parameter
+__attribute__((noinline)) double mass_of(const Animal &a) { return a.mass; }
+
+__attribute__((noinline)) double by_reference(const std::vector<Animal> &v, long rounds)
+{
+	double s = 0;
+	for (long r = 0; r < rounds; r++)
+		for (const Animal &a : v)
+			s += a.mass;
+	return s;
+}
+
+// a lambda capturing by reference
+__attribute__((noinline)) long by_lambda(const std::vector<Animal> &v, long rounds)
+{
+	long legs = 0;
+	auto count = [&](const Animal &a) { legs += a.legs; };
+	for (long r = 0; r < rounds; r++)
+		std::for_each(v.begin(), v.end(), count);
+	return legs;
+}
+
+// unique_ptr and shared_ptr targets
+__attribute__((noinline)) double by_unique(const std::vector<Cage> &cages, long rounds)
+{
+	double s = 0;
+	for (long r = 0; r < rounds; r++)
+		for (const Cage &c : cages)
+			s += c.animal->mass;
+	return s;
+}
+
+__attribute__((noinline)) double by_shared(const std::vector<Cage> &cages, long rounds)
+{
+	double s = 0;
+	for (long r = 0; r < rounds; r++)
+		for (const Cage &c : cages)
+			s += c.keeper->wage;
+	return s;
+}
+
+} // namespace zoo
+
+int main(int argc, char **argv)
+{
+	long rounds = argc > 1 ? atol(argv[1]) : 200;
+	std::vector<zoo::Animal> animals(4096);
+	std::vector<zoo::Cage> cages(4096);
+	for (size_t i = 0; i < cages.size(); i++) {
+		animals[i].mass = (double)(i % 5);
+		animals[i].legs = (int)(i % 4);
+		cages[i].animal = std::make_unique<zoo::Animal>();
+		cages[i].animal->mass = 1;
+		cages[i].keeper = std::make_shared<zoo::Keeper>();
+		cages[i].keeper->wage = 2;
+	}
+	double t = zoo::by_reference(animals, rounds) + zoo::mass_of(animals[3]) +
+		   (double)zoo::by_lambda(animals, rounds) + zoo::by_unique(cages, rounds) +
+		   zoo::by_shared(cages, rounds);
+	printf("%g\n", t);
+	return 0;
+}
