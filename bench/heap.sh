@@ -30,7 +30,7 @@ RUNS=${RUNS:-3}
 W=$(mktemp -d /tmp/dsprof-bench-heap.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 # SQLite allocates through its own layers: its sites are their callers
-WRAPPERS='sqlite3MemMalloc,sqlite3MemRealloc,sqlite3Malloc,sqlite3Realloc,mallocWithAlarm,sqlite3DbMallocRaw*,sqlite3DbMallocZero,sqlite3DbRealloc,dbReallocFinish,sqlite3MallocZero,pcache1Alloc,sqlite3PageMalloc,dbMallocRawFinish,sqlite3DbStrDup,sqlite3DbStrNDup'
+WRAPPERS=$(cat "$(dirname "$0")/sqlite-wrappers")
 
 now() { date +%s.%N; }
 time_of() {

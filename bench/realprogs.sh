@@ -30,28 +30,32 @@
 #   dsprof report -i build/real/exp/sq-cpu -v functions \
 #       --filter 'DOBJ == "<unknown: no-variable>"'
 #
+# Every recording takes --heap (allocation sites; SQLite's reports name its
+# allocation layers with --heap-wrappers, the list in bench/sqlite-wrappers,
+# as bench/heap.sh does).
+#
 # The figures, from `dsprof report --view typestats` (its properties
 # user_samples and trigger_found) and `--view dataobjects` (where each sample
 # landed, by the row's kind), of the recording's one event:
-#   user samples      samples in user space (the kernel's name no user data)
+#   user samples      samples in user space (the kernel's name no user data),
+#                     less the heap tracker's own work (<heap tracker>)
 #   trigger found     of those, the share whose trigger (the load or store
 #                     the sample is charged to) backtracking found: the
 #                     "memory samples", denominator of the next two
 #   typed             memory samples resolved to a data object: rows of
-#                     kind field, padding, global, stack or scalars (a
-#                     pointer to a base type).  As in issue 14, stack counts
+#                     kind field, padding, global, stack, scalars (a
+#                     pointer to a base type), via (a C string function's
+#                     sample, charged to what its caller's argument points
+#                     into) and heap (bytes of a heap block, named by its
+#                     allocation site).  As in issue 14, stack counts
 #                     whole, though `<stack F>` holds the slots no variable
 #                     covers too.  The rest of the memory samples are in the
 #                     unknown buckets (no-variable, regs-changed, bad-offset,
-#                     no-debuginfo).  This is typestats' resolved share less
-#                     its `resolution` samples that still ended in an
-#                     unknown bucket (a static address outside any global)
+#                     no-debuginfo)
 #   named             memory samples on a named member of a struct, union
-#                     or class, or on a named global: rows of kind field and
-#                     global (not padding, stack or <scalars>).  Heap
-#                     blocks (kind heap) need record --heap, which these
-#                     recordings leave out: bench/heap.sh measures what it
-#                     names
+#                     or class, on a named global, or in a heap block named
+#                     by its site: rows of kind field, global and heap (not
+#                     padding, stack, <scalars> or via)
 # Targets (issue 14): speedtest1 cpu-clock typed >= 90% and named >= 55%,
 # --sim typed >= 90%; db_bench typed >= 85% on both backends.
 # Under each line: the unknown buckets (why the rest has no trigger or no
@@ -137,26 +141,29 @@ fi
 EXP="$REAL/exp"
 mkdir -p "$EXP"
 
-# figures LABEL EXPERIMENT TYPED_TARGET [NAMED_TARGET]: the line of figures,
-# then the ten hottest data objects
+# figures LABEL EXPERIMENT TYPED_TARGET NAMED_TARGET [REPORT-ARGS...]: the
+# line of figures, then the ten hottest data objects
 figures() {
-	"$DSPROF" report -i "$2" -v typestats -f json >"$W/ts.json" 2>"$W/notes"
-	"$DSPROF" report -i "$2" -v dataobjects -f json >"$W/do.json" 2>>"$W/notes"
+	label=$1 exp=$2 tt=$3 nt=$4
+	shift 4
+	"$DSPROF" report -i "$exp" "$@" -v typestats -f json >"$W/ts.json" 2>"$W/notes"
+	"$DSPROF" report -i "$exp" "$@" -v dataobjects -f json >"$W/do.json" 2>>"$W/notes"
 	"$DSJQ" '.events[].name' "$W/do.json" >"$W/events"
-	[ "$(wc -l <"$W/events")" -eq 1 ] || { echo "$1: FAIL: one event expected"; return 0; }
+	[ "$(wc -l <"$W/events")" -eq 1 ] || { echo "$label: FAIL: one event expected"; return 0; }
 	"$DSJQ" '.rows[].kind' "$W/do.json" >"$W/kind"
 	"$DSJQ" ".rows[].samples[\"$(cat "$W/events")\"]" "$W/do.json" >"$W/n"
 	"$DSJQ" '.rows[].name' "$W/do.json" >"$W/name"
 	paste "$W/kind" "$W/n" "$W/name" >"$W/rows"
 	u=$("$DSJQ" .properties.user_samples "$W/ts.json")
 	f=$("$DSJQ" .properties.trigger_found "$W/ts.json")
-	awk -F'\t' -v l="$1" -v u="$u" -v f="$f" -v tt="$3" -v nt="${4:-}" '
-		$1 == "field" || $1 == "global" { named += $2 }
-		$1 == "field" || $1 == "global" || $1 == "padding" || $1 == "stack" || $1 == "scalars" { typed += $2 }
+	awk -F'\t' -v l="$label" -v u="$u" -v f="$f" -v tt="$tt" -v nt="$nt" '
+		$1 == "field" || $1 == "global" || $1 == "heap" { named += $2 }
+		$1 == "field" || $1 == "global" || $1 == "heap" || $1 == "padding" || $1 == "stack" ||
+			$1 == "scalars" || $1 == "via" { typed += $2 }
 		END {
 			pf = u ? 100 * f / u : 0; pt = f ? 100 * typed / f : 0; pn = f ? 100 * named / f : 0
 			ok = pt >= tt && (nt == "" || pn >= nt)
-			printf "%s: %d user samples, trigger found %.1f%%, typed %.1f%% of memory samples, named field/global %.1f%% (target: typed >= %d%%%s): %s\n",
+			printf "%s: %d user samples, trigger found %.1f%%, typed %.1f%% of memory samples, named field/global/heap block %.1f%% (target: typed >= %d%%%s): %s\n",
 				l, u, pf, pt, pn, tt, nt == "" ? "" : sprintf(", named >= %d%%", nt), ok ? "PASS" : "FAIL" }' "$W/rows"
 	awk -F'\t' -v u="$u" '$1 == "unknown" { printf "%d\t%s %.1f%%\n", $2, $3, u ? 100 * $2 / u : 0 }' "$W/rows" |
 		sort -t"$(printf '\t')" -k1,1nr | cut -f2 | paste -sd, - | sed 's/,/, /g; s/^/  unknown buckets (% of user samples): /'
@@ -168,29 +175,31 @@ figures() {
 	sort -u "$W/notes" | sed 's/^/  /'
 }
 
-# measure LABEL NAME TYPED_TARGET NAMED_TARGET RECORD-ARGS...: record into
-# EXP/NAME (in a fresh working directory) and print its figures
+# measure LABEL NAME TYPED_TARGET NAMED_TARGET REPORT-ARG RECORD-ARGS...:
+# record with --heap into EXP/NAME (in a fresh working directory) and print
+# its figures (REPORT-ARG: an option of the reports, or "" for none)
 measure() {
-	label=$1 exp="$EXP/$2" tt=$3 nt=$4
-	shift 4
+	label=$1 exp="$EXP/$2" tt=$3 nt=$4 rargs=$5
+	shift 5
 	rm -rf "$W/run" "$exp"
 	mkdir -p "$W/run"
 	t0=$(date +%s)
-	if ! (cd "$W/run" && "$DSPROF" record -q -o "$exp" "$@" >/dev/null 2>"$W/rec.err"); then
+	if ! (cd "$W/run" && "$DSPROF" record -q --heap -o "$exp" "$@" >/dev/null 2>"$W/rec.err"); then
 		echo "$label: FAIL: dsprof record failed: $(tail -1 "$W/rec.err")"
 		return 0
 	fi
-	figures "$label (recorded in $(($(date +%s) - t0)) s)" "$exp" "$tt" "$nt"
+	figures "$label (recorded in $(($(date +%s) - t0)) s)" "$exp" "$tt" "$nt" ${rargs:+"$rargs"}
 }
 
+SQLITE_REPORT="--heap-wrappers=$(cat "$(dirname "$0")/sqlite-wrappers")"
 LEVELDB_BENCHMARKS=fillseq,fillrandom,overwrite,readrandom,readseq,readreverse,compact,readrandom
-measure "speedtest1 --size $SQLITE_SIZE, cpu-clock" sq-cpu 90 55 \
+measure "speedtest1 --size $SQLITE_SIZE, cpu-clock" sq-cpu 90 55 "$SQLITE_REPORT" \
 	-- "$SPEEDTEST" --size "$SQLITE_SIZE"
-measure "speedtest1 --size $SQLITE_SIM_SIZE, --sim" sq-sim 90 "" \
+measure "speedtest1 --size $SQLITE_SIM_SIZE, --sim" sq-sim 90 "" "$SQLITE_REPORT" \
 	--sim -e sim:L1D_MISS -- "$SPEEDTEST" --size "$SQLITE_SIM_SIZE"
-measure "db_bench --num=$LEVELDB_NUM, cpu-clock" ldb-cpu 85 "" \
+measure "db_bench --num=$LEVELDB_NUM, cpu-clock" ldb-cpu 85 "" "" \
 	-- "$DBBENCH" --db="$W/run/db" --num="$LEVELDB_NUM" --benchmarks="$LEVELDB_BENCHMARKS"
-measure "db_bench --num=$LEVELDB_SIM_NUM, --sim" ldb-sim 85 "" \
+measure "db_bench --num=$LEVELDB_SIM_NUM, --sim" ldb-sim 85 "" "" \
 	--sim -e sim:L1D_MISS -- "$DBBENCH" --db="$W/run/db" --num="$LEVELDB_SIM_NUM" \
 	--benchmarks="$LEVELDB_BENCHMARKS"
 
