@@ -21,6 +21,10 @@
  *     heapleak kill9      killed with SIGKILL: what the tracker had not
  *                         written yet is lost
  *     heapleak many N     N blocks of 16 bytes live at once, then exit
+ *     heapleak churn N    N blocks of 16 bytes allocated and freed, each
+ *                         from code that holds data, not a frame, in the
+ *                         frame pointer register (as -O2 code may): a
+ *                         frame-pointer walk from the allocator goes astray
  */
 #include <limits.h>
 #include <pthread.h>
@@ -84,6 +88,28 @@ static void *late_thread(void *arg)
 	(void)arg;
 	pthread_setspecific(late_key, late_block());
 	return thread_blocks(NULL);
+}
+
+/* malloc(n) then free, called with data in rbp (a frame-pointer walk
+ * from inside them goes astray there), the frame described to unwinders
+ * as a compiler would. */
+__attribute__((noinline, optimize("omit-frame-pointer"))) static void churn_one(size_t n)
+{
+	__asm__ volatile("push %%rbp\n\t"
+			 ".cfi_adjust_cfa_offset 8\n\t"
+			 ".cfi_rel_offset %%rbp, 0\n\t"
+			 "mov $0x10, %%ebp\n\t"
+			 "call malloc@PLT\n\t"
+			 "mov %%rax, %%rdi\n\t"
+			 "call free@PLT\n\t"
+			 "pop %%rbp\n\t"
+			 ".cfi_adjust_cfa_offset -8\n\t"
+			 ".cfi_restore %%rbp"
+			 : "+D"(n)
+			 :
+			 : "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory", "cc", "xmm0", "xmm1",
+			   "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
+			   "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
 __attribute__((noinline)) static volatile long *child_block(void)
@@ -152,6 +178,10 @@ int main(int argc, char **argv)
 			v[i] = malloc(16);
 		printf("%p %p\n", v[0], v[n - 1]);
 		_exit(0);
+	} else if (!strcmp(what, "churn") && argc > 2) {
+		long n = atol(argv[2]);
+		for (long i = 0; i < n; i++)
+			churn_one(16);
 	}
 	free((void *)shared);
 	return 0;
