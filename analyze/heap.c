@@ -631,15 +631,29 @@ static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 	return false;
 }
 
-/* "FUNC (file.c:12)" of a frame's site, into b. */
+/* "FUNC (file.c:12)" of a frame's site, into b.  In code inlined into FUNC
+ * (std::vector's allocation, from a header), the line of FUNC's own source
+ * that made the inlined call: where the program allocated, not where the
+ * header did. */
 static void frame_name(ds_session *s, uint32_t si, ds_buf *b)
 {
 	ds_buf key = {0}, line = {0};
+	const site *st;
+	ds_dso *d;
+	const char *file;
+	unsigned call_line;
+
 	site_line_name(s, si, &key, &line);
-	if (s->sites.v[si].file)
+	st = &s->sites.v[si];
+	d = s->dsos.v[st->dso].dso;
+	if (st->file && d && st->has_vaddr && ds_dso_inline_call_at(d, st->vaddr, &file, &call_line)) {
+		const char *base = strrchr(file, '/');
+		ds_buf_printf(b, "%s (%s:%u)", site_fname(s, si), base ? base + 1 : file, call_line);
+	} else if (st->file) {
 		ds_buf_printf(b, "%s (%s)", site_fname(s, si), ds_buf_str(&line));
-	else
+	} else {
 		ds_buf_puts(b, site_fname(s, si));
+	}
 	ds_buf_free(&key);
 	ds_buf_free(&line);
 }

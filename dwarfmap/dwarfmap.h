@@ -324,5 +324,10 @@ const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset);
  * set.  Writes at most max into out and returns how many there are; the
  * strings stay owned by the dso. */
 size_t ds_dso_vars_at(ds_dso *d, uint64_t pc, ds_var *out, size_t max);
+/* Code at pc inlined into its function (from a header, say): the file
+ * and line of the function's own code that made the outermost inlined
+ * call (DW_AT_call_file, DW_AT_call_line).  False when pc is not inlined
+ * code, or the call's place is not known.  The string stays owned by d. */
+bool ds_dso_inline_call_at(ds_dso *d, uint64_t pc, const char **file, unsigned *line);
 
 #endif

@@ -260,6 +260,33 @@ void ds_dwarf_close(ds_dwarf *dw);
 bool ds_line_header_sane(const ds_dwarf *dw, uint64_t off);
 bool ds_cu_line_table_sane(const ds_dwarf *dw, Dwarf_Die cu); /* true without one */
 
+/* A unit's file names, the numbers DW_AT_decl_file and DW_AT_call_file
+ * give (its line table's), read on first use and kept for the unit.
+ * libdwarf records every allocation in a search tree, so that dwarf_finish
+ * frees what callers forgot; the loaders' main handles go without (a
+ * quarter faster), as they free all they get.  But dwarf_srcfiles itself
+ * loses allocations on a corrupt line table, so file names are read
+ * through a handle of their own made with its tree, and recording is on
+ * during that call only (the flag is global and read at each allocation). */
+typedef struct ds_unit_files {
+	ds_dso *d;
+	const char *who;      /* for notes: "types", "variables" */
+	ds_dwarf *dw;         /* the handle (opened on first use), NULL when it cannot be */
+	bool opened;
+	uint64_t cu_off;      /* the unit's DIE, in .debug_info or .debug_types */
+	bool is_info;
+	int version;          /* its DWARF version: 5 numbers files from 0, others from 1 */
+	bool read;            /* its names were read (or could not be) */
+	char **names;
+	Dwarf_Signed n;
+} ds_unit_files;
+/* The next unit: its names are read when first asked for. */
+void ds_unit_files_set(ds_unit_files *f, uint64_t cu_off, bool is_info, int version);
+/* The name of file number n of the unit, or NULL. */
+const char *ds_unit_file(ds_unit_files *f, uint64_t n);
+/* The names of the unit, then the handle, let go. */
+void ds_unit_files_close(ds_unit_files *f);
+
 /* ---- loaders ---- */
 void ds_dso_load_symbols(ds_dso *d);
 /* Find and open the separate debug file for d->main into d->debug: `first`

@@ -167,3 +167,94 @@ bool ds_cu_line_table_sane(const ds_dwarf *dw, Dwarf_Die cu)
 		dwarf_dealloc_error(dbg, e);
 	return ok;
 }
+
+/* ---- a unit's file names ---- */
+
+static void unit_files_free(ds_unit_files *f)
+{
+	Dwarf_Debug dbg = f->dw ? ds_dwarf_debug(f->dw) : NULL;
+
+	for (Dwarf_Signed i = 0; i < f->n; i++)
+		dwarf_dealloc(dbg, f->names[i], DW_DLA_STRING);
+	if (f->names)
+		dwarf_dealloc(dbg, f->names, DW_DLA_LIST);
+	f->names = NULL;
+	f->n = 0;
+	f->read = false;
+}
+
+void ds_unit_files_set(ds_unit_files *f, uint64_t cu_off, bool is_info, int version)
+{
+	unit_files_free(f);
+	f->cu_off = cu_off;
+	f->is_info = is_info;
+	f->version = version;
+}
+
+static void unit_files_read(ds_unit_files *f)
+{
+	static const char *const sections[] = {
+		".debug_info", ".debug_abbrev", ".debug_str", ".debug_line", ".debug_line_str",
+		".debug_str_offsets", ".debug_addr", ".debug_types",
+	};
+	Dwarf_Debug dbg;
+	Dwarf_Die cu = NULL;
+	Dwarf_Error e = NULL;
+	int rc, old;
+
+	f->read = true;
+	if (!f->opened) {
+		f->opened = true;
+		old = dwarf_set_de_alloc_flag(1);
+		f->dw = ds_dwarf_open(f->d, sections, sizeof sections / sizeof sections[0]);
+		dwarf_set_de_alloc_flag(old);
+	}
+	if (!f->dw)
+		return;
+	dbg = ds_dwarf_debug(f->dw);
+	if (dwarf_offdie_b(dbg, f->cu_off, f->is_info, &cu, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc_error(dbg, e);
+		return;
+	}
+	if (!ds_cu_line_table_sane(f->dw, cu)) {
+		ds_dso_set_note(f->d, "DWARF in '%s': %s: a unit's line table is corrupt: its file names are left out",
+				f->d->dwarf->path, f->who);
+		dwarf_dealloc_die(cu);
+		return;
+	}
+	old = dwarf_set_de_alloc_flag(1);
+	rc = dwarf_srcfiles(cu, &f->names, &f->n, &e);
+	dwarf_set_de_alloc_flag(old);
+	if (rc == DW_DLV_ERROR) {
+		ds_dso_set_note(f->d, "DWARF in '%s': %s: cannot read the file names of a unit: %s",
+				f->d->dwarf->path, f->who, e ? dwarf_errmsg(e) : "unknown error");
+		if (e)
+			dwarf_dealloc_error(dbg, e);
+	}
+	if (rc != DW_DLV_OK) {
+		f->names = NULL;
+		f->n = 0;
+	}
+	dwarf_dealloc_die(cu);
+}
+
+const char *ds_unit_file(ds_unit_files *f, uint64_t n)
+{
+	if (!f->read)
+		unit_files_read(f);
+	if (f->version < 5) {
+		if (n == 0)
+			return NULL;
+		n--;
+	}
+	return n < (uint64_t)f->n ? f->names[n] : NULL;
+}
+
+void ds_unit_files_close(ds_unit_files *f)
+{
+	unit_files_free(f);
+	ds_dwarf_close(f->dw);
+	f->dw = NULL;
+	f->opened = false;
+}

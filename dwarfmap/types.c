@@ -166,11 +166,7 @@ typedef struct loader {
 	ds_hash *abbrev_at;   /* .debug_abbrev offset -> index in abbrevs */
 	DS_VEC(abbrev) abbrevs;
 	DS_VEC(spec) specs;
-	ds_dwarf *files_dw;   /* a second handle for file names (see files_debug) */
-	bool files_tried;
-	char **srcfiles;      /* the unit's file names, read on first use */
-	Dwarf_Signed nsrcfiles;
-	bool srcfiles_tried;
+	ds_unit_files unit;   /* the unit's file names */
 	DS_VEC(tnode) nodes;
 	DS_VEC(rmem) rmems;
 	DS_VEC(rmem) scratch; /* members of the structs being read (nested LIFO) */
@@ -680,101 +676,11 @@ static uint64_t die_offset(loader *l, Dwarf_Die die)
 	return off | l->space;
 }
 
-/* The handle that reads file names.  libdwarf records every allocation
- * in a search tree, so that dwarf_finish frees what callers forgot; the
- * main handle goes without (a quarter faster), as this reader frees all it
- * gets.  But dwarf_srcfiles itself loses allocations on a corrupt line
- * table, so file names are read through a handle made with its tree, and
- * recording is on during that call only (the flag is global and read at
- * each allocation). */
-static Dwarf_Debug files_debug(loader *l)
-{
-	static const char *const sections[] = {
-		".debug_info", ".debug_abbrev", ".debug_str", ".debug_line", ".debug_line_str",
-		".debug_str_offsets", ".debug_addr", ".debug_types",
-	};
-
-	if (!l->files_tried) {
-		l->files_tried = true;
-		dwarf_set_de_alloc_flag(1);
-		l->files_dw = ds_dwarf_open(l->d, sections, sizeof sections / sizeof sections[0]);
-		dwarf_set_de_alloc_flag(0);
-	}
-	return l->files_dw ? ds_dwarf_debug(l->files_dw) : NULL;
-}
-
-static void read_srcfiles(loader *l)
-{
-	Dwarf_Debug dbg = files_debug(l);
-	Dwarf_Die cu = NULL;
-	Dwarf_Error e = NULL;
-	int rc;
-
-	l->srcfiles = NULL;
-	l->nsrcfiles = 0;
-	if (!dbg)
-		return;
-	if (dwarf_offdie_b(dbg, l->cu_off & ~TYPES_SPACE, l->is_info, &cu, &e) != DW_DLV_OK) {
-		if (e)
-			dwarf_dealloc_error(dbg, e);
-		return;
-	}
-	if (!ds_cu_line_table_sane(l->files_dw, cu)) {
-		ds_dso_set_note(l->d, "DWARF in '%s': types: a unit's line table is corrupt: its file names are left out",
-				l->d->dwarf->path);
-		dwarf_dealloc_die(cu);
-		return;
-	}
-	dwarf_set_de_alloc_flag(1);
-	rc = dwarf_srcfiles(cu, &l->srcfiles, &l->nsrcfiles, &e);
-	dwarf_set_de_alloc_flag(0);
-	if (rc == DW_DLV_ERROR) {
-		ds_dso_set_note(l->d, "DWARF in '%s': types: cannot read the file names of a unit: %s",
-				l->d->dwarf->path, e ? dwarf_errmsg(e) : "unknown error");
-		if (e)
-			dwarf_dealloc_error(dbg, e);
-	}
-	if (rc != DW_DLV_OK) {
-		l->srcfiles = NULL;
-		l->nsrcfiles = 0;
-	}
-	dwarf_dealloc_die(cu);
-}
-
-/* The unit's name for decl_file n, interned, as index + 1 (0: none).
- * DWARF 5 numbers files from 0, earlier versions from 1. */
+/* The unit's name for decl_file n, interned, as index + 1 (0: none). */
 static uint32_t decl_file(loader *l, uint64_t n)
 {
-	uint64_t i;
-	const char *name;
-
-	if (!l->srcfiles_tried) {
-		l->srcfiles_tried = true;
-		read_srcfiles(l);
-	}
-	if (l->cu_version < 5) {
-		if (n == 0)
-			return 0;
-		n--;
-	}
-	i = n;
-	if (i >= (uint64_t)l->nsrcfiles)
-		return 0;
-	name = l->srcfiles[i];
-	return (uint32_t)ds_hash_intern(l->files, name, strlen(name) + 1, NULL) + 1;
-}
-
-static void free_srcfiles(loader *l)
-{
-	Dwarf_Debug dbg = l->files_dw ? ds_dwarf_debug(l->files_dw) : NULL;
-
-	for (Dwarf_Signed i = 0; i < l->nsrcfiles; i++)
-		dwarf_dealloc(dbg, l->srcfiles[i], DW_DLA_STRING);
-	if (l->srcfiles)
-		dwarf_dealloc(dbg, l->srcfiles, DW_DLA_LIST);
-	l->srcfiles = NULL;
-	l->nsrcfiles = 0;
-	l->srcfiles_tried = false;
+	const char *name = ds_unit_file(&l->unit, n);
+	return name ? (uint32_t)ds_hash_intern(l->files, name, strlen(name) + 1, NULL) + 1 : 0;
 }
 
 /* ---- qualified names ----
@@ -1148,9 +1054,9 @@ static void read_units(loader *l, bool is_info)
 		l->cu_version = ver;
 		l->cu_start = start;
 		l->cu_off = die_offset(l, cu);
+		ds_unit_files_set(&l->unit, l->cu_off & ~TYPES_SPACE, is_info, ver);
 		unit_attrs(l, cu);
 		read_die(l, cu, l->cu_off, 0);
-		free_srcfiles(l);
 		dwarf_dealloc_die(cu);
 		if (is_info)
 			ds_progress_update(&l->prog, next, l->total);
@@ -1806,14 +1712,14 @@ static void load_types(ds_dso *d)
 		".debug_addr", ".debug_types",
 	};
 	struct ds_typetab *tt = ds_xcalloc(1, sizeof *tt);
-	loader l = {.d = d};
+	loader l = {.d = d, .unit = {.d = d, .who = "types"}};
 	ds_dwarf *dw;
 
 	d->types = tt;
 	tt->files = l.files = ds_hash_new();
 	tt->qnames = l.qnames = ds_hash_new();
 	if (d->dwarf && !d->kallsyms) {
-		/* without allocation records (see files_debug); the global
+		/* without allocation records (see ds_unit_files); the global
 		 * flag is restored as soon as the handles are gone */
 		int old = dwarf_set_de_alloc_flag(0);
 		dw = ds_dwarf_open(d, sections, sizeof sections / sizeof sections[0]);
@@ -1833,7 +1739,7 @@ static void load_types(ds_dso *d)
 			if (l.types.p)
 				read_units(&l, false);
 			ds_progress_end(&l.prog);
-			ds_dwarf_close(l.files_dw);
+			ds_unit_files_close(&l.unit);
 			ds_dwarf_close(dw);
 			l.dbg = NULL;
 		}

@@ -85,6 +85,8 @@ typedef struct vscope {
 	uint32_t parent;    /* the enclosing scope; NONE for a subprogram */
 	uint32_t sub;       /* the subprogram whose frame this is */
 	uint32_t first, n;  /* its variables in vars */
+	uint32_t file;      /* inlined calls: DW_AT_call_file's name (interned), NONE */
+	uint32_t line;      /* inlined calls: DW_AT_call_line, 0 unknown (and other scopes) */
 } vscope;
 
 /* A variable while loading, and a scope's variable for good. */
@@ -625,6 +627,7 @@ typedef struct loader {
 	ds_vars *vs;
 	Dwarf_Debug dbg;
 	uint32_t cu;       /* the CU being read, in vs->cus */
+	ds_unit_files unit; /* its file names */
 	uint64_t last_off; /* the last DIE met: the walk only moves forward */
 	DS_VEC(dent) dies; /* by offset */
 	DS_VEC(lvar) globals;
@@ -647,6 +650,7 @@ typedef struct dattrs {
 	bool has_size, has_count, has_upper, has_lower;
 	bool has_addr_base, has_loclists_base, has_rnglists_base;
 	bool declaration, has_const;
+	uint64_t file, line;  /* DW_AT_call_file, DW_AT_call_line; 0 none */
 } dattrs;
 
 static void dwarf_problem(loader *l, Dwarf_Error *e, const char *what)
@@ -886,6 +890,14 @@ static void read_attr(loader *l, Dwarf_Attribute at, dattrs *a)
 	case DW_AT_byte_size:
 		a->has_size = attr_const(l, at, form, &a->byte_size);
 		break;
+	case DW_AT_call_file:
+		if (!attr_const(l, at, form, &a->file) || a->file > UINT32_MAX)
+			a->file = 0;
+		break;
+	case DW_AT_call_line:
+		if (!attr_const(l, at, form, &a->line) || a->line > UINT32_MAX)
+			a->line = 0;
+		break;
 	case DW_AT_count:
 		a->has_count = attr_const(l, at, form, &a->count);
 		break;
@@ -1015,6 +1027,8 @@ static uint32_t open_scope(loader *l, const dattrs *a, uint32_t parent, uint64_t
 		sc.frame_base = a->frame_base;
 		sc.frame_base.cu = l->cu;
 	}
+	sc.file = a->file ? intern(l, ds_unit_file(&l->unit, a->file)) : NONE;
+	sc.line = (uint32_t)a->line;
 	ds_vec_push(&vs->scopes, sc);
 	return s;
 }
@@ -1283,6 +1297,7 @@ static void walk_cus(loader *l, uint64_t info_size)
 			dwarf_problem(l, &e, "cannot read a compilation unit");
 		else if (off > l->last_off && open_cu(l, cu, ver, asize, osize)) {
 			l->last_off = off;
+			ds_unit_files_set(&l->unit, off, true, ver);
 			walk_children(l, cu, 0, NONE, 0);
 		}
 		dwarf_dealloc_die(cu);
@@ -1656,7 +1671,7 @@ static void load_vars(ds_dso *d)
 		".debug_str_offsets", ".debug_addr",
 	};
 	ds_vars *vs = ds_xcalloc(1, sizeof *vs);
-	loader l = {.d = d, .vs = vs, .array = SIZE_MAX};
+	loader l = {.d = d, .vs = vs, .array = SIZE_MAX, .unit = {.d = d, .who = "variables"}};
 	ds_dwarf *dw;
 	size_t info_size = 0;
 
@@ -1671,6 +1686,7 @@ static void load_vars(ds_dso *d)
 		l.dbg = ds_dwarf_debug(dw);
 		ds_dwarf_section(dw, ".debug_info", &info_size);
 		walk_cus(&l, info_size);
+		ds_unit_files_close(&l.unit);
 		resolve_all(&l);
 		ds_dwarf_close(dw);
 		build_globals(&l);
@@ -1786,4 +1802,20 @@ size_t ds_dso_vars_at(ds_dso *d, uint64_t pc, ds_var *out, size_t max)
 		}
 	}
 	return n;
+}
+
+bool ds_dso_inline_call_at(ds_dso *d, uint64_t pc, const char **file, unsigned *line)
+{
+	ds_vars *vs = vars_of(d);
+	uint32_t call = NONE;
+
+	/* the outermost inlined call: the one no other inlined call holds */
+	for (uint32_t s = innermost(vs, pc); s != NONE; s = vs->scopes.v[s].parent)
+		if (vs->scopes.v[s].line)
+			call = s;
+	if (call == NONE || vs->scopes.v[call].file == NONE)
+		return false;
+	*file = ds_hash_key(vs->names, vs->scopes.v[call].file, NULL);
+	*line = vs->scopes.v[call].line;
+	return true;
 }

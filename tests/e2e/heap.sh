@@ -73,6 +73,21 @@ check "mobj BLOCKOFF: both halves are read" test "${h0:-0}" -gt 0 -a "${h1:-0}" 
 "$DSPROF" report -i cx --view heap -f csv >cx.csv
 new_line=$(line_of 'new zoo::Animal\[n\]()), n};' "$TOP/tests/programs/owners.cc")
 check_eq "C++ new[]: its site is the line of the new" "$(csv_lookup cx.csv name "main (owners.cc:$new_line)" bytes)" 262144
+# std::vector, std::make_unique and std::make_shared allocate in code
+# inlined from the library's headers: the site is the program's line that
+# made the inlined call, not the header's (new_allocator.h:137)
+"$DSPROF" record -q -o ix --heap -- "$PROGS/idioms" 1 >/dev/null 2>ix.err
+"$DSPROF" report -i ix --view heap -f csv >ix.csv
+isite() { echo "main (idioms.cc:$(line_of "$1" "$TOP/tests/programs/idioms.cc"))"; }
+check_eq "inlined: std::vector<Animal>(4096)'s site and bytes" \
+	"$(csv_lookup ix.csv name "$(isite 'std::vector<zoo::Animal> animals(4096);')" bytes)" 262144
+check_eq "inlined: std::vector<Cage>(4096)" \
+	"$(csv_lookup ix.csv name "$(isite 'std::vector<zoo::Cage> cages(4096);')" bytes)" 98304
+check_eq "inlined: std::make_unique's 4096 blocks" \
+	"$(csv_lookup ix.csv name "$(isite 'std::make_unique<zoo::Animal>()')" blocks)" 4096
+check_eq "inlined: std::make_shared's 4096 blocks" \
+	"$(csv_lookup ix.csv name "$(isite 'std::make_shared<zoo::Keeper>()')" blocks)" 4096
+check "inlined: no site is named by a header's line" sh -c '! grep -q "^main ([a-z_]*\.h:" ix.csv'
 
 # ---- the same under the simulator: every load a sample, exact ----
 # (n = 100000 doubles an array, 2 rounds: the arrays' loads are 8n, 4n and
