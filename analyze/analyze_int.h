@@ -567,6 +567,7 @@ struct ds_session {
 					  * heap tracker's library, 3 libunwind (dataspace.c) */
 	DS_VEC(uint8_t) chain_tool;      /* per call chain: 0 not known yet, 1 no, 2 through the
 					  * heap tracker */
+	uint8_t tracker_mapped;          /* 0 not known yet, 1 no, 2 the heap tracker's library is */
 	DS_VEC(uint64_t) dso_mem;        /* per dso: samples whose trigger was found */
 	DS_VEC(uint64_t) dso_resolved;   /* per dso: of those, resolved to a data object */
 

@@ -830,9 +830,9 @@ static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_t
 		r->id = dobj_member(s, DOBJ_FIELD, o->tid, best->name);
 }
 
-/* Steps (1)-(4) for a site; id NO_DOBJ leaves the decision to each sample. */
-/* The object of trigger t's access t->mem at site st, and how it was
- * found (HOW_NONE: not found, or only an unknown bucket). */
+/* Steps (1)-(4) for trigger t's access t->mem at site st: its object (id
+ * NO_DOBJ leaves the decision to each sample) and how it was found
+ * (HOW_NONE: not found, or only an unknown bucket). */
 static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_trigger *t, uint8_t *how)
 {
 	const ds_arch *arch = ds_arch_host();
@@ -873,6 +873,7 @@ static ds_trigger second_access(const ds_trigger *t)
 	return u;
 }
 
+/* A site's trigger and the objects of its accesses, once per precision. */
 static void resolve_site(ds_session *s, size_t si, bool precise)
 {
 	site *st = &s->sites.v[si];
@@ -1046,7 +1047,6 @@ static void count_record(ds_session *s, size_t i)
 		count_alignment(s, o, rc->ea - rc->off, rc->ev);
 }
 
-/* Attribute sample k (the record loading made of it) to its data object. */
 /* What object d is to the heap tracker (a dso_tool value): its library
  * (record --heap preloads it), libunwind (which it calls, and which a
  * program hardly maps of its own), or the program's. */
@@ -1064,13 +1064,16 @@ static uint8_t dso_tool(ds_session *s, uint32_t d)
 }
 
 /* Whether the heap tracker is mapped in the recording: an experiment of
- * record --heap. */
+ * record --heap (looked for once). */
 static bool tracker_mapped(ds_session *s)
 {
-	for (uint32_t d = 0; d < s->dsos.n; d++)
-		if (dso_tool(s, d) == 2)
-			return true;
-	return false;
+	if (!s->tracker_mapped) {
+		s->tracker_mapped = 1;
+		for (uint32_t d = 0; d < s->dsos.n; d++)
+			if (dso_tool(s, d) == 2)
+				s->tracker_mapped = 2;
+	}
+	return s->tracker_mapped == 2;
 }
 
 /* Whether a sample is the heap tracker's own work: in its library, in
@@ -1120,6 +1123,7 @@ static bool of_second_access(const ds_sample *sm, const ds_trigger *t)
 	return sm->addr - a >= t->mem.size;
 }
 
+/* Attribute sample k (the record loading made of it) to its data object. */
 static void attribute(ds_session *s, const ds_record *r, const bool *precise, size_t k)
 {
 	const ds_sample *sm = &r->u.sample;

@@ -241,11 +241,15 @@ static void chunk_end(chunk *c)
 
 /* Append a record (its size a multiple of 8) to a buffer of this thread.
  * After its end (the frees of thread-local destructors that ran after
- * ours), a record is written on its own: no buffer is listed again. */
+ * ours), a record is written on its own: no buffer is listed again (and
+ * a signal handler's record made meanwhile is lost: the lock may be
+ * held by the record it interrupted). */
 static void put(chunk *c, const void *rec, uint32_t size)
 {
 	uint32_t n = atomic_load_explicit(&c->fill, memory_order_relaxed);
 	if (ended) {
+		if (busy > 1)
+			return;
 		pthread_mutex_lock(&buffers_lock);
 		memcpy(spare, rec, size);
 		chunk_write(spare, size);
