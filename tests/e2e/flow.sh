@@ -2,8 +2,10 @@
 # of each scenario goes through a register no variable describes, so its
 # field is named only by tracking the function's code: a malloc result
 # typed by the member it is stored into (alloc), pointers from two
-# structs joined by a branch or a conditional move (join).  Optimized, as
-# built by default (no frame pointer: rbp holds a variable).
+# structs joined by a branch or a conditional move (join), and a register
+# two scopes' variables share, the inlined callee's type winning over its
+# caller's void * (scope).  Optimized, as built by default (no frame
+# pointer: rbp holds a variable).
 . "$TOP/tests/lib.sh"
 
 for cc in gcc clang; do
@@ -19,3 +21,16 @@ for cc in gcc clang; do
 		done
 	done
 done
+
+# scope (issue 14, cause 2), every load simulated: of scope_outer's loads
+# through the inlined struct table *, each t->cells has its cells->val;
+# with the outer void * winning the register the second was no-variable.
+# clang only: gcc leaves the inlined parameter an empty location range.
+"$DSPROF" record -q -o e-scope --sim -e sim:loads -c 1 -- ./flow-clang-O2 scope 0 >/dev/null 2>scope.err ||
+	not_ok "record --sim flow scope: $(head -n 1 scope.err)"
+"$DSPROF" report -i e-scope --view dataobjects --filter 'FUNC == "scope_outer"' -f csv >scope.csv 2>&1
+cells=$(csv_lookup scope.csv name "struct table.cells" samples:sim:loads)
+check_ge "scope: t->cells through the inlined parameter" "${cells:-0}" 1000
+check_eq "scope: as many cells->val, through the loaded pointer" \
+	"$(csv_lookup scope.csv name "struct cell.val" samples:sim:loads)" "$cells"
+check_eq "scope: none of its loads is unknown" "$(grep -c '^<unknown' scope.csv)" 0

@@ -9,6 +9,12 @@
  *   join   the pointer, an expression of no variable, is loaded from one
  *          of two structs on two paths (a->cells or b->spare) that join
  *          before the hot loop.
+ *   scope  a function given a void *, which an inlined callee takes as a
+ *          struct table * in the same register: t->cells->val, where the
+ *          loaded cells pointer is in a register of no variable, is
+ *          named only when the inner scope's type wins the register
+ *          (clang gives the inlined parameter the register; gcc gives it
+ *          an empty range)
  *
  * Usage: flow SCENARIO [SECONDS]
  */
@@ -110,19 +116,50 @@ static long run_join(double seconds)
 	return sum;
 }
 
+static inline __attribute__((always_inline)) long scope_val(struct table *t)
+{
+	return t->cells->val;
+}
+
+volatile long scope_calls; /* every call is made */
+
+__attribute__((noinline)) long scope_outer(void *p)
+{
+	scope_calls++;
+	return scope_val(p);
+}
+
+static long run_scope(double seconds)
+{
+	struct table t = {1, calloc(1, sizeof(struct cell))};
+	long sum = 0;
+	double end = now() + seconds;
+
+	if (!t.cells)
+		abort();
+	do
+		for (int k = 0; k < 1000; k++)
+			sum += scope_outer(&t);
+	while (now() < end);
+	free(t.cells);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = argc > 2 ? atof(argv[2]) : 1.5;
 	long r;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: flow alloc|join [SECONDS]\n");
+		fprintf(stderr, "usage: flow alloc|join|scope [SECONDS]\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "alloc") == 0)
 		r = run_alloc(seconds);
 	else if (strcmp(argv[1], "join") == 0)
 		r = run_join(seconds);
+	else if (strcmp(argv[1], "scope") == 0)
+		r = run_scope(seconds);
 	else {
 		fprintf(stderr, "flow: unknown scenario '%s'\n", argv[1]);
 		return 1;
