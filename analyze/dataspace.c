@@ -1132,7 +1132,7 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	site_ds *x;
 	const ds_trigger *trig;
 	ds_trigger second;
-	dref d;
+	dref d, a;
 	enum ds_ea_status es;
 
 	rc.ea = 0;
@@ -1174,9 +1174,13 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 		rc.flags |= SR_EA;
 	d = rc.flags & SR_MEM2 ? x->obj2[pr] : x->obj[pr];
 	rc.flags |= (uint16_t)((rc.flags & SR_MEM2 ? x->how2[pr] : x->how[pr]) << SR_HOW_SHIFT);
-	if (d.id == NO_DOBJ && (rc.flags & SR_EA) &&
-	    (d = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ)
+	/* the address names the global it is in where the code said nothing,
+	 * or only scalars (an array's elements through a double *) */
+	if ((d.id == NO_DOBJ || s->dobjs.v[d.id].kind == DOBJ_SCALAR) && (rc.flags & SR_EA) &&
+	    (a = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ) {
+		d = a;
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_ADDRESS << SR_HOW_SHIFT);
+	}
 	if (d.id == NO_DOBJ && x->strfn && trig->verdict == DS_BT_OK &&
 	    (d = by_caller_argument(s, sm, rc.site, trig)).id != NO_DOBJ)
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_VIA << SR_HOW_SHIFT);

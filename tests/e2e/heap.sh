@@ -102,6 +102,10 @@ check_eq "--sim: the array summed twice" "$(w "$TWO")" 400000
 check_eq "--sim: the array summed once" "$(w "$ONE")" 200000
 check_eq "--sim: the list's loads" "$(w "$LIST")" 62500
 check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 12500
+# the global array, read through the same double *: the global, not <scalars>
+"$DSPROF" report -i hs --view dataobjects -f csv >hsdo.csv
+check_eq "--sim: the global array's loads, by its address" \
+	"$(csv_lookup hsdo.csv name "glob (double [65536])" samples:sim:loads)" 131072
 check_eq "--sim: lifetimes in the simulator's clock" \
 	"$("$DSPROF" report -i hs --view heap -f json | "$TOOLS/dsjq" .properties.lifetime_unit)" instructions
 "$DSPROF" report -i hs --by allocsite,field -f csv >hsf.csv

@@ -2,7 +2,8 @@
  * Heap objects of known cost (tests/e2e/heap.sh): three arrays of doubles
  * from three allocation sites, summed 4, 2 and 1 times a round, so that
  * their loads are 4/7, 2/7 and 1/7 of the arrays'; and a list of structs
- * from a fourth site, walked once a round.
+ * from a fourth site, walked once a round.  And a global array, summed
+ * through the same pointer once a round: its data object is the global.
  *
  *     heapobj N ROUNDS      arrays of N doubles, a list of N/8 items
  */
@@ -15,6 +16,8 @@ struct item {
 	double weight;
 	char pad[40];
 };
+
+double glob[1 << 16];
 
 __attribute__((noipa)) static double sum(const double *a, long n)
 {
@@ -68,6 +71,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 2; k++)
 			s += sum(two, n);
 		s += sum(one, n);
+		s += sum(glob, 1 << 16);
 		w += walk(list);
 	}
 	printf("%g %ld\n", s, w);
