@@ -15,6 +15,7 @@
  * dataobjects view adds up to 100%.
  */
 #include "analyze/analyze_int.h"
+#include "experiment/heapfile.h"
 
 #include <elf.h>
 #include <stdlib.h>
@@ -1059,7 +1060,7 @@ static uint8_t dso_tool(ds_session *s, uint32_t d)
 	if (s->dso_tool.v[d])
 		return s->dso_tool.v[d];
 	m = s->dsos.v[d].module;
-	s->dso_tool.v[d] = !strncmp(m, "libdsprof-heap.so", 17) ? 2 : !strncmp(m, "libunwind", 9) ? 3 : 1;
+	s->dso_tool.v[d] = !strncmp(m, DS_HEAP_LIB, strlen(DS_HEAP_LIB)) ? 2 : !strncmp(m, "libunwind", 9) ? 3 : 1;
 	return s->dso_tool.v[d];
 }
 

@@ -615,7 +615,7 @@ static void sweep(ds_session *s, ds_heap *h, image *im)
  * named (--heap-wrappers, a trailing * matches any end). */
 static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 {
-	static const char *const libs[] = {"libc.so", "libstdc++.so", "libgcc_s.so", "ld-linux", "libdsprof-heap.so",
+	static const char *const libs[] = {"libc.so", "libstdc++.so", "libgcc_s.so", "ld-linux", DS_HEAP_LIB,
 					   "vgpreload_"};
 	const char *mod = s->dsos.v[s->sites.v[si].dso].module, *fn = site_fname(s, si);
 

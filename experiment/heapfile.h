@@ -29,6 +29,7 @@
 #define DS_HEAP_HEADER 4096        /* the header's page; chunks follow it */
 #define DS_HEAP_CHUNK 65536
 #define DS_HEAP_MAX_FRAMES 32      /* a site's frames, at most */
+#define DS_HEAP_LIB "libdsprof-heap.so" /* the tracker record --heap preloads */
 
 /* The file's first bytes. */
 struct ds_heap_header {

@@ -5,6 +5,7 @@
  * cannot load it (statically linked) is said so before it starts.
  */
 #include "sampler/backend.h"
+#include "experiment/heapfile.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -13,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define HEAP_LIB "libdsprof-heap.so"
 
 /* $DSPROF_HEAP_LIB, else the build tree's lib/ next to the dsprof
  * binary, else the installed lib/dsprof/. */
@@ -30,8 +29,8 @@ static char *heap_lib(ds_err *err)
 	if (env && *env) {
 		cand[0] = ds_xstrdup(env);
 	} else {
-		cand[0] = ds_xasprintf("%s/lib/%s", exe, HEAP_LIB);
-		cand[1] = ds_xasprintf("%s/../lib/dsprof/%s", exe, HEAP_LIB);
+		cand[0] = ds_xasprintf("%s/lib/%s", exe, DS_HEAP_LIB);
+		cand[1] = ds_xasprintf("%s/../lib/dsprof/%s", exe, DS_HEAP_LIB);
 	}
 	for (int i = 0; i < 2 && cand[i] && !found; i++)
 		if (access(cand[i], R_OK) == 0)
