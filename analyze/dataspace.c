@@ -1082,11 +1082,13 @@ static bool tracker_mapped(ds_session *s)
  * clock it reads, the C library it writes through). */
 static bool tracker_sample(ds_session *s, const ds_srec *rc)
 {
-	uint8_t t = dso_tool(s, s->sites.v[rc->site].dso);
 	const uint32_t *key;
 	size_t len;
 
-	if (t == 2 || (t == 3 && tracker_mapped(s)))
+	/* no chain is looked at in an experiment without the tracker */
+	if (!tracker_mapped(s))
+		return false;
+	if (dso_tool(s, s->sites.v[rc->site].dso) >= 2)
 		return true;
 	if (rc->chain == UINT32_MAX)
 		return false;
