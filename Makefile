@@ -93,6 +93,14 @@ $(BUILD)/tests/programs/%: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 
+# Programs built exactly as Debian builds its packages: -O2 -g and no frame
+# pointers, for call chains that must come from the call-frame information.
+TESTPROG_PLAIN := $(wildcard tests/programs/plain/*.c)
+TESTPROGS += $(TESTPROG_PLAIN:tests/programs/plain/%.c=$(BUILD)/tests/programs/%)
+$(BUILD)/tests/programs/%: tests/programs/plain/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -pthread -o $@ $<
+
 # The padded build of counters.c: the "after" of the false-sharing demo.
 TESTPROGS += $(BUILD)/tests/programs/counters_padded
 $(BUILD)/tests/programs/counters_padded: tests/programs/counters.c

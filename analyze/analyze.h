@@ -39,18 +39,37 @@ typedef struct ds_session_opts {
  * file and say what to do; a session's problems with symbols are notes. */
 int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out, ds_err *err);
 void ds_session_close(ds_session *s);
+/* ---- call chains unwound from stack copies (analyze/unwind.c) ----
+ * Why a chain unwound through the call-frame information ends. */
+enum ds_chain_end {
+	DS_CHAIN_OUTERMOST,   /* the thread's first frame: a complete chain */
+	DS_CHAIN_STACK_END,   /* a frame's data lies beyond the copy */
+	DS_CHAIN_NO_CFI,      /* no CFI for the address and no usable frame pointer */
+	DS_CHAIN_BAD_CFI,     /* CFI that cannot be evaluated there */
+	DS_CHAIN_BAD_RA,      /* a return address in no object */
+	DS_CHAIN_NO_PROGRESS, /* a caller's frame not above its callee's */
+	DS_CHAIN_DEPTH,       /* 127 frames */
+	DS_CHAIN_NO_REGS,     /* the sample has no stack or instruction pointer */
+	DS_CHAIN_NENDS
+};
+/* "stack copy exhausted" */
+const char *ds_chain_end_name(int end);
+
 /* ---- finishing a recording ----
  * Run once on an experiment just recorded, on its machine, while the files
  * it sampled are still those that ran (analyze/finish.c).  Call chains get
- * back the caller that a user-space function without a frame hid from the
- * frame-pointer walk, from the user stack copy each sample carries, and
- * the copies are dropped, so that perf reads the chains as it reads its
- * own; the header gets HEADER_BUILD_ID, the build-id of every object a
- * sample or a call chain falls in.  DIR/perf.data is rewritten beside
- * itself and renamed over it; after a failure it is as it was. */
+ * what the kernel's walk could not give from the user stack copy each
+ * sample carries: the caller that a user-space function without a frame
+ * hid from the frame-pointer walk, or (--call-graph dwarf) every user
+ * frame, unwound through the call-frame information.  The copies are then
+ * dropped, so that perf reads the chains as it reads those of its own -g;
+ * the header gets HEADER_BUILD_ID, the build-id of every object a sample
+ * or a call chain falls in.  DIR/perf.data is rewritten beside itself and
+ * renamed over it; after a failure it is as it was. */
 typedef struct ds_finish_result {
 	uint64_t bytes;            /* data bytes after */
 	uint64_t chains_completed; /* samples whose chain got a caller back */
+	uint64_t unwound[DS_CHAIN_NENDS]; /* chains unwound from a whole copy, by how they end */
 	size_t nbuild_ids;
 	DS_VEC(char *) notes;      /* objects whose build-id cannot be known, and why */
 } ds_finish_result;

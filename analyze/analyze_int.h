@@ -35,7 +35,7 @@ static inline void ds_zero_u64(uint64_t *p, size_t n)
 		memset(p, 0, n * sizeof *p);
 }
 
-/* ======== layer 1: loading (session.c) ======== */
+/* ======== layer 1: loading (session.c unwind.c) ======== */
 
 /* An object file seen in MMAP records (or the kernel, or nothing). */
 typedef struct dso_ent {
@@ -165,6 +165,12 @@ typedef struct ds_srec {
 uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
+
+/* ---- unwinding a stack copy (unwind.c) ---- */
+/* The user-space frames of a sample from its registers and stack copy,
+ * appended to out (the sampled address first, then return addresses);
+ * returns why the chain ends (enum ds_chain_end). */
+int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out);
 /* The object (dso index) and vaddr of a runtime data address. */
 bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
 			uint64_t *vaddr);
@@ -527,6 +533,7 @@ struct ds_session {
 
 	ds_hash *chain_index;         /* key: u32 site indices, leaf first */
 	ds_vec_u64 chain_buf;         /* ds_session_full_chain's answer */
+	uint64_t chain_ends[DS_CHAIN_NENDS]; /* chains unwound from stack copies, by how they end */
 	chain_memo chain_memo;
 	DS_VEC(uint64_t) chain_samples;
 	DS_VEC(uint64_t) chain_count;
@@ -859,6 +866,8 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 
 /* Views around a function and over time (callviews.c, timeline.c). */
 int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_calltree(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_bottomup(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);

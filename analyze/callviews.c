@@ -1,6 +1,7 @@
 /*
- * Views around one function: who calls it and whom it calls (callers),
- * and its source file line by line (source).
+ * Views of call paths: around one function, who calls it and whom it
+ * calls (callers), and its source file line by line (source); the whole
+ * calling-context tree, top-down (calltree) and bottom-up (bottomup).
  *
  * Both name the function as the functions view does (ds_view_opts.function
  * is "NAME" or "NAME@MODULE") and sum the same per-instruction and
@@ -222,6 +223,208 @@ int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	if (o->limit)
 		tb_cut(*out, o->limit);
 	return 0;
+}
+
+/* ---- calltree, bottomup: the calling-context tree ----
+ *
+ * Every distinct path of functions the chains make is a node, under the
+ * node of the path one frame shorter: from the outermost caller down
+ * (calltree, top-down), or from the sampled function up through its
+ * callers (bottomup, inverted).  A node's inclusive metrics are the
+ * samples whose chain begins with its path, its exclusive ones those whose
+ * chain is its path and no longer (top-down), or whose leaf it is (the
+ * first level of bottomup).  A recursion makes nested nodes, each counted
+ * once.  Chains that differ only in call sites share their nodes: the tree
+ * is of functions, as the callpath key folds them.  Siblings are sorted by
+ * --sort (default: inclusive samples) and --limit keeps as many at each
+ * level.
+ */
+
+enum { CT_MODULE, CT_NCOLS };
+
+typedef struct ct_node {
+	uint32_t parent; /* UINT32_MAX at the top */
+	uint32_t site;   /* a site of its function, for its name */
+	uint32_t first_child, next_sibling; /* UINT32_MAX: none */
+} ct_node;
+
+typedef struct ct {
+	ds_session *s;
+	DS_VEC(ct_node) nodes;
+	ds_hash *index;          /* (parent, fkey) -> node */
+	ds_vec_u64 excl, incl;   /* per node x event: samples, then counts after them */
+	ds_vec_u64 excl_n, incl_n;
+	size_t nev;
+	sort_spec sort;
+} ct;
+
+static uint32_t ct_child(ct *t, uint32_t parent, uint32_t si)
+{
+	struct {
+		uint32_t parent;
+		fkey f;
+	} key;
+	bool added;
+	size_t id;
+
+	memset(&key, 0, sizeof key);
+	key.parent = parent;
+	key.f = site_fkey(t->s, si);
+	id = ds_hash_intern(t->index, &key, sizeof key, &added);
+	if (added) {
+		ds_vec_push(&t->nodes, ((ct_node){parent, si, UINT32_MAX, UINT32_MAX}));
+		for (size_t e = 0; e < t->nev; e++) {
+			ds_vec_push(&t->excl, 0);
+			ds_vec_push(&t->incl, 0);
+			ds_vec_push(&t->excl_n, 0);
+			ds_vec_push(&t->incl_n, 0);
+		}
+	}
+	return (uint32_t)id;
+}
+
+static void ct_add_chain(ct *t, size_t c, bool inverted)
+{
+	ds_session *s = t->s;
+	const uint64_t *cs = &s->chain_samples.v[c * s->nev], *cc = &s->chain_count.v[c * s->nev];
+	uint32_t node = UINT32_MAX;
+	const uint32_t *key;
+	size_t len;
+	bool any = false;
+
+	for (size_t e = 0; e < s->nev; e++)
+		any |= cs[e] != 0;
+	if (!any)
+		return;
+	key = ds_hash_key(s->chain_index, c, &len);
+	len /= sizeof *key;
+	for (size_t k = 0; k < len; k++) {
+		uint32_t si = key[inverted ? k : len - 1 - k];
+		ds_site_resolve(s, si, false);
+		node = ct_child(t, node, si);
+		for (size_t e = 0; e < s->nev; e++) {
+			t->incl.v[node * s->nev + e] += cs[e];
+			t->incl_n.v[node * s->nev + e] += cc[e];
+			if (inverted ? k == 0 : k + 1 == len) {
+				t->excl.v[node * s->nev + e] += cs[e];
+				t->excl_n.v[node * s->nev + e] += cc[e];
+			}
+		}
+	}
+}
+
+static uint64_t ct_metric(const ct *t, uint32_t n)
+{
+	return tb_sort_metric(&t->sort, &t->excl.v[n * t->nev], &t->excl_n.v[n * t->nev],
+			      &t->incl.v[n * t->nev], &t->incl_n.v[n * t->nev]);
+}
+
+static int ct_cmp(const void *a, const void *b, void *ctx)
+{
+	const ct *t = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t mx, my;
+	int c;
+
+	if (t->sort.what == SORT_NAME) {
+		c = strcmp(site_fname(t->s, t->nodes.v[x].site), site_fname(t->s, t->nodes.v[y].site));
+		return c ? c : (x > y) - (x < y);
+	}
+	mx = ct_metric(t, x);
+	my = ct_metric(t, y);
+	if (mx != my)
+		return mx < my ? 1 : -1;
+	c = strcmp(site_fname(t->s, t->nodes.v[x].site), site_fname(t->s, t->nodes.v[y].site));
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Link each node's children in sort order, the top level's into *top. */
+static void ct_link(ct *t, uint32_t *top)
+{
+	size_t n = t->nodes.n;
+	uint32_t *order = ds_xcalloc(n ? n : 1, sizeof *order);
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	/* sorted as a whole, then linked back to front: each parent's list
+	 * comes out in the order of the sort */
+	qsort_r(order, n, sizeof *order, ct_cmp, t);
+	*top = UINT32_MAX;
+	for (size_t i = n; i-- > 0;) {
+		ct_node *nd = &t->nodes.v[order[i]];
+		uint32_t *head = nd->parent == UINT32_MAX ? top : &t->nodes.v[nd->parent].first_child;
+		nd->next_sibling = *head;
+		*head = order[i];
+	}
+	free(order);
+}
+
+static void ct_rows(ct *t, tb *b, uint32_t first, unsigned depth, size_t limit)
+{
+	size_t kept = 0;
+
+	for (uint32_t n = first; n != UINT32_MAX && (!limit || kept < limit); n = t->nodes.v[n].next_sibling) {
+		const ct_node *nd = &t->nodes.v[n];
+		size_t r = tb_row_new(b, site_fname(t->s, nd->site));
+		ds_row *w = &b->v.v[r];
+		w->depth = depth;
+		tb_cell_str(w, CT_MODULE, t->s->dsos.v[t->s->sites.v[nd->site].dso].module);
+		memcpy(w->samples, &t->excl.v[n * t->nev], t->nev * sizeof *w->samples);
+		memcpy(w->count, &t->excl_n.v[n * t->nev], t->nev * sizeof *w->count);
+		memcpy(w->incl_samples, &t->incl.v[n * t->nev], t->nev * sizeof *w->incl_samples);
+		memcpy(w->incl_count, &t->incl_n.v[n * t->nev], t->nev * sizeof *w->incl_count);
+		kept++;
+		ct_rows(t, b, nd->first_child, depth + 1, limit);
+	}
+}
+
+static int view_tree(ds_session *s, const ds_view_opts *o, bool inverted, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[CT_NCOLS] = {{"module", DS_COL_STR, true}};
+	const char *view = inverted ? "bottomup" : "calltree";
+	ct t = {.s = s, .nev = s->nev};
+	uint32_t top;
+	tb b;
+
+	if (!s->callchains)
+		return ds_err_set(err, DS_EINPUT,
+				  "the %s view needs call chains, and this experiment has none "
+				  "(record with --call-graph auto, the default)", view);
+	tb_init(&b, s, view, "function", cols, CT_NCOLS, true);
+	if (tb_parse_sort(b.t, o && o->sort ? o->sort : "incl", &t.sort, err)) {
+		tb_discard(&b);
+		return -1;
+	}
+	if (t.sort.what == SORT_COL) {
+		tb_discard(&b);
+		return ds_err_set(err, DS_EINPUT, "the %s view sorts by a metric or by name, not by a column",
+				  view);
+	}
+	t.index = ds_hash_new();
+	for (size_t c = 0; c < ds_hash_count(s->chain_index); c++)
+		ct_add_chain(&t, c, inverted);
+	ct_link(&t, &top);
+	ct_rows(&t, &b, top, 0, o ? o->limit : 0);
+	b.t->tree = true;
+	*out = tb_take(&b);
+	(*out)->total_rows = t.nodes.n;
+	ds_hash_free(t.index);
+	ds_vec_free(&t.nodes);
+	ds_vec_free(&t.excl);
+	ds_vec_free(&t.incl);
+	ds_vec_free(&t.excl_n);
+	ds_vec_free(&t.incl_n);
+	return 0;
+}
+
+int ds_view_calltree(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	return view_tree(s, o, false, out, err);
+}
+
+int ds_view_bottomup(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	return view_tree(s, o, true, out, err);
 }
 
 /* ---- source ---- */

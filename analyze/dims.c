@@ -135,6 +135,51 @@ static void module_name(dim *d, uint32_t id, ds_buf *out)
 	ds_buf_puts(out, d->s->dsos.v[d->raw.v[id]].module);
 }
 
+/* ---- callpath: the whole call chain, as flame-graph tools fold it ---- */
+
+/* "main;top;mid_b;leaf": the outermost caller first, functions only (an
+ * inlined function is its caller's, as in perf's folded output without
+ * --inline).  Chains that differ only in call sites are one path.  A ';'
+ * in a name becomes ':'. */
+static void fold_chain(ds_session *s, uint32_t chain, ds_buf *out)
+{
+	const uint32_t *key;
+	size_t len;
+
+	if (chain == UINT32_MAX) {
+		ds_buf_puts(out, "<no call chain>");
+		return;
+	}
+	key = ds_hash_key(s->chain_index, chain, &len);
+	len /= sizeof *key;
+	for (size_t k = len; k-- > 0;) {
+		ds_site_resolve(s, key[k], false);
+		if (k + 1 < len)
+			ds_buf_putc(out, ';');
+		/* a ';' of a name would cut it into two frames */
+		for (const char *c = site_fname(s, key[k]); *c; c++)
+			ds_buf_putc(out, *c == ';' ? ':' : *c);
+	}
+}
+
+static uint32_t callpath_id(dim *d, size_t i, const ds_srec *r)
+{
+	uint32_t *m = memo_at(&d->memo, r->chain == UINT32_MAX ? 0 : (size_t)r->chain + 1);
+	(void)i;
+	if (*m == UINT32_MAX) {
+		ds_buf b = {0};
+		const char *name;
+		uint32_t id;
+		fold_chain(d->s, r->chain, &b);
+		name = ds_buf_str(&b);
+		id = named_id(d, name, b.len, name);
+		ds_buf_free(&b);
+		m = memo_at(&d->memo, r->chain == UINT32_MAX ? 0 : (size_t)r->chain + 1);
+		*m = id;
+	}
+	return *m;
+}
+
 /* ---- line, pc: of the instruction the sample is charged to ---- */
 
 static uint32_t charged(dim *d, const ds_srec *r)
@@ -791,6 +836,7 @@ static const ds_col pc_cols[] = {{"pc", DS_COL_STR, false}, {"address", DS_COL_H
 static const ds_col thread_cols[] = {{"thread", DS_COL_U64, false}, {"pid", DS_COL_U64, true},
 				     {"tid", DS_COL_U64, true}};
 static const ds_col cpu_cols[] = {{"cpu", DS_COL_U64, false}};
+static const ds_col callpath_cols[] = {{"callpath", DS_COL_STR, false}};
 static const ds_col dataobject_cols[] = {{"dataobject", DS_COL_STR, false}, {"kind", DS_COL_STR, true}};
 static const ds_col field_cols[] = {{"field", DS_COL_STR, false}, {"field_kind", DS_COL_STR, false}};
 static const ds_col offset_cols[] = {{"offset", DS_COL_U64, false}};
@@ -858,6 +904,8 @@ static const dim_def defs[] = {
 	 NULL, NULL},
 	{"event", "the event that took the sample", NULL, 0, COLS(event_cols), NULL, event_id, event_name,
 	 NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"callpath", "the whole call chain, outermost caller first (main;top;leaf)", NULL, 0,
+	 COLS(callpath_cols), NULL, callpath_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
 };
 
 #define NDEFS (sizeof defs / sizeof defs[0])

@@ -6,6 +6,8 @@
  * function that has no frame where it was sampled (a frameless leaf, any
  * prologue or epilogue), so the recorder also copies the top of the user
  * stack, where that caller's return address is (ds_session_full_chain).
+ * Code without frame pointers (--call-graph dwarf) gets no user chain from
+ * the kernel at all and a larger copy, unwound here (analyze/unwind.c).
  * Left in the file, that copy makes perf unwind the stack a second time
  * and append what it finds to the kernel's chain: every chain then shows
  * its leaf twice and ends in a frame of 0xffffffffffffffff.  So the chain
@@ -98,7 +100,14 @@ static int write_sample(finish *f, const ds_record *r, ds_err *err)
 	ds_buf_reset(&f->rec);
 	if (chain) {
 		const uint8_t *at = (const uint8_t *)sm->callchain - 8;
-		uint64_t nr = n;
+		/* The copy dropped is longer than the frames added unless it
+		 * was made tiny (--call-graph dwarf,8): the record must stay
+		 * within its 16-bit size, so the outermost frames go first. */
+		size_t rest = r->size - sm->stack_field_len - sm->nr_callchain * 8;
+		uint64_t nr;
+		if (n > (UINT16_MAX - rest) / 8)
+			n = (UINT16_MAX - rest) / 8;
+		nr = n;
 		ds_buf_append(&f->rec, raw, (size_t)(at - raw));
 		ds_buf_append(&f->rec, &nr, 8);
 		ds_buf_append(&f->rec, chain, n * 8);
@@ -109,7 +118,6 @@ static int write_sample(finish *f, const ds_record *r, ds_err *err)
 	ds_buf_append(&f->rec, from, (size_t)(sm->stack_field - from));
 	from = sm->stack_field + sm->stack_field_len;
 	ds_buf_append(&f->rec, from, (size_t)(end - from));
-	/* the copy dropped is at least as long as the one address added */
 	((struct perf_event_header *)f->rec.p)->size = (uint16_t)f->rec.len;
 	return ds_pdw_write(f->w, f->rec.p, f->rec.len, err);
 }
@@ -208,6 +216,7 @@ static int rewrite(finish *f, const char *dir, const char *tmp, ds_err *err)
 		ds_pdw_abort(f->w);
 	}
 	f->w = NULL;
+	memcpy(f->res->unwound, f->s->chain_ends, sizeof f->res->unwound);
 	ds_build_ids_free(ids.v, ids.n);
 	return rc;
 }

@@ -629,6 +629,36 @@ static uint64_t sample_time(const ds_sample *sm)
 	return (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
 }
 
+/* Whether the kernel walked the user stack: a chain recorded with a copy
+ * of the user stack instead (`--call-graph dwarf`, perf's too) has no
+ * user part. */
+static bool has_user_chain(const ds_sample *sm)
+{
+	for (uint64_t i = 0; i < sm->nr_callchain; i++)
+		if (sm->callchain[i] == (uint64_t)PERF_CONTEXT_USER)
+			return true;
+	return false;
+}
+
+/* The kernel's part of the chain, then every user frame from the copy. */
+static const uint64_t *unwound_chain(ds_session *s, const ds_sample *sm, size_t *n)
+{
+	size_t marker;
+	int end;
+
+	s->chain_buf.n = 0;
+	for (uint64_t i = 0; i < sm->nr_callchain; i++)
+		ds_vec_push(&s->chain_buf, sm->callchain[i]);
+	marker = s->chain_buf.n;
+	ds_vec_push(&s->chain_buf, (uint64_t)PERF_CONTEXT_USER);
+	end = ds_session_unwind(s, sm, &s->chain_buf);
+	s->chain_ends[end]++;
+	if (s->chain_buf.n == marker + 1)
+		s->chain_buf.n = marker;
+	*n = s->chain_buf.n;
+	return s->chain_buf.v;
+}
+
 const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n)
 {
 	bool user_first = false, done = false;
@@ -637,6 +667,8 @@ const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t
 		*n = sm->nr_callchain;
 		return sm->callchain;
 	}
+	if (!has_user_chain(sm))
+		return unwound_chain(s, sm, n);
 	s->chain_buf.n = 0;
 	ds_vec_reserve(&s->chain_buf, sm->nr_callchain + 1);
 	for (uint64_t i = 0; i < sm->nr_callchain; i++) {

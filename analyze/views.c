@@ -12,8 +12,8 @@
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
 					  "samples", "dataobjects", "datalayout", "typestats", "callers",
-					  "source", "timeline", "hotlines", "sharing", "heap", "leaks",
-					  "accessmap", NULL};
+					  "calltree", "bottomup", "source", "timeline", "hotlines", "sharing",
+					  "heap", "leaks", "accessmap", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -217,6 +217,28 @@ static void addr_check(ds_session *s, ds_table *t)
 	tb_prop(t, "address_disagreements", DS_PROP_NUMBER, "%llu", (unsigned long long)s->ea_disagree);
 }
 
+/* Chains this session unwound from stack copies (a perf.data recorded
+ * with perf's --call-graph dwarf; dsprof's own recordings were unwound
+ * when they ended, and `dsprof record` said how): how they end. */
+static void unwound(ds_session *s, ds_table *t)
+{
+	uint64_t all = 0;
+	ds_buf b = {0};
+
+	for (int e = 0; e < DS_CHAIN_NENDS; e++)
+		all += s->chain_ends[e];
+	if (!all)
+		return;
+	tb_prop(t, "chains_unwound", DS_PROP_NUMBER, "%llu", (unsigned long long)all);
+	for (int e = 0; e < DS_CHAIN_NENDS; e++)
+		if (s->chain_ends[e])
+			ds_buf_printf(&b, "%s%s: %llu (%.1f%%)", b.len ? ", " : "", ds_chain_end_name(e),
+				      (unsigned long long)s->chain_ends[e],
+				      100.0 * (double)s->chain_ends[e] / (double)all);
+	tb_prop(t, "chain_ends", DS_PROP_TEXT, "%s", ds_buf_str(&b));
+	ds_buf_free(&b);
+}
+
 static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const ds_col cols[SU_NCOLS] = {
@@ -283,6 +305,7 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	tb_prop(t, "lost_samples", DS_PROP_NUMBER, "%llu", (unsigned long long)s->lost_samples);
 	tb_prop(t, "throttled", DS_PROP_NUMBER, "%llu", (unsigned long long)s->throttled);
 	tb_prop(t, "callchains", DS_PROP_BOOL, "%s", s->callchains ? "yes" : "no");
+	unwound(s, t);
 	tb_prop(t, "unique_instructions", DS_PROP_NUMBER, "%zu", s->sites.n);
 	tb_prop(t, "threads", DS_PROP_NUMBER, "%zu", s->threads.n);
 	addr_check(s, t);
@@ -304,9 +327,10 @@ static int view_summary(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 
 enum {
 	SA_TIME, SA_PID, SA_TID, SA_CPU, SA_EVENT, SA_IP, SA_MODULE, SA_ADDR, SA_PHYS, SA_PERIOD,
-	SA_TRIGGER, SA_DATA_ADDRESS, SA_ADDRESS_FROM, SA_DATAOBJECT, SA_FIELD, SA_VERDICT, SA_NCOLS
+	SA_TRIGGER, SA_DATA_ADDRESS, SA_ADDRESS_FROM, SA_DATAOBJECT, SA_FIELD, SA_VERDICT, SA_CALLPATH,
+	SA_NCOLS
 };
-static const char *const sample_dims[] = {"dataobject", "field", "verdict"};
+static const char *const sample_dims[] = {"dataobject", "field", "verdict", "callpath"};
 #define NSAMPLE_DIMS (sizeof sample_dims / sizeof sample_dims[0])
 
 /* The cells dsprof makes of record k. */
@@ -338,7 +362,8 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		{"phys_addr", DS_COL_HEX, true}, {"period", DS_COL_U64, true},
 		{"trigger", DS_COL_STR, true}, {"data_address", DS_COL_HEX, true},
 		{"address_from", DS_COL_STR, false}, {"dataobject", DS_COL_STR, true},
-		{"field", DS_COL_STR, true}, {"verdict", DS_COL_STR, true}};
+		{"field", DS_COL_STR, true}, {"verdict", DS_COL_STR, true},
+		{"callpath", DS_COL_STR, false}};
 	ds_view_opts keep = {.sort = o && o->sort ? o->sort : "time", .limit = o ? o->limit : 0};
 	uint64_t cur = 0, n = 0;
 	dim *d[NSAMPLE_DIMS] = {NULL};
@@ -422,6 +447,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"threads", view_threads}, {"summary", view_summary}, {"samples", view_samples},
 		{"dataobjects", ds_view_dataobjects}, {"datalayout", ds_view_datalayout},
 		{"typestats", ds_view_typestats}, {"callers", ds_view_callers},
+		{"calltree", ds_view_calltree}, {"bottomup", ds_view_bottomup},
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 		{"heap", ds_view_heap}, {"leaks", ds_view_leaks}, {"accessmap", ds_view_accessmap},
@@ -442,7 +468,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		return rc;
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
-			  "dataobjects, datalayout, typestats, callers, source, timeline, hotlines, "
+			  "dataobjects, datalayout, typestats, callers, calltree, bottomup, source, timeline, hotlines, "
 			  "sharing, heap, leaks, accessmap, memobj:NAME",
 			  view);
 }

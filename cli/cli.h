@@ -38,7 +38,8 @@ int cli_bad_option(const char *cmd, char **argv, int c, const char *hint);
 
 /* Tables from analyze/ as text, CSV or JSON (docs/report-formats.md). */
 struct ds_table;
-enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON };
+/* CLI_FOLDED: report's call paths as flame-graph tools read them */
+enum cli_format { CLI_TEXT, CLI_CSV, CLI_JSON, CLI_FOLDED };
 /* show: the metric columns (ds_metrics_select), NULL every one. */
 void cli_render(FILE *f, const struct ds_table *t, enum cli_format fmt, const char *source,
 		bool ascii, const bool *show);

@@ -124,8 +124,11 @@ int cli_parse_format(const char *cmd, const char *arg, enum cli_format *fmt)
 		*fmt = CLI_CSV;
 	else if (strcmp(arg, "json") == 0)
 		*fmt = CLI_JSON;
+	else if (strcmp(arg, "folded") == 0 && strcmp(cmd, "report") == 0)
+		*fmt = CLI_FOLDED;
 	else
-		return cli_usage_error(cmd, "unknown format '%s' (text, csv or json)", arg);
+		return cli_usage_error(cmd, "unknown format '%s' (text, csv%s json)", arg,
+				       strcmp(cmd, "report") == 0 ? ", json or folded" : " or");
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 
 #include "analyze/analyze.h"
+#include "arch/arch.h"
 #include "dwarfmap/dwarfmap.h"
 #include "experiment/experiment.h"
 #include "memobj/memobj.h"
@@ -24,7 +25,11 @@ static const char record_usage[] =
 	"  -c, --count PERIOD         sample every PERIOD events (ns for cpu-clock)\n"
 	"  -F, --freq HZ              sample HZ times a second (default for hardware events: 4000)\n"
 	"  -g                         same as --call-graph=fp\n"
-	"      --call-graph=MODE      fp (frame pointers, the default) or none\n"
+	"      --call-graph=MODE      auto (the default): fp when the program keeps frame\n"
+	"                             pointers, else dwarf; fp: the kernel's frame-pointer\n"
+	"                             walk; dwarf[,SIZE]: copy SIZE bytes of user stack\n"
+	"                             (default 8192) and unwind them through the call-frame\n"
+	"                             information; none\n"
 	"      --no-inherit           do not follow threads and child processes\n"
 	"  -p, --pid PID              attach to a running process until Ctrl-C or --duration\n"
 	"      --detach               let the command run on if dsprof is killed (by default it\n"
@@ -66,6 +71,55 @@ static char *signal_name(int sig)
 {
 	const char *abbrev = sigabbrev_np(sig);
 	return abbrev ? ds_xasprintf("SIG%s", abbrev) : ds_xasprintf("signal %d", sig);
+}
+
+/* The stack copied by default with --call-graph dwarf: perf's default, and
+ * deep enough for the chains of most programs. */
+#define DWARF_STACK_BYTES 8192
+/* The largest copy a sample record (at most 64 KiB) can carry: perf's. */
+#define DWARF_STACK_MAX 65528
+
+static int parse_callgraph(const char *arg, ds_record_opts *o, bool *cg_auto)
+{
+	uint64_t size = DWARF_STACK_BYTES;
+
+	*cg_auto = false;
+	if (strcmp(arg, "auto") == 0) {
+		*cg_auto = true;
+		o->callgraph = DS_CG_FP;
+	} else if (strcmp(arg, "fp") == 0) {
+		o->callgraph = DS_CG_FP;
+	} else if (strcmp(arg, "none") == 0) {
+		o->callgraph = DS_CG_NONE;
+	} else if (strncmp(arg, "dwarf", 5) == 0 && (arg[5] == '\0' || arg[5] == ',')) {
+		if (arg[5] && (!ds_parse_u64(arg + 6, &size, false) || size < 8 || size > DWARF_STACK_MAX ||
+			       size % 8))
+			return cli_usage_error("record", "bad stack size '%s' for --call-graph dwarf (a multiple "
+							 "of 8 from 8 to %d)", arg + 6, DWARF_STACK_MAX);
+		o->callgraph = DS_CG_DWARF;
+	} else {
+		return cli_usage_error("record", "unknown call-graph mode '%s' (auto, fp, dwarf[,SIZE] or none)",
+				       arg);
+	}
+	o->stack_bytes = (uint32_t)size;
+	return 0;
+}
+
+/* --call-graph auto: frame pointers when the program keeps them, else the
+ * stack copy.  A program that cannot be read (a script's interpreter is
+ * what runs) gets the stack copy, which works for any code with CFI. */
+static void auto_callgraph(ds_record_opts *o)
+{
+	char *path = o->pid ? ds_xasprintf("/proc/%d/exe", (int)o->pid)
+			    : strchr(o->argv[0], '/') ? ds_xstrdup(o->argv[0]) : ds_find_command(o->argv[0]);
+	ds_err none = {0};
+	ds_dso *d = path ? ds_dso_open(path, NULL, &none) : NULL;
+	bool fp = d && ds_dso_keeps_frame_pointers(d, ds_arch_dwarf_fp(ds_arch_host()));
+
+	o->callgraph = fp ? DS_CG_FP : DS_CG_DWARF;
+	o->stack_bytes = DWARF_STACK_BYTES;
+	ds_dso_close(d);
+	free(path);
 }
 
 static char **dup_argv(char **v, int n)
@@ -300,13 +354,39 @@ static void heap_summary(const char *outdir, bool quiet)
 
 /* What only this machine, right after the run, can put into the
  * experiment: the call chains' missing callers and the build-ids. */
-static int finish(const char *outdir, ds_record_result *res, ds_err *err)
+/* How the chains unwound from stack copies end: all of them reach the
+ * thread's first frame when the copies are deep enough and every object
+ * has call-frame information. */
+static void unwind_summary(const uint64_t *unwound, const ds_record_opts *o)
+{
+	uint64_t all = 0;
+	const char *sep = ":";
+
+	for (int e = 0; e < DS_CHAIN_NENDS; e++)
+		all += unwound[e];
+	if (!all)
+		return;
+	fprintf(stderr, "[ dsprof record: %llu call chains unwound from %u-byte stack copies",
+		(unsigned long long)all, o->stack_bytes);
+	for (int e = 0; e < DS_CHAIN_NENDS; e++) {
+		if (!unwound[e])
+			continue;
+		fprintf(stderr, "%s %.1f%% %s", sep, 100.0 * (double)unwound[e] / (double)all,
+			e == DS_CHAIN_OUTERMOST ? "reach the thread's first frame" : ds_chain_end_name(e));
+		sep = ",";
+	}
+	fputs(" ]\n", stderr);
+}
+
+static int finish(const char *outdir, ds_record_result *res, uint64_t *unwound, ds_err *err)
 {
 	ds_finish_result fr;
 	int rc = ds_experiment_finish(outdir, &fr, err);
 
-	if (rc == 0)
+	if (rc == 0) {
 		res->bytes = fr.bytes;
+		memcpy(unwound, fr.unwound, sizeof fr.unwound);
+	}
 	for (size_t i = 0; i < fr.notes.n; i++)
 		cli_note(fr.notes.v[i]);
 	ds_finish_result_fini(&fr);
@@ -370,7 +450,8 @@ int cmd_record(int argc, char **argv)
 	uint64_t u;
 	char **self = NULL;
 	ds_expdir_prev prev;
-	bool sim = false;
+	bool sim = false, cg_auto = true;
+	uint64_t unwound[DS_CHAIN_NENDS] = {0};
 	const char *model = NULL, *cache = NULL;
 	ds_machine machine = {0}, left_out = {0};
 	ds_sim_result sres = {0};
@@ -397,14 +478,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			o.callgraph = DS_CG_FP;
+			cg_auto = false;
 			break;
 		case 'G':
-			if (strcmp(optarg, "fp") == 0)
-				o.callgraph = DS_CG_FP;
-			else if (strcmp(optarg, "none") == 0)
-				o.callgraph = DS_CG_NONE;
-			else
-				return cli_usage_error("record", "unknown call-graph mode '%s' (fp or none)", optarg);
+			if (parse_callgraph(optarg, &o, &cg_auto))
+				return 1;
 			break;
 		case 'I':
 			o.inherit = false;
@@ -513,6 +591,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.pid)
 		o.argv = argv + optind;
+	if (cg_auto && !sim)
+		auto_callgraph(&o);
 	o.events = evs.v;
 	o.nevents = evs.n;
 	o.outdir = outdir;
@@ -548,12 +628,14 @@ int cmd_record(int argc, char **argv)
 	 * and the kernel symbols are in place; until then it stays marked
 	 * unfinished */
 	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err) ||
-	    finish(outdir, &res, &err))
+	    finish(outdir, &res, unwound, &err))
 		status = cli_fail(&err);
 	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
 	if (!status && ds_expdir_complete(outdir, &err))
 		status = cli_fail(&err);
 	summary(outdir, &res, quiet);
+	if (!quiet)
+		unwind_summary(unwound, &o);
 	if (o.env)
 		heap_summary(outdir, quiet);
 	if (sim)

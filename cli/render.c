@@ -524,6 +524,25 @@ static void render_json(FILE *f, const ds_table *t, const char *source, const bo
 	ds_buf_free(&b);
 }
 
+/* The folded stacks that flame-graph tools (flamegraph.pl, inferno,
+ * speedscope) read: "outer;inner;leaf N" a line, N the first event's
+ * samples (the callpath dimension makes the names).  A name's spaces are
+ * kept: the count is after the last one. */
+static void render_folded(FILE *f, const ds_table *t, bool ascii)
+{
+	ds_buf b = {0};
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const ds_row *r = &t->rows[i];
+		if (r->note || !t->nevents || !r->samples[0])
+			continue;
+		ds_buf_reset(&b);
+		ds_sanitize(&b, r->name, ascii);
+		fprintf(f, "%s %llu\n", ds_buf_str(&b), (unsigned long long)r->samples[0]);
+	}
+	ds_buf_free(&b);
+}
+
 void cli_render(FILE *f, const ds_table *t, enum cli_format fmt, const char *source, bool ascii,
 		const bool *show)
 {
@@ -531,6 +550,7 @@ void cli_render(FILE *f, const ds_table *t, enum cli_format fmt, const char *sou
 	case CLI_TEXT: render_text(f, t, source, ascii, show); break;
 	case CLI_CSV: render_csv(f, t, show); break;
 	case CLI_JSON: render_json(f, t, source, show); break;
+	case CLI_FOLDED: render_folded(f, t, ascii); break;
 	}
 }
 
@@ -657,6 +677,7 @@ void cli_render_diff(FILE *f, const ds_diff *d, enum cli_format fmt, const char 
 	case CLI_TEXT: text_diff(f, d, before, after, ascii, show); break;
 	case CLI_CSV: render_csv(f, d->table, show); break;
 	case CLI_JSON: json_diff(f, d, before, after, show); break;
+	case CLI_FOLDED: break; /* report's alone (cli_parse_format) */
 	}
 }
 

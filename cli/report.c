@@ -16,8 +16,9 @@ static const char report_usage[] =
 	"\n"
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
 	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
-	"                         dataobjects, datalayout, typestats, callers, source, timeline,\n"
-	"                         hotlines, sharing, heap, leaks, accessmap (record --heap),\n"
+	"                         dataobjects, datalayout, typestats, callers, calltree, bottomup,\n"
+	"                         source, timeline, hotlines, sharing, heap, leaks, accessmap\n"
+	"                         (record --heap),\n"
 	"                         memobj:NAME (a memory object: 'dsprof mobj list')\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"
@@ -27,7 +28,8 @@ static const char report_usage[] =
 	"                         event); '--by help' says what each is\n"
 	"  -n, --limit N          print the first N rows (with --by, at each level)\n"
 	"  -t, --tid T[,T...]     only these threads\n"
-	"  -f, --format FORMAT    text (default), csv or json\n"
+	"  -f, --format FORMAT    text (default), csv, json, or folded: the call paths of the\n"
+	"                         samples as flame-graph tools read them (path;to;leaf N)\n"
 	"  -m, --metrics LIST     which metric columns of which events: all; percent, samples,\n"
 	"                         count, incl, incl_percent, incl_samples, incl_count; EVENT;\n"
 	"                         EVENT:COLUMN (default, text: the first event's columns, the\n"
@@ -215,6 +217,14 @@ int cmd_report(int argc, char **argv)
 	if (by && (view || type_stats)) {
 		ds_vec_free(&tids);
 		return cli_usage_error("report", "give --by or --view, not both");
+	}
+	if (fmt == CLI_FOLDED) {
+		if (view || by || type_stats) {
+			ds_vec_free(&tids);
+			return cli_usage_error("report", "--format folded prints the call paths of all samples "
+							 "(--filter and --tid choose them); it takes no --view or --by");
+		}
+		by = "callpath";
 	}
 	if (by)
 		view = by_view = ds_xasprintf("by:%s", by);

@@ -25,6 +25,7 @@
 #include <dwarf.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* DW_EH_PE bits that libdwarf's dwarf.h lacks. */
 #define EH_PE_signed 0x08
@@ -56,6 +57,9 @@ typedef struct cfi_sec {
 struct ds_cfi {
 	cfi_sec sec[3];
 	size_t n;
+	ds_u64map memo;            /* vaddr -> its row in frames, asked before */
+	DS_VEC(ds_frame) frames;   /* cfa DS_CFA_UNSET: none there */
+	struct interp *in;         /* the interpreter's scratch space */
 };
 
 /* ---- reading (ds_rd, dwarfmap_int.h) ---- */
@@ -184,6 +188,7 @@ typedef struct cie {
 	uint8_t fde_enc; /* how FDEs encode their addresses */
 	uint8_t addr_size, seg_size;
 	bool aug_data; /* 'z': FDEs carry augmentation data (the LSDA) */
+	bool signal;   /* 'S': the code is a signal trampoline */
 	const uint8_t *insns, *end; /* initial instructions */
 } cie;
 
@@ -222,7 +227,9 @@ static bool read_augmentation(ds_rd *r, const char *aug, cie *c)
 				return false;
 			rd_eh_value(&data, enc, c->addr_size);
 			break;
-		case 'S': /* signal frame */
+		case 'S':
+			c->signal = true;
+			break;
 		case 'B': /* AArch64: return address signed with the B key */
 		case 'G': /* AArch64: MTE-tagged frame */
 			break;
@@ -259,6 +266,7 @@ static bool parse_cie(const cfi_sec *s, uint64_t off, cie *c)
 	c->ra_reg = version == 1 ? ds_rd_uint(&r, 1) : ds_rd_uleb(&r);
 	c->fde_enc = DW_EH_PE_absptr;
 	c->aug_data = false;
+	c->signal = false;
 	if (r.bad || (version != 1 && version != 3 && version != 4) ||
 	    (c->addr_size != 4 && c->addr_size != 8) || !read_augmentation(&r, aug, c))
 		return false;
@@ -367,6 +375,9 @@ void ds_dso_free_cfi(ds_dso *d)
 		return;
 	for (size_t i = 0; i < d->cfi->n; i++)
 		ds_vec_free(&d->cfi->sec[i].fdes);
+	ds_u64map_free(&d->cfi->memo);
+	ds_vec_free(&d->cfi->frames);
+	free(d->cfi->in);
 	free(d->cfi);
 	d->cfi = NULL;
 }
@@ -390,27 +401,24 @@ static const fde_ref *find_fde(const cfi_sec *s, uint64_t vaddr)
 
 /* ---- the instructions ---- */
 
-enum { CFA_UNSET, CFA_REG, CFA_EXPR };
-
-/* The two columns of a row that matter here. */
-typedef struct row {
-	int cfa;
-	uint64_t cfa_reg;
-	int64_t cfa_off;
-	bool ra_saved; /* at CFA + ra_off */
-	int64_t ra_off;
-} row;
-
+/* The rows of the table, for the registers an unwinder needs (ds_frame,
+ * dwarfmap_int.h); rules for higher-numbered registers are read and
+ * dropped. */
 typedef struct interp {
 	const cfi_sec *s;
 	const cie *c;
 	uint64_t vaddr;
 	uint64_t loc; /* address of the current row; never beyond vaddr */
-	row cur;
-	row init; /* after the CIE's instructions: what DW_CFA_restore restores */
-	row saved[MAX_STATES];
+	ds_frame cur;
+	ds_frame init; /* after the CIE's instructions: what DW_CFA_restore restores */
+	ds_frame saved[MAX_STATES];
 	size_t depth;
 	unsigned ops;
+	bool cfa_fp_seen; /* some row of the FDE defines the CFA by fp_reg */
+	bool cfa_moved;   /* some row of the FDE moves the CFA from the CIE's */
+	bool cfa_expr_seen; /* some row of the FDE computes it (PLT entries) */
+	bool bad_reg;     /* a CFA register no machine has */
+	int fp_reg;
 } interp;
 
 enum { RUN_GO, RUN_STOP, RUN_BAD };
@@ -448,18 +456,28 @@ static int64_t factored(interp *in, ds_rd *r, int64_t v)
 	return r->bad ? 0 : off;
 }
 
-/* A register's new rule: only the return-address column's is kept. */
-static void set_rule(interp *in, uint64_t reg, bool saved, int64_t off)
+static void set_rule(interp *in, uint64_t reg, uint8_t kind, int64_t n)
 {
-	if (reg != in->c->ra_reg)
-		return;
-	in->cur.ra_saved = saved;
-	in->cur.ra_off = off;
+	if (reg < DS_FRAME_NREGS)
+		in->cur.reg[reg] = (ds_frame_rule){kind, n, NULL, 0};
+}
+
+/* DW_CFA_expression and DW_CFA_val_expression: the block stays in the
+ * section, which outlives every rule read from it. */
+static void set_expr_rule(interp *in, ds_rd *r, uint64_t reg, uint8_t kind)
+{
+	uint64_t len = ds_rd_uleb(r);
+	const uint8_t *p = r->p;
+
+	ds_rd_skip(r, len);
+	if (!r->bad && reg < DS_FRAME_NREGS)
+		in->cur.reg[reg] = (ds_frame_rule){kind, 0, p, (uint32_t)len};
 }
 
 static void restore(interp *in, uint64_t reg)
 {
-	set_rule(in, reg, in->init.ra_saved, in->init.ra_off);
+	if (reg < DS_FRAME_NREGS)
+		in->cur.reg[reg] = in->init.reg[reg];
 }
 
 static int push_state(interp *in)
@@ -470,6 +488,8 @@ static int push_state(interp *in)
 	return RUN_GO;
 }
 
+/* DW_CFA_restore_state restores the register rules; the CFA rule is
+ * restored with them, as GCC's and LLVM's unwinders do. */
 static int pop_state(interp *in)
 {
 	if (in->depth == 0)
@@ -480,15 +500,21 @@ static int pop_state(interp *in)
 
 static void def_cfa(interp *in, uint64_t reg, int64_t off)
 {
-	in->cur.cfa = CFA_REG;
-	in->cur.cfa_reg = reg;
+	if (reg > INT_MAX)
+		in->bad_reg = true;
+	in->cur.cfa = DS_CFA_REG;
+	in->cur.cfa_reg = reg > INT_MAX ? INT_MAX : (int)reg;
 	in->cur.cfa_off = off;
+	in->cur.cfa_expr = NULL;
+	in->cfa_moved = true;
+	if (reg == (uint64_t)in->fp_reg)
+		in->cfa_fp_seen = true;
 }
 
 /* The opcodes whose high two bits are zero. */
 static int step_extended(interp *in, ds_rd *r, uint8_t op)
 {
-	uint64_t reg;
+	uint64_t reg, len;
 
 	switch (op) {
 	case DW_CFA_nop:
@@ -506,35 +532,45 @@ static int step_extended(interp *in, ds_rd *r, uint8_t op)
 		return advance(in, ds_rd_uint(r, 8));
 	case DW_CFA_offset_extended:
 		reg = ds_rd_uleb(r);
-		set_rule(in, reg, true, factored(in, r, rd_uleb_off(r)));
+		set_rule(in, reg, DS_RULE_OFFSET, factored(in, r, rd_uleb_off(r)));
 		break;
 	case DW_CFA_offset_extended_sf:
 		reg = ds_rd_uleb(r);
-		set_rule(in, reg, true, factored(in, r, ds_rd_sleb(r)));
+		set_rule(in, reg, DS_RULE_OFFSET, factored(in, r, ds_rd_sleb(r)));
 		break;
 	case DW_CFA_GNU_negative_offset_extended:
 		reg = ds_rd_uleb(r);
-		set_rule(in, reg, true, factored(in, r, -rd_uleb_off(r)));
+		set_rule(in, reg, DS_RULE_OFFSET, factored(in, r, -rd_uleb_off(r)));
 		break;
 	case DW_CFA_restore_extended:
 		restore(in, ds_rd_uleb(r));
 		break;
 	case DW_CFA_undefined:
+		set_rule(in, ds_rd_uleb(r), DS_RULE_UNDEF, 0);
+		break;
 	case DW_CFA_same_value:
-		set_rule(in, ds_rd_uleb(r), false, 0);
+		set_rule(in, ds_rd_uleb(r), DS_RULE_SAME, 0);
 		break;
 	case DW_CFA_register:
-	case DW_CFA_val_offset:
-	case DW_CFA_val_offset_sf: /* a value, CFA + offset, not a place */
 		reg = ds_rd_uleb(r);
-		ds_rd_uleb(r); /* the sleb of _sf has the same length */
-		set_rule(in, reg, false, 0);
+		len = ds_rd_uleb(r);
+		set_rule(in, reg, DS_RULE_REG, len > INT32_MAX ? INT32_MAX : (int64_t)len);
+		break;
+	case DW_CFA_val_offset:
+		reg = ds_rd_uleb(r);
+		set_rule(in, reg, DS_RULE_VAL_OFFSET, factored(in, r, rd_uleb_off(r)));
+		break;
+	case DW_CFA_val_offset_sf:
+		reg = ds_rd_uleb(r);
+		set_rule(in, reg, DS_RULE_VAL_OFFSET, factored(in, r, ds_rd_sleb(r)));
 		break;
 	case DW_CFA_expression:
+		reg = ds_rd_uleb(r);
+		set_expr_rule(in, r, reg, DS_RULE_EXPR);
+		break;
 	case DW_CFA_val_expression:
 		reg = ds_rd_uleb(r);
-		ds_rd_skip(r, ds_rd_uleb(r));
-		set_rule(in, reg, false, 0);
+		set_expr_rule(in, r, reg, DS_RULE_VAL_EXPR);
 		break;
 	case DW_CFA_remember_state:
 		return push_state(in);
@@ -554,13 +590,19 @@ static int step_extended(interp *in, ds_rd *r, uint8_t op)
 		break;
 	case DW_CFA_def_cfa_offset:
 		in->cur.cfa_off = rd_uleb_off(r);
+		in->cfa_moved = true;
 		break;
 	case DW_CFA_def_cfa_offset_sf:
 		in->cur.cfa_off = factored(in, r, ds_rd_sleb(r));
+		in->cfa_moved = true;
 		break;
 	case DW_CFA_def_cfa_expression:
-		ds_rd_skip(r, ds_rd_uleb(r));
-		in->cur.cfa = CFA_EXPR;
+		len = ds_rd_uleb(r);
+		in->cur.cfa_expr = r->p;
+		in->cur.cfa_len = (uint32_t)len;
+		ds_rd_skip(r, len);
+		in->cur.cfa = DS_CFA_EXPR;
+		in->cfa_expr_seen = true;
 		break;
 	case DW_CFA_GNU_args_size:
 		ds_rd_uleb(r);
@@ -579,7 +621,7 @@ static int step(interp *in, ds_rd *r)
 	case DW_CFA_advance_loc:
 		return advance(in, op & 0x3f);
 	case DW_CFA_offset:
-		set_rule(in, op & 0x3f, true, factored(in, r, rd_uleb_off(r)));
+		set_rule(in, op & 0x3f, DS_RULE_OFFSET, factored(in, r, rd_uleb_off(r)));
 		return r->bad ? RUN_BAD : RUN_GO;
 	case DW_CFA_restore:
 		restore(in, op & 0x3f);
@@ -603,10 +645,10 @@ static int run(interp *in, const uint8_t *p, const uint8_t *end)
 	return rc;
 }
 
-/* The rule at vaddr from the FDE at off (which the index vouched for). */
-static bool rule_at(const cfi_sec *s, size_t off, uint64_t vaddr, ds_cfa *out)
+/* The row at vaddr from the FDE at off (which the index vouched for), in
+ * *in; false when the CFI is malformed or defines no CFA there. */
+static bool row_at(const cfi_sec *s, size_t off, uint64_t vaddr, interp *in)
 {
-	interp in = {.s = s, .vaddr = vaddr};
 	entry e;
 	cie c;
 	fde f;
@@ -615,19 +657,21 @@ static bool rule_at(const cfi_sec *s, size_t off, uint64_t vaddr, ds_cfa *out)
 	if (read_entry(s, off, &e) != ENT_FDE || !parse_cie(s, e.cie_off, &c) ||
 	    !parse_fde(s, &e, &c, &f))
 		return false;
-	in.c = &c;
-	in.loc = f.start;
-	rc = run(&in, c.insns, c.end);
-	in.init = in.cur;
+	in->s = s;
+	in->c = &c;
+	in->vaddr = vaddr;
+	in->loc = f.start;
+	in->cur.ra_reg = c.ra_reg >= DS_FRAME_NREGS ? -1 : (int)c.ra_reg;
+	in->cur.signal = c.signal;
+	in->cur.addr_size = c.addr_size;
+	in->cur.msb = s->msb;
+	rc = run(in, c.insns, c.end);
+	in->init = in->cur;
+	in->cfa_fp_seen = in->cfa_moved = in->cfa_expr_seen = false; /* the FDE's own rows */
 	if (rc == RUN_GO)
-		rc = run(&in, f.insns, f.insns_end);
-	if (rc == RUN_BAD || in.cur.cfa != CFA_REG || in.cur.cfa_reg > INT_MAX)
-		return false;
-	out->cfa_reg = (int)in.cur.cfa_reg;
-	out->cfa_offset = in.cur.cfa_off;
-	out->ra_saved = in.cur.ra_saved;
-	out->ra_offset = in.cur.ra_saved ? in.cur.ra_off : 0;
-	return true;
+		rc = run(in, f.insns, f.insns_end);
+	in->c = NULL; /* c lives in this frame */
+	return rc != RUN_BAD && !in->bad_reg && in->cur.cfa != DS_CFA_UNSET;
 }
 
 /* The FDE covering vaddr in any of the dso's CFI sections, and its section. */
@@ -647,11 +691,76 @@ static const fde_ref *fde_at(ds_dso *d, uint64_t vaddr, const cfi_sec **sec)
 	return NULL;
 }
 
-bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out)
+/* The interpreter's state is large (MAX_STATES rows): it lives on the heap
+ * of the dso, not on the stack. */
+static interp *scratch(ds_dso *d)
+{
+	if (!d->cfi->in)
+		d->cfi->in = ds_xmalloc(sizeof *d->cfi->in);
+	memset(d->cfi->in, 0, sizeof *d->cfi->in);
+	return d->cfi->in;
+}
+
+const ds_frame *ds_dso_frame_at(ds_dso *d, uint64_t vaddr)
 {
 	const cfi_sec *sec;
 	const fde_ref *f = fde_at(d, vaddr, &sec);
-	return f && rule_at(sec, f->off, vaddr, out);
+	uint32_t i;
+	bool added;
+	interp *in;
+
+	if (!f)
+		return NULL;
+	i = ds_u64map_put(&d->cfi->memo, vaddr, (uint32_t)d->cfi->frames.n, &added);
+	if (!added)
+		return d->cfi->frames.v[i].cfa == DS_CFA_UNSET ? NULL : &d->cfi->frames.v[i];
+	in = scratch(d);
+	if (!row_at(sec, f->off, vaddr, in))
+		in->cur.cfa = DS_CFA_UNSET;
+	ds_vec_push(&d->cfi->frames, in->cur);
+	return in->cur.cfa == DS_CFA_UNSET ? NULL : &d->cfi->frames.v[i];
+}
+
+bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out)
+{
+	const ds_frame *fr = ds_dso_frame_at(d, vaddr);
+	const ds_frame_rule *ra;
+
+	if (!fr || fr->cfa != DS_CFA_REG || fr->ra_reg < 0)
+		return false;
+	ra = &fr->reg[fr->ra_reg];
+	out->cfa_reg = fr->cfa_reg;
+	out->cfa_offset = fr->cfa_off;
+	out->ra_saved = ra->kind == DS_RULE_OFFSET;
+	out->ra_offset = out->ra_saved ? ra->n : 0;
+	return true;
+}
+
+bool ds_dso_keeps_frame_pointers(ds_dso *d, int fp_reg)
+{
+	size_t with = 0, all = 0;
+	const cfi_sec *s;
+
+	if (d->kallsyms)
+		return false;
+	if (!d->cfi)
+		load_cfi(d);
+	if (!d->cfi->n)
+		return false;
+	s = &d->cfi->sec[0];
+	/* Functions that make a frame: those whose CFA moves.  A leaf that
+	 * needs no stack has none in either build; PLT entries and
+	 * hand-written code compute theirs. */
+	for (size_t i = 0; i < s->fdes.n; i++) {
+		interp *in = scratch(d);
+		in->fp_reg = fp_reg;
+		if (!row_at(s, s->fdes.v[i].off, s->fdes.v[i].end - 1, in) || !in->cfa_moved ||
+		    in->cfa_expr_seen)
+			continue;
+		all++;
+		with += in->cfa_fp_seen;
+	}
+	return all && with * 2 >= all;
 }
 
 bool ds_dso_fde_range(ds_dso *d, uint64_t vaddr, uint64_t *start, uint64_t *end)

@@ -143,6 +143,48 @@ bool ds_dso_cfa_at(ds_dso *d, uint64_t vaddr, ds_cfa *out);
  * none, as in stripped libraries. */
 bool ds_dso_fde_range(ds_dso *d, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
+/* Whether the object's functions keep a frame pointer: of the FDEs whose
+ * CFA moves (functions that make a frame), at least half define it by
+ * register fp_reg (DWARF number) somewhere, as -fno-omit-frame-pointer
+ * code does and -O2 code (Debian's default) does not.  False without CFI. */
+bool ds_dso_keeps_frame_pointers(ds_dso *d, int fp_reg);
+
+/* ---- unwinding ----
+ * One frame up through the call-frame information, with the registers of a
+ * thread as it ran: the sampled ones for the first frame, then each
+ * caller's as the rules recover them.  Registers are DWARF-numbered; the
+ * thread's memory (a copy of its stack) is read through env->read. */
+#define DS_UNWIND_NREGS 33
+typedef struct ds_uregs {
+	uint64_t v[DS_UNWIND_NREGS];
+	uint64_t known; /* bit r: v[r] holds register r's value */
+} ds_uregs;
+
+typedef struct ds_unwind_env {
+	int sp_reg;    /* the stack pointer's DWARF number: the caller's is the CFA */
+	uint64_t bias; /* the object's load bias (runtime address - vaddr), for DW_OP_addr */
+	/* 8 bytes of the thread's memory at addr; false when not available */
+	bool (*read)(void *ctx, uint64_t addr, uint64_t *val);
+	void *ctx;
+} ds_unwind_env;
+
+enum ds_unwind_rc {
+	DS_UNWIND_OK,
+	DS_UNWIND_OUTERMOST, /* the return address is undefined: the thread's first frame */
+	DS_UNWIND_NO_CFI,    /* no FDE covers the address */
+	DS_UNWIND_BAD_CFI,   /* a rule that cannot be evaluated: a register not known, a bad expression */
+	DS_UNWIND_NO_MEMORY, /* a read env->read cannot serve: the stack copy ends */
+};
+
+/* Unwind the frame whose code is at vaddr (the sampled address, or a
+ * return address minus one) from regs to its caller's registers.  On
+ * DS_UNWIND_OK, *ra is the caller's address and *exact says whether it is
+ * the interrupted instruction itself (the frame was a signal trampoline),
+ * to be looked up as it is rather than as a return address.  regs are left
+ * as they were on any other answer. */
+int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_uregs *regs,
+		       uint64_t *ra, bool *exact);
+
 /* A C++/Rust-mangled name demangled (malloc'd), or NULL when not mangled. */
 char *ds_demangle(const char *raw);
 

@@ -107,6 +107,40 @@ struct ds_dso {
 	struct ds_vars *vars; /* globals and scopes (vars.c), loaded by the first variable query */
 };
 
+/* ---- call-frame rows (cfi.c) ----
+ * A row of the CFI table at one address, for the registers an unwinder
+ * reads (x86-64 numbers 0-16, AArch64 0-32).  A register without a rule
+ * keeps its value (DS_RULE_SAME), as callee-saved registers do. */
+#define DS_FRAME_NREGS 33
+enum { DS_RULE_SAME, DS_RULE_UNDEF, DS_RULE_OFFSET, DS_RULE_VAL_OFFSET, DS_RULE_REG, DS_RULE_EXPR,
+       DS_RULE_VAL_EXPR };
+enum { DS_CFA_UNSET, DS_CFA_REG, DS_CFA_EXPR };
+
+typedef struct ds_frame_rule {
+	uint8_t kind;
+	int64_t n;           /* OFFSET, VAL_OFFSET: from the CFA; REG: the register */
+	const uint8_t *expr; /* EXPR, VAL_EXPR: a DWARF expression in the section */
+	uint32_t len;
+} ds_frame_rule;
+
+typedef struct ds_frame {
+	uint8_t cfa;               /* DS_CFA_* */
+	int cfa_reg;
+	int64_t cfa_off;
+	const uint8_t *cfa_expr;
+	uint32_t cfa_len;
+	int ra_reg;                /* the return-address column; -1 beyond DS_FRAME_NREGS */
+	bool signal;               /* a signal trampoline ('S') */
+	uint8_t addr_size;
+	bool msb;
+	ds_frame_rule reg[DS_FRAME_NREGS];
+} ds_frame;
+
+/* The row at vaddr, or NULL when no FDE covers it or the CFI there is
+ * malformed.  Rows are kept per address: the second query is a lookup.  The
+ * pointer is valid until the next query. */
+const ds_frame *ds_dso_frame_at(ds_dso *d, uint64_t vaddr);
+
 /* Keep the first problem only: later ones are usually its consequences. */
 void ds_dso_set_note(ds_dso *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* vaddr -> file offset through the PT_LOAD headers as perf does it. */

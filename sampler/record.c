@@ -35,6 +35,9 @@
 #define DEFAULT_CLOCK_PERIOD 250000 /* ns: 4 kHz, perf's default rate */
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256           /* 1 MiB per CPU with 4 KiB pages */
+/* With a stack copy per sample (8 KiB by default) a burst of page faults
+ * fills 1 MiB in a few hundred samples: 8 MiB per CPU then. */
+#define DWARF_PAGES 2048
 #define DRAIN_INTERVAL_MS 250
 /* User stack copied with each call chain: enough to find the return
  * address of a leaf function that has no frame of its own, which frame
@@ -136,10 +139,16 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
 			 PERF_SAMPLE_REGS_USER;
 	a->sample_regs_user = ds_arch_sample_regs(ds_arch_host());
-	if (o->callgraph == DS_CG_FP) {
+	if (o->callgraph != DS_CG_NONE) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER;
 		a->exclude_callchain_kernel = 1;
 		a->sample_stack_user = LEAF_STACK_BYTES;
+	}
+	/* The kernel's walk of -O2 code follows a frame pointer that is not
+	 * one: the copy gives the chain instead, as in perf's dwarf mode. */
+	if (o->callgraph == DS_CG_DWARF) {
+		a->exclude_callchain_user = 1;
+		a->sample_stack_user = o->stack_bytes;
 	}
 	if (is_fault_event(a) || (ds_ev_is_hardware(e) && a->precise_ip)) {
 		a->sample_type |= PERF_SAMPLE_ADDR;
@@ -231,7 +240,9 @@ static void choose_pages(rec *r)
 	struct perf_event_attr a = {0};
 	int fd;
 
-	r->pages = r->o->mmap_pages ? r->o->mmap_pages : DEFAULT_PAGES;
+	r->pages = r->o->mmap_pages			  ? r->o->mmap_pages
+		   : r->o->callgraph == DS_CG_DWARF ? DWARF_PAGES
+						  : DEFAULT_PAGES;
 	if (r->o->mmap_pages)
 		return;
 	a.size = sizeof a;

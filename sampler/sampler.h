@@ -77,7 +77,11 @@ void ds_host_probe(ds_host *h);
 
 /* ---- recording ---- */
 
-enum ds_callgraph { DS_CG_NONE, DS_CG_FP };
+/* How call chains are recorded: none; the kernel's frame-pointer walk (with
+ * the top of the stack for a frameless leaf's caller); or a copy of
+ * stack_bytes of the user stack with the user registers, unwound through
+ * the call-frame information when the recording ends (analyze/unwind.c). */
+enum ds_callgraph { DS_CG_NONE, DS_CG_FP, DS_CG_DWARF };
 
 typedef struct ds_record_opts {
 	ds_evspec *events;
@@ -85,6 +89,7 @@ typedef struct ds_record_opts {
 	uint64_t period;        /* -c: default period for events without /PERIOD; 0 = none */
 	uint64_t freq;          /* -F: default frequency (Hz); used when period is 0 */
 	enum ds_callgraph callgraph;
+	uint32_t stack_bytes;   /* DS_CG_DWARF: user stack copied with each sample */
 	bool inherit;           /* follow threads and children */
 	pid_t pid;              /* attach to this process (0: run argv) */
 	char **argv;            /* the command to run, NULL-terminated */

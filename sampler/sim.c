@@ -241,7 +241,7 @@ static int setup_events(simrec *r, ds_buf *evopt, ds_err *err)
 		a->size = sizeof *a;
 		a->sample_period = period;
 		a->sample_type = SIM_SAMPLE_TYPE;
-		if (o->callgraph == DS_CG_FP) {
+		if (o->callgraph != DS_CG_NONE) {
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 			a->exclude_callchain_kernel = 1;
 		}
@@ -418,7 +418,7 @@ static char **valgrind_argv(const simrec *r, const char *cache, const char *even
 	v[n++] = ds_xasprintf("--dsprof-dir=%s", r->dir);
 	v[n++] = ds_xasprintf("--dsprof-events=%s", events);
 	v[n++] = ds_xasprintf("--dsprof-cache=%s", cache);
-	v[n++] = ds_xstrdup(o->callgraph == DS_CG_FP ? "--dsprof-callchain=yes" : "--dsprof-callchain=no");
+	v[n++] = ds_xstrdup(o->callgraph != DS_CG_NONE ? "--dsprof-callchain=yes" : "--dsprof-callchain=no");
 	for (size_t i = 0; o->argv[i]; i++)
 		v[n++] = ds_xstrdup(o->argv[i]);
 	return v;

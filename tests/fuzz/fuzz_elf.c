@@ -8,7 +8,9 @@
  * usr/bin/prog of a tree, and "debug/PATH" and "bin/PATH" are files at
  * PATH under the tree's /usr/lib/debug and next to the object (a
  * .build-id/xx/....debug, a .gnu_debuglink target, .debug/NAME): the
- * object is then opened as a sampled one is, finding its debug file. */
+ * object is then opened as a sampled one is, finding its debug file.
+ * Each function is also unwound one frame from its middle, over a "stack"
+ * that is the input's own bytes: corrupt CFI and corrupt stacks at once. */
 #include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
 #include "tests/fuzz/fuzz.h"
@@ -23,10 +25,41 @@ static volatile uint64_t sink;
  * cannot take seconds. */
 #define MAX_EACH 400
 
-static void exercise(ds_dso *d)
+typedef struct stack {
+	const uint8_t *bytes;
+	size_t size;
+} stack;
+
+/* The stack lies at STACK_BASE; every register points into it. */
+#define STACK_BASE 0x7ff000000000ull
+
+static bool read_stack(void *ctx, uint64_t addr, uint64_t *val)
+{
+	const stack *st = ctx;
+
+	if (addr < STACK_BASE || addr - STACK_BASE > st->size || st->size - (addr - STACK_BASE) < 8)
+		return false;
+	memcpy(val, st->bytes + (addr - STACK_BASE), 8);
+	return true;
+}
+
+static uint64_t unwind_once(ds_dso *d, uint64_t vaddr, const stack *st)
+{
+	ds_unwind_env env = {.sp_reg = 7, .read = read_stack, .ctx = (void *)st};
+	ds_uregs r = {.known = (1ull << DS_UNWIND_NREGS) - 1};
+	uint64_t ra = 0;
+	bool exact;
+
+	for (int i = 0; i < DS_UNWIND_NREGS; i++)
+		r.v[i] = STACK_BASE + (uint64_t)i * 24;
+	return (uint64_t)ds_dso_unwind_step(d, vaddr, &env, &r, &ra, &exact) + ra + r.v[7];
+}
+
+static void exercise(ds_dso *d, const uint8_t *data, size_t size)
 {
 	uint64_t sum = 0;
 	ds_buf b = {0};
+	stack st = {data, size};
 
 	for (size_t i = 0; i < ds_dso_nsymbols(d) && i < MAX_EACH; i++) {
 		const ds_symbol *s = ds_dso_symbol(d, i);
@@ -40,6 +73,7 @@ static void exercise(ds_dso *d)
 			sum += strlen(file) + line;
 		if (ds_dso_cfa_at(d, s->start + s->size / 2, &cfa))
 			sum++;
+		sum += unwind_once(d, s->start + s->size / 2, &st);
 		if (ds_dso_code_at(d, s->start, &avail))
 			sum += avail;
 		n = ds_dso_vars_at(d, s->start + s->size / 2, vars, 16);
@@ -105,7 +139,7 @@ static bool tree(const fz_part *parts, size_t n)
 	root = ds_xasprintf("%s/usr/lib/debug", fz_dir());
 	o.debug_root = root;
 	if ((d = ds_dso_open(prog, &o, &err))) {
-		exercise(d);
+		exercise(d, elf->data, elf->size);
 		ds_dso_close(d);
 	}
 	free(prog);
@@ -122,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tree(parts, fz_split(data, size, parts)))
 		return 0;
 	if ((d = ds_dso_open_mem(data, size, "fuzz", &err))) {
-		exercise(d);
+		exercise(d, data, size);
 		ds_dso_close(d);
 	}
 	return 0;

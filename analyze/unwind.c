@@ -1,0 +1,141 @@
+/*
+ * Call chains from a copy of the user stack (`--call-graph dwarf`, and
+ * perf's recordings made so): every frame from the sampled registers,
+ * through the call-frame information of whichever object holds each
+ * address (dwarfmap/unwind.c), as `perf report --call-graph dwarf` does.
+ *
+ * Where an object has no CFI for an address (hand-written code, JIT), the
+ * frame pointer takes over for that frame when it points into the copy.
+ * The chain ends for a named reason, counted per session: the thread's
+ * first frame (the normal end), the copy's end, an address outside every
+ * object, a frame that does not move up the stack, and so on.
+ *
+ * Cost: each distinct code address is looked up once per object (its CFI
+ * row is kept, cfi.c), and a frame is then a few reads from the copy.
+ */
+#include "analyze/analyze_int.h"
+
+#include <string.h>
+
+/* perf's own limit (PERF_MAX_STACK_DEPTH) */
+#define MAX_FRAMES 127
+
+static const char *const end_names[DS_CHAIN_NENDS] = {
+	[DS_CHAIN_OUTERMOST] = "the thread's first frame",
+	[DS_CHAIN_STACK_END] = "stack copy exhausted",
+	[DS_CHAIN_NO_CFI] = "no CFI and no frame pointer",
+	[DS_CHAIN_BAD_CFI] = "CFI that cannot be evaluated",
+	[DS_CHAIN_BAD_RA] = "return address outside every object",
+	[DS_CHAIN_NO_PROGRESS] = "frame does not move up the stack",
+	[DS_CHAIN_DEPTH] = "127 frames",
+	[DS_CHAIN_NO_REGS] = "no sampled registers",
+};
+
+const char *ds_chain_end_name(int end)
+{
+	return end >= 0 && end < DS_CHAIN_NENDS ? end_names[end] : "?";
+}
+
+typedef struct copy {
+	const uint8_t *bytes;
+	uint64_t base, size; /* the copy holds [base, base + size) */
+} copy;
+
+static bool read_copy(void *ctx, uint64_t addr, uint64_t *val)
+{
+	const copy *c = ctx;
+
+	if (addr < c->base || addr - c->base > c->size || c->size - (addr - c->base) < 8)
+		return false;
+	memcpy(val, c->bytes + (addr - c->base), 8);
+	return true;
+}
+
+/* The sampled registers by DWARF number. */
+static bool sampled_regs(const ds_arch *arch, const ds_sample *sm, ds_uregs *regs)
+{
+	memset(regs, 0, sizeof *regs);
+	if (!sm->regs_abi || !sm->regs)
+		return false;
+	for (int r = 0; r < DS_UNWIND_NREGS; r++) {
+		int p = ds_arch_perf_reg(arch, r);
+		if (p < 0 || p >= 64 || !(sm->regs_mask & (1ull << p)))
+			continue;
+		regs->v[r] = sm->regs[__builtin_popcountll(sm->regs_mask & ((1ull << p) - 1))];
+		regs->known |= 1ull << r;
+	}
+	return true;
+}
+
+static bool known(const ds_uregs *r, int reg)
+{
+	return reg >= 0 && reg < DS_UNWIND_NREGS && (r->known & (1ull << reg));
+}
+
+/* One frame up by the frame pointer: the saved frame pointer at fp, the
+ * return address above it. */
+static int fp_step(const ds_arch *arch, const copy *c, ds_uregs *regs, uint64_t *ra)
+{
+	int fp = ds_arch_dwarf_fp(arch), sp = ds_arch_dwarf_sp(arch);
+	uint64_t f, saved;
+
+	if (!known(regs, fp) || !known(regs, sp) || (f = regs->v[fp]) < regs->v[sp])
+		return DS_CHAIN_NO_CFI;
+	if (!read_copy((void *)c, f, &saved) || !read_copy((void *)c, f + 8, ra))
+		return f >= c->base + c->size ? DS_CHAIN_STACK_END : DS_CHAIN_NO_CFI;
+	regs->v[fp] = saved;
+	regs->v[sp] = f + 16;
+	return -1;
+}
+
+int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out)
+{
+	const ds_arch *arch = ds_arch_host();
+	int sp = ds_arch_dwarf_sp(arch), ip = ds_arch_dwarf_ip(arch);
+	uint64_t t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
+	ds_unwind_env env = {.sp_reg = sp, .read = read_copy};
+	copy c = {sm->stack, 0, sm->stack_size};
+	bool exact = true;
+	ds_uregs regs;
+
+	if (!sampled_regs(arch, sm, &regs) || !known(&regs, sp) || !known(&regs, ip))
+		return DS_CHAIN_NO_REGS;
+	c.base = regs.v[sp];
+	env.ctx = &c;
+	for (size_t n = 0; n < MAX_FRAMES; n++) {
+		uint64_t pc = regs.v[ip], at = exact ? pc : pc - 1, ra = 0, old_sp = regs.v[sp];
+		uint32_t si;
+		const site *st;
+		int rc;
+
+		ds_vec_push(out, pc);
+		si = ds_session_site(s, sm->pid, t, at, false);
+		ds_site_resolve(s, si, false);
+		st = &s->sites.v[si];
+		if (st->dso == DSO_UNKNOWN || !st->has_vaddr || s->dsos.v[st->dso].kernel)
+			return DS_CHAIN_BAD_RA;
+		env.bias = at - st->vaddr;
+		rc = ds_dso_unwind_step(s->dsos.v[st->dso].dso, st->vaddr, &env, &regs, &ra, &exact);
+		if (rc == DS_UNWIND_OUTERMOST)
+			return DS_CHAIN_OUTERMOST;
+		if (rc == DS_UNWIND_NO_MEMORY)
+			return DS_CHAIN_STACK_END;
+		if (rc == DS_UNWIND_BAD_CFI)
+			return DS_CHAIN_BAD_CFI;
+		if (rc == DS_UNWIND_NO_CFI) {
+			int end = fp_step(arch, &c, &regs, &ra);
+			if (end >= 0)
+				return end;
+			exact = false;
+		}
+		if (ra == 0) /* where some runtimes end the chain (clone's child) */
+			return DS_CHAIN_OUTERMOST;
+		/* A caller's frame lies above its callee's; a signal frame's
+		 * interrupted code may reuse the same stack pointer no lower. */
+		if (!known(&regs, sp) || regs.v[sp] < old_sp || (regs.v[sp] == old_sp && !exact))
+			return DS_CHAIN_NO_PROGRESS;
+		regs.v[ip] = ra;
+		regs.known |= 1ull << ip;
+	}
+	return DS_CHAIN_DEPTH;
+}
