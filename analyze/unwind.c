@@ -74,14 +74,15 @@ static bool known(const ds_uregs *r, int reg)
 
 /* One frame up by the frame pointer: the saved frame pointer at fp, the
  * return address above it. */
-static int fp_step(const ds_arch *arch, const copy *c, ds_uregs *regs, uint64_t *ra)
+static int fp_step(const ds_arch *arch, const ds_unwind_env *env, ds_uregs *regs, uint64_t *ra)
 {
+	const copy *c = env->ctx;
 	int fp = ds_arch_dwarf_fp(arch), sp = ds_arch_dwarf_sp(arch);
 	uint64_t f, saved;
 
-	if (!known(regs, fp) || !known(regs, sp) || (f = regs->v[fp]) < regs->v[sp])
+	if (!ds_uregs_get(regs, fp, env, &f) || !known(regs, sp) || f < regs->v[sp])
 		return DS_CHAIN_NO_CFI;
-	if (!read_copy((void *)c, f, &saved) || !read_copy((void *)c, f + 8, ra))
+	if (!read_copy(env->ctx, f, &saved) || !read_copy(env->ctx, f + 8, ra))
 		return f >= c->base + c->size ? DS_CHAIN_STACK_END : DS_CHAIN_NO_CFI;
 	regs->v[fp] = saved;
 	regs->v[sp] = f + 16;
@@ -123,7 +124,7 @@ int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out)
 		if (rc == DS_UNWIND_BAD_CFI)
 			return DS_CHAIN_BAD_CFI;
 		if (rc == DS_UNWIND_NO_CFI) {
-			int end = fp_step(arch, &c, &regs, &ra);
+			int end = fp_step(arch, &env, &regs, &ra);
 			if (end >= 0)
 				return end;
 			exact = false;

@@ -20,7 +20,9 @@
 # Then bench/layout.sh, bench/layout_objects.sh (relocatable objects' types
 # against pahole's, counted), bench/sim.sh, bench/realprogs.sh (real
 # programs from Debian sources, SQLite and LevelDB: the share of their
-# samples resolved to typed data, per backend), bench/heap.sh (record
+# samples resolved to typed data, per backend), bench/callgraph.sh (call
+# chains from stack copies against perf's dwarf mode: dilation, size, the
+# same chains, report speed), bench/heap.sh (record
 # --heap's cost against heaptrack and DHAT, and its reach on SQLite) and
 # bench/tui.sh (dsprof tui on ten million samples: first screen, keys,
 # memory), each with its own targets.
@@ -127,5 +129,6 @@ echo; sh "$(dirname "$0")/layout.sh" "$BUILD"
 sh "$(dirname "$0")/layout_objects.sh" "$BUILD"
 sh "$(dirname "$0")/sim.sh" "$BUILD"
 sh "$(dirname "$0")/realprogs.sh" "$BUILD"
+echo; sh "$(dirname "$0")/callgraph.sh" "$BUILD"
 sh "$(dirname "$0")/heap.sh" "$BUILD"
 echo; sh "$(dirname "$0")/tui.sh" "$BUILD"

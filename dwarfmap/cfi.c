@@ -704,19 +704,23 @@ static interp *scratch(ds_dso *d)
 const ds_frame *ds_dso_frame_at(ds_dso *d, uint64_t vaddr)
 {
 	const cfi_sec *sec;
-	const fde_ref *f = fde_at(d, vaddr, &sec);
+	const fde_ref *f;
 	uint32_t i;
-	bool added;
 	interp *in;
 
-	if (!f)
-		return NULL;
-	i = ds_u64map_put(&d->cfi->memo, vaddr, (uint32_t)d->cfi->frames.n, &added);
-	if (!added)
+	if (d->cfi && (i = ds_u64map_get(&d->cfi->memo, vaddr)) != DS_U64MAP_NONE)
 		return d->cfi->frames.v[i].cfa == DS_CFA_UNSET ? NULL : &d->cfi->frames.v[i];
+	if (!(f = fde_at(d, vaddr, &sec)))
+		return NULL;
+	i = (uint32_t)d->cfi->frames.n;
+	ds_u64map_put(&d->cfi->memo, vaddr, i, NULL);
 	in = scratch(d);
 	if (!row_at(sec, f->off, vaddr, in))
 		in->cur.cfa = DS_CFA_UNSET;
+	in->cur.ruled = 0;
+	for (int r = 0; r < DS_FRAME_NREGS; r++)
+		if (in->cur.reg[r].kind != DS_RULE_SAME)
+			in->cur.ruled |= 1ull << r;
 	ds_vec_push(&d->cfi->frames, in->cur);
 	return in->cur.cfa == DS_CFA_UNSET ? NULL : &d->cfi->frames.v[i];
 }

@@ -157,7 +157,10 @@ bool ds_dso_keeps_frame_pointers(ds_dso *d, int fp_reg);
 #define DS_UNWIND_NREGS 33
 typedef struct ds_uregs {
 	uint64_t v[DS_UNWIND_NREGS];
-	uint64_t known; /* bit r: v[r] holds register r's value */
+	uint64_t known;    /* bit r: register r's value is known */
+	uint64_t deferred; /* of those, bit r: v[r] is the address of the value in the
+			    * thread's memory, read when a rule needs it (most saved
+			    * registers never are: a frame is then one read) */
 } ds_uregs;
 
 typedef struct ds_unwind_env {
@@ -180,10 +183,14 @@ enum ds_unwind_rc {
  * return address minus one) from regs to its caller's registers.  On
  * DS_UNWIND_OK, *ra is the caller's address and *exact says whether it is
  * the interrupted instruction itself (the frame was a signal trampoline),
- * to be looked up as it is rather than as a return address.  regs are left
- * as they were on any other answer. */
+ * to be looked up as it is rather than as a return address; the stack
+ * pointer's value is read.  On any other answer regs mean what they meant
+ * (a deferred value may have been read). */
 int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_uregs *regs,
 		       uint64_t *ra, bool *exact);
+/* Register reg's value, read from memory first when deferred; false when
+ * it is not known or cannot be read. */
+bool ds_uregs_get(ds_uregs *regs, int reg, const ds_unwind_env *env, uint64_t *v);
 
 /* A C++/Rust-mangled name demangled (malloc'd), or NULL when not mangled. */
 char *ds_demangle(const char *raw);

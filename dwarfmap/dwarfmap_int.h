@@ -133,6 +133,7 @@ typedef struct ds_frame {
 	bool signal;               /* a signal trampoline ('S') */
 	uint8_t addr_size;
 	bool msb;
+	uint64_t ruled;            /* bit r: reg[r] is not DS_RULE_SAME */
 	ds_frame_rule reg[DS_FRAME_NREGS];
 } ds_frame;
 

@@ -15,7 +15,10 @@
  *
  * All registers are read from the frame as it was before the step, so a
  * rule that names another register sees that register's value in the
- * frame being unwound, as the DWARF table means it.
+ * frame being unwound, as the DWARF table means it.  A register saved in
+ * memory stays an address until a rule needs its value: most saved
+ * registers never are, and a frame is then one read of the stack, its
+ * return address.
  */
 #include "dwarfmap/dwarfmap_int.h"
 
@@ -28,7 +31,7 @@
 
 typedef struct expr {
 	const ds_unwind_env *env;
-	const ds_uregs *regs;
+	ds_uregs *regs;
 	uint64_t st[EXPR_STACK];
 	size_t n;
 	int rc; /* DS_UNWIND_OK until an operation fails */
@@ -51,13 +54,34 @@ static uint64_t pop(expr *x)
 	return x->st[--x->n];
 }
 
+bool ds_uregs_get(ds_uregs *regs, int reg, const ds_unwind_env *env, uint64_t *v)
+{
+	uint64_t bit;
+
+	if (reg < 0 || reg >= DS_UNWIND_NREGS || !(regs->known & (bit = 1ull << reg)))
+		return false;
+	if (regs->deferred & bit) {
+		if (!env->read(env->ctx, regs->v[reg], &regs->v[reg]))
+			return false;
+		regs->deferred &= ~bit;
+	}
+	*v = regs->v[reg];
+	return true;
+}
+
 static uint64_t reg_value(expr *x, uint64_t reg)
 {
+	uint64_t v;
+
 	if (reg >= DS_UNWIND_NREGS || !(x->regs->known & (1ull << reg))) {
 		x->rc = DS_UNWIND_BAD_CFI;
 		return 0;
 	}
-	return x->regs->v[reg];
+	if (!ds_uregs_get(x->regs, (int)reg, x->env, &v)) {
+		x->rc = DS_UNWIND_NO_MEMORY;
+		return 0;
+	}
+	return v;
 }
 
 static uint64_t deref(expr *x, uint64_t addr, unsigned size)
@@ -233,7 +257,7 @@ static void operation(expr *x, ds_rd *r, const uint8_t *start, const ds_frame *f
 /* The value of an expression of the row fr, with `initial` pushed first
  * when has_initial (the CFA, for a register's rule). */
 static int evaluate(const ds_frame *fr, const uint8_t *p, uint32_t len, const ds_unwind_env *env,
-		    const ds_uregs *regs, bool has_initial, uint64_t initial, uint64_t *out)
+		    ds_uregs *regs, bool has_initial, uint64_t initial, uint64_t *out)
 {
 	expr x = {.env = env, .regs = regs};
 	ds_rd r = {p, p + len, fr->msb, false};
@@ -255,33 +279,38 @@ static int evaluate(const ds_frame *fr, const uint8_t *p, uint32_t len, const ds
 	return x.rc;
 }
 
-static int cfa_of(const ds_frame *fr, const ds_unwind_env *env, const ds_uregs *regs, uint64_t *cfa)
+static int cfa_of(const ds_frame *fr, const ds_unwind_env *env, ds_uregs *regs, uint64_t *cfa)
 {
+	uint64_t v;
+
 	if (fr->cfa == DS_CFA_EXPR)
 		return evaluate(fr, fr->cfa_expr, fr->cfa_len, env, regs, false, 0, cfa);
 	if (fr->cfa_reg < 0 || fr->cfa_reg >= DS_UNWIND_NREGS || !(regs->known & (1ull << fr->cfa_reg)))
 		return DS_UNWIND_BAD_CFI;
-	*cfa = regs->v[fr->cfa_reg] + (uint64_t)fr->cfa_off;
+	if (!ds_uregs_get(regs, fr->cfa_reg, env, &v))
+		return DS_UNWIND_NO_MEMORY;
+	*cfa = v + (uint64_t)fr->cfa_off;
 	return DS_UNWIND_OK;
 }
 
-/* Register r of the caller into out, by its rule. */
-static int recover(const ds_frame *fr, int r, uint64_t cfa, const ds_unwind_env *env,
-		   const ds_uregs *regs, ds_uregs *out)
+/* Register r of the caller into out, by its rule.  A value in memory is
+ * left there (deferred) until a rule needs it. */
+static int recover(const ds_frame *fr, int r, uint64_t cfa, const ds_unwind_env *env, ds_uregs *regs,
+		   ds_uregs *out)
 {
 	const ds_frame_rule *ru = &fr->reg[r];
-	uint64_t bit = 1ull << r, v, addr;
+	uint64_t bit = 1ull << r, v;
+	bool in_memory = false;
 	int rc = DS_UNWIND_OK;
 
 	switch (ru->kind) {
-	case DS_RULE_SAME:
-		return DS_UNWIND_OK; /* out holds the frame's own value, or none */
 	case DS_RULE_UNDEF:
 		out->known &= ~bit;
+		out->deferred &= ~bit;
 		return DS_UNWIND_OK;
 	case DS_RULE_OFFSET:
-		if (!env->read(env->ctx, cfa + (uint64_t)ru->n, &v))
-			return DS_UNWIND_NO_MEMORY;
+		v = cfa + (uint64_t)ru->n;
+		in_memory = true;
 		break;
 	case DS_RULE_VAL_OFFSET:
 		v = cfa + (uint64_t)ru->n;
@@ -290,11 +319,11 @@ static int recover(const ds_frame *fr, int r, uint64_t cfa, const ds_unwind_env 
 		if (ru->n < 0 || ru->n >= DS_UNWIND_NREGS || !(regs->known & (1ull << ru->n)))
 			return DS_UNWIND_BAD_CFI;
 		v = regs->v[ru->n];
+		in_memory = (regs->deferred >> ru->n) & 1;
 		break;
 	case DS_RULE_EXPR:
-		rc = evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, &addr);
-		if (rc == DS_UNWIND_OK && !env->read(env->ctx, addr, &v))
-			rc = DS_UNWIND_NO_MEMORY;
+		rc = evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, &v);
+		in_memory = true;
 		break;
 	case DS_RULE_VAL_EXPR:
 		rc = evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, &v);
@@ -306,49 +335,56 @@ static int recover(const ds_frame *fr, int r, uint64_t cfa, const ds_unwind_env 
 		return rc;
 	out->v[r] = v;
 	out->known |= bit;
+	out->deferred = in_memory ? out->deferred | bit : out->deferred & ~bit;
 	return DS_UNWIND_OK;
 }
 
 int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_uregs *regs,
 		       uint64_t *ra, bool *exact)
 {
-	const ds_frame *found = ds_dso_frame_at(d, vaddr);
-	ds_frame fr;
+	/* valid until the next query, and this step makes no other */
+	const ds_frame *fr = ds_dso_frame_at(d, vaddr);
 	ds_uregs out;
 	uint64_t cfa, start, end;
 	int rc;
 
-	if (!found) /* an FDE that covers vaddr but cannot be read is bad CFI */
+	if (!fr) /* an FDE that covers vaddr but cannot be read is bad CFI */
 		return d->kallsyms || !ds_dso_fde_range(d, vaddr, &start, &end) ? DS_UNWIND_NO_CFI
 									   : DS_UNWIND_BAD_CFI;
-	fr = *found; /* the next query may move it */
-	if (fr.ra_reg < 0 || fr.ra_reg >= DS_UNWIND_NREGS)
+	if (fr->ra_reg < 0 || fr->ra_reg >= DS_UNWIND_NREGS)
 		return DS_UNWIND_BAD_CFI;
-	if (fr.reg[fr.ra_reg].kind == DS_RULE_UNDEF)
+	if (fr->reg[fr->ra_reg].kind == DS_RULE_UNDEF)
 		return DS_UNWIND_OUTERMOST;
-	if ((rc = cfa_of(&fr, env, regs, &cfa)) != DS_UNWIND_OK)
+	if ((rc = cfa_of(fr, env, regs, &cfa)) != DS_UNWIND_OK)
 		return rc;
 	out = *regs;
 	/* A register that cannot be recovered is unknown in the caller, which
 	 * matters only if a rule further up needs it: an epilogue's rules
 	 * still place registers in slots below the stack pointer, outside any
-	 * copy of the stack.  The return address must be recovered. */
-	for (int r = 0; r < DS_UNWIND_NREGS; r++)
-		if ((rc = recover(&fr, r, cfa, env, regs, &out)) != DS_UNWIND_OK) {
-			if (r == fr.ra_reg)
+	 * copy of the stack.  The return address must be recovered.  The
+	 * registers without a rule keep their values. */
+	for (uint64_t m = fr->ruled; m; m &= m - 1) {
+		int r = __builtin_ctzll(m);
+		if (r < DS_UNWIND_NREGS && (rc = recover(fr, r, cfa, env, regs, &out)) != DS_UNWIND_OK) {
+			if (r == fr->ra_reg)
 				return rc;
 			out.known &= ~(1ull << r);
+			out.deferred &= ~(1ull << r);
 		}
+	}
 	/* The CFA is by definition the caller's stack pointer, unless a rule
 	 * says otherwise (a signal trampoline restores it from the context). */
-	if (env->sp_reg >= 0 && env->sp_reg < DS_UNWIND_NREGS && fr.reg[env->sp_reg].kind == DS_RULE_SAME) {
+	if (env->sp_reg >= 0 && env->sp_reg < DS_UNWIND_NREGS && fr->reg[env->sp_reg].kind == DS_RULE_SAME) {
 		out.v[env->sp_reg] = cfa;
 		out.known |= 1ull << env->sp_reg;
+		out.deferred &= ~(1ull << env->sp_reg);
 	}
-	if (!(out.known & (1ull << fr.ra_reg)))
+	if (!(out.known & (1ull << fr->ra_reg)))
 		return DS_UNWIND_BAD_CFI;
-	*ra = out.v[fr.ra_reg];
-	*exact = fr.signal;
+	if (!ds_uregs_get(&out, fr->ra_reg, env, ra) ||
+	    (env->sp_reg >= 0 && !ds_uregs_get(&out, env->sp_reg, env, &cfa)))
+		return DS_UNWIND_NO_MEMORY;
+	*exact = fr->signal;
 	*regs = out;
 	return DS_UNWIND_OK;
 }
