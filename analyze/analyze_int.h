@@ -213,8 +213,9 @@ fkey site_fkey(ds_session *s, size_t i);
 const char *site_fname(const ds_session *s, size_t i);
 /* An instruction's name, "FUNC+0xOFF" ("FUNC 0xADDR" outside every symbol). */
 void site_label(ds_session *s, size_t i, ds_buf *name);
-/* Its disassembly ("" when its code cannot be read). */
-void site_disasm(ds_session *s, size_t i, char *text, size_t n);
+/* Its disassembly (Intel syntax) into text; returns its length in bytes,
+ * 0 (and "") when it cannot be read or decoded. */
+size_t site_disasm(ds_session *s, size_t i, char *text, size_t n);
 /* Its source line as a row: a key that tells lines apart and the name
  * "file.c:12", or its function's "NAME (no line info)" without a line table. */
 void site_line_name(ds_session *s, size_t i, ds_buf *key, ds_buf *name);
@@ -318,6 +319,11 @@ typedef struct align_key {
 int32_t ds_tident_find(ds_session *s, const ds_type *t);
 /* The data object most samples of a site touched (NULL before
  * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
+/* The data object the instruction at site si accesses, as a precise
+ * sample there would name it from the code alone (a type's field, a
+ * global, the stack, an unknown bucket), or NULL when it accesses no
+ * memory or its object is known only per sample, by address. */
+const char *ds_site_access(ds_session *s, uint32_t si);
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
 			       const ds_trigger **trig);
 /* Read the samples once more, attribute each to its data object and keep
@@ -868,6 +874,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_calltree(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_bottomup(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_annotate(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);

@@ -1,7 +1,8 @@
 /*
- * Views of call paths: around one function, who calls it and whom it
- * calls (callers), and its source file line by line (source); the whole
- * calling-context tree, top-down (calltree) and bottom-up (bottomup).
+ * Views of call paths and of one function: who calls it and whom it calls
+ * (callers), its source file line by line (source), its instructions
+ * (annotate); the whole calling-context tree, top-down (calltree) and
+ * bottom-up (bottomup).
  *
  * Both name the function as the functions view does (ds_view_opts.function
  * is "NAME" or "NAME@MODULE") and sum the same per-instruction and
@@ -626,4 +627,142 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 		tb_prop(b.t, "note", DS_PROP_TEXT,
 			"the line table names lines past the end of '%s': it changed since the build", path);
 	return tb_finish(&b, &keep, out, err);
+}
+
+/* ---- annotate: one function, every instruction ----
+ *
+ * perf annotate's view with dsprof's data: every instruction of the
+ * function in address order, sampled or not, each with the samples
+ * charged to it (the pcs view's: a load or store gets the samples its
+ * trigger search led to), the samples taken at it (`taken`: where an
+ * imprecise sample's IP was, which the charging moves to the access
+ * before), and the data object it accesses as the code alone says (its
+ * struct.field, a global, the stack).  A row of the source line, from the
+ * file, comes before each run of instructions of one line.
+ */
+
+enum { AN_ADDRESS, AN_DISASM, AN_ACCESS, AN_TAKEN, AN_LINE, AN_FILE, AN_NCOLS };
+
+/* The file's lines, read once: lines[n - 1] is line n. */
+typedef struct src_file {
+	char *text;
+	DS_VEC(const char *) lines;
+} src_file;
+
+static void src_load(src_file *f, const char *path)
+{
+	size_t len = 0;
+	ds_err none = {0};
+
+	f->text = path ? ds_read_file_err(path, &len, &none) : NULL;
+	if (!f->text || len > SOURCE_MAX_BYTES)
+		return;
+	for (char *p = f->text, *end = f->text + len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		ds_vec_push(&f->lines, p);
+		if (!nl)
+			break;
+		*nl = '\0';
+		p = nl + 1;
+	}
+}
+
+/* "54:    double e = 0;", or "54:" when the file cannot be read. */
+static void source_note(tb *b, src_file *f, const char *file, unsigned line, ds_buf *text)
+{
+	ds_buf name = {0};
+	size_t r;
+
+	ds_buf_reset(text);
+	if (line && line <= f->lines.n)
+		expand_tabs(text, f->lines.v[line - 1], strlen(f->lines.v[line - 1]));
+	ds_buf_printf(&name, "%u: %s", line, ds_buf_str(text));
+	r = tb_row_new(b, ds_buf_str(&name));
+	ds_buf_free(&name);
+	b->v.v[r].note = true;
+	tb_cell_str(&b->v.v[r], AN_FILE, file);
+	tb_cell_u64(&b->v.v[r], AN_LINE, line);
+}
+
+int ds_view_annotate(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[AN_NCOLS] = {
+		{"address", DS_COL_HEX, true}, {"disasm", DS_COL_STR, true}, {"access", DS_COL_STR, true},
+		{"taken", DS_COL_U64, true},   {"line", DS_COL_U64, false},  {"file", DS_COL_STR, false}};
+	src_file src = {0};
+	const char *src_path = NULL, *last_file = NULL;
+	unsigned last_line = 0;
+	ds_buf name = {0}, text = {0};
+	uint32_t first = UINT32_MAX;
+	ds_charge c;
+	fkey f;
+	site st0;
+	tb b;
+
+	if (!o || !o->function)
+		return ds_err_set(err, DS_EINPUT, "the annotate view needs a function (--function NAME)");
+	if (ds_dataspace_build(s, err))
+		return -1;
+	tb_init(&b, s, "annotate", "instruction", cols, AN_NCOLS, false);
+	if (find_function(s, o->function, b.t, &f, err)) {
+		tb_discard(&b);
+		return -1;
+	}
+	for (size_t i = 0; i < s->sites.n && first == UINT32_MAX; i++) {
+		fkey k = site_fkey(s, i);
+		if (fkey_eq(&k, &f) && s->sites.v[i].sym && s->sites.v[i].has_vaddr)
+			first = (uint32_t)i;
+	}
+	if (first == UINT32_MAX) {
+		tb_discard(&b);
+		return ds_err_set(err, DS_EINPUT, "'%s' has no symbol with a size to annotate", o->function);
+	}
+	st0 = s->sites.v[first];
+	ds_charge_build(s, &c);
+	for (uint64_t a = st0.sym->start, end = st0.sym->start + st0.sym->size; a < end;) {
+		uint32_t si = ds_session_site_at(s, st0.dso, st0.off + (a - st0.vaddr));
+		char dis[160];
+		size_t len, r;
+		uint64_t taken = 0;
+		const site *st;
+		ds_site_resolve(s, si, true);
+		st = &s->sites.v[si];
+		if (st->file && (st->file != last_file || st->line != last_line)) {
+			if (st->file != src_path) {
+				free(src.text);
+				ds_vec_free(&src.lines);
+				memset(&src, 0, sizeof src);
+				src_load(&src, st->file);
+				src_path = st->file;
+			}
+			source_note(&b, &src, st->file, st->line, &text);
+			last_file = st->file;
+			last_line = st->line;
+		}
+		len = site_disasm(s, si, dis, sizeof dis);
+		site_label(s, si, &name);
+		r = tb_row_new(&b, ds_buf_str(&name));
+		tb_cell_u64(&b.v.v[r], AN_ADDRESS, a);
+		tb_cell_str(&b.v.v[r], AN_DISASM, dis);
+		tb_cell_str(&b.v.v[r], AN_ACCESS, ds_site_access(s, si));
+		for (size_t e = 0; (size_t)si * s->nev + e < s->site_samples.n && e < s->nev; e++)
+			taken += s->site_samples.v[(size_t)si * s->nev + e];
+		tb_cell_u64(&b.v.v[r], AN_TAKEN, taken);
+		if (st->file) {
+			tb_cell_u64(&b.v.v[r], AN_LINE, st->line);
+			tb_cell_str(&b.v.v[r], AN_FILE, st->file);
+		}
+		if (si < c.nsites)
+			ds_charge_add(s, &c, si, &b.v.v[r]);
+		if (!len) /* undecodable bytes: one at a time, as objdump shows them */
+			len = 1;
+		a += len;
+	}
+	ds_charge_free(&c);
+	free(src.text);
+	ds_vec_free(&src.lines);
+	ds_buf_free(&name);
+	ds_buf_free(&text);
+	*out = tb_take(&b);
+	return 0;
 }

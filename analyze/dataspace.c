@@ -1207,6 +1207,18 @@ keep:
 	count_record(s, k);
 }
 
+const char *ds_site_access(ds_session *s, uint32_t si)
+{
+	const site_ds *x = site_ds_of(s, si);
+
+	if (!x->done[1])
+		resolve_site(s, si, true);
+	x = s->sites.v[si].ds;
+	if (x->trig[1].verdict != DS_BT_OK || x->obj[1].id == NO_DOBJ)
+		return NULL;
+	return s->dobjs.v[x->obj[1].id].name;
+}
+
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
 			       const ds_trigger **trig)
 {

@@ -43,7 +43,7 @@ void site_label(ds_session *s, size_t i, ds_buf *name)
 		ds_buf_printf(name, "%s 0x%" PRIx64, site_fname(s, i), st->has_vaddr ? st->vaddr : st->off);
 }
 
-void site_disasm(ds_session *s, size_t i, char *text, size_t n)
+size_t site_disasm(ds_session *s, size_t i, char *text, size_t n)
 {
 	const site *st = &s->sites.v[i];
 	const dso_ent *d = &s->dsos.v[st->dso];
@@ -52,13 +52,13 @@ void site_disasm(ds_session *s, size_t i, char *text, size_t n)
 
 	text[0] = 0;
 	if (!st->has_vaddr || d->kernel || !d->dso)
-		return;
+		return 0;
 	code = ds_dso_code_at(d->dso, st->vaddr, &avail);
 	if (!code)
-		return;
+		return 0;
 	if (!s->dec && !(s->dec = ds_decoder_new(ds_arch_host(), NULL)))
-		return;
-	ds_decode_text(s->dec, code, avail, st->vaddr, text, n);
+		return 0;
+	return ds_decode_text(s->dec, code, avail, st->vaddr, text, n);
 }
 
 void site_line_name(ds_session *s, size_t i, ds_buf *key, ds_buf *name)

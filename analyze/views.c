@@ -12,8 +12,8 @@
 
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
 					  "samples", "dataobjects", "datalayout", "typestats", "callers",
-					  "calltree", "bottomup", "source", "timeline", "hotlines", "sharing",
-					  "heap", "leaks", "accessmap", NULL};
+					  "calltree", "bottomup", "annotate", "source", "timeline", "hotlines",
+					  "sharing", "heap", "leaks", "accessmap", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -447,7 +447,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"threads", view_threads}, {"summary", view_summary}, {"samples", view_samples},
 		{"dataobjects", ds_view_dataobjects}, {"datalayout", ds_view_datalayout},
 		{"typestats", ds_view_typestats}, {"callers", ds_view_callers},
-		{"calltree", ds_view_calltree}, {"bottomup", ds_view_bottomup},
+		{"calltree", ds_view_calltree}, {"bottomup", ds_view_bottomup}, {"annotate", ds_view_annotate},
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 		{"heap", ds_view_heap}, {"leaks", ds_view_leaks}, {"accessmap", ds_view_accessmap},
@@ -468,7 +468,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		return rc;
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
-			  "dataobjects, datalayout, typestats, callers, calltree, bottomup, source, timeline, hotlines, "
+			  "dataobjects, datalayout, typestats, callers, calltree, bottomup, annotate, source, timeline, hotlines, "
 			  "sharing, heap, leaks, accessmap, memobj:NAME",
 			  view);
 }

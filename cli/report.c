@@ -17,8 +17,8 @@ static const char report_usage[] =
 	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
 	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
 	"                         dataobjects, datalayout, typestats, callers, calltree, bottomup,\n"
-	"                         source, timeline, hotlines, sharing, heap, leaks, accessmap\n"
-	"                         (record --heap),\n"
+	"                         annotate, source, timeline, hotlines, sharing, heap, leaks,\n"
+	"                         accessmap (record --heap),\n"
 	"                         memobj:NAME (a memory object: 'dsprof mobj list')\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"
@@ -54,7 +54,7 @@ static const char report_usage[] =
 	"                         stores where EXP, a --sim recording of the same program,\n"
 	"                         has no miss sample (column nomiss)\n"
 	"      --type-stats       how samples were resolved to data (= --view typestats)\n"
-	"      --function NAME    callers, source: the function (NAME or NAME@MODULE)\n"
+	"      --function NAME    callers, annotate, source: the function (NAME or NAME@MODULE)\n"
 	"      --file PATH        source: the source file (or its last path components)\n"
 	"      --slices N         timeline: time slices per thread (default 100); --by time:\n"
 	"                         slices of the run (default 10)\n"
@@ -257,7 +257,8 @@ int cmd_report(int argc, char **argv)
 					       line_size ? "line-size" : "line");
 		return cli_usage_error("report", "--level applies to --view hotlines, --view sharing and --by cacheline");
 	}
-	if ((vo.function && strcmp(view, "callers") != 0 && strcmp(view, "source") != 0) ||
+	if ((vo.function && strcmp(view, "callers") != 0 && strcmp(view, "source") != 0 &&
+	     strcmp(view, "annotate") != 0) ||
 	    (vo.file && strcmp(view, "source") != 0) ||
 	    (vo.slices && strcmp(view, "timeline") != 0 && !grouping) ||
 	    (vo.to_ns && strcmp(view, "timeline") != 0)) {
@@ -265,7 +266,7 @@ int cmd_report(int argc, char **argv)
 		free(by_view);
 		return cli_usage_error("report", "--%s applies to --view %s",
 				       vo.function ? "function" : vo.file ? "file" : vo.slices ? "slices" : "window",
-				       vo.function ? "callers or source" : vo.file ? "source"
+				       vo.function ? "callers, annotate or source" : vo.file ? "source"
 				       : vo.slices ? "timeline and --by time" : "timeline");
 	}
 	if (vo.allocsite && strcmp(view, "accessmap") != 0) {

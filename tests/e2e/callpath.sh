@@ -112,3 +112,20 @@ often=$(rel_col g.csv calls_often caller incl_samples:cpu-clock)
 check_ge "gprof fallacy: calls_once has work's samples" "${once:-0}" 500
 check_within "gprof fallacy: calls_once's part of work (100/110; >= 0.85)" \
 	"$(awk -v a="${once:-0}" -v b="${often:-0}" 'BEGIN { printf "%.3f", a + b ? a / (a + b) : 0 }')" 0.925 0.075
+
+# annotate: every instruction of leaf, sampled or not, as objdump lists
+# them, with the source lines between them and the data each accesses
+"$DSPROF" report -i direct --view annotate --function leaf --format json >ann.json
+"$TOOLS/dsjq" '.rows[].name' ann.json >ann.names
+# the instructions objdump lists within the symbol's size (not the padding after it)
+set -- $(nm -S "$PROGS/callpath" | awk '$4 == "leaf" { print $1, $2 }')
+want=$(objdump -d --no-show-raw-insn --start-address=0x$1 \
+	--stop-address="$(printf '0x%x' $((0x$1 + 0x$2)))" "$PROGS/callpath" | grep -c '^ *[0-9a-f]*:')
+check_eq "annotate: a row per instruction of leaf, as objdump lists them" "$(grep -c '^leaf+0x' ann.names)" "$want"
+check_contains "annotate: the source lines between them" ann.names '^[0-9]+: +x = x \* 6364136223846793005ull'
+check_eq "annotate: the first instruction loads sink" "$("$TOOLS/dsjq" '.rows[1].access' ann.json)" \
+	"sink (volatile uint64_t)"
+check_eq "annotate: the instructions' samples are leaf's" \
+	"$("$TOOLS/dsjq" '.rows[].samples["cpu-clock"]' ann.json | awk '$1 != "null" { s += $1 } END { print s + 0 }')" \
+	"$(csv_lookup d.csv name leaf samples:cpu-clock)"
+expect_error "annotate needs a function" 1 "needs a function" "$DSPROF" report -i direct --view annotate
