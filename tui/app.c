@@ -15,6 +15,7 @@
 #include "tui/tui_int.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,9 @@ const tab_def tui_tabs[T_NTABS] = {
 		       "thread evidence fix check"},
 	[T_HEAP] = {"Heap", "Hep", 'h', "heap", 0, "@ M ~name asite blocks bytes peak_bytes avg_lifetime", NULL,
 		    "allocation sites (record --heap): their blocks and samples; Enter: a site's fields"},
+	[T_CALLTREE] = {"CallTree", "Tre", 't', "calltree", TF_DEPTH, "@ M ~name module", NULL,
+			"the calling-context tree from the thread's start down (Right/Left: unfold, "
+			"fold; Enter: the function's callers and callees)"},
 	[T_TIMELINE] = {"Timeline", "Tim", '0', "timeline", 0, NULL, NULL,
 			"per-thread strips over time, by function or data object"},
 	[T_SUMMARY] = {"Summary", "Sum", 'i', "summary", 0, NULL, NULL,
@@ -148,6 +152,9 @@ static char *row_function(const tab_state *ts, int tab, const ds_row *r)
 	case T_CALLERS:
 		name = strcmp(r->name, "<no caller>") ? r->name : NULL;
 		break;
+	case T_CALLTREE:
+		name = r->name;
+		break;
 	case T_DISASM:
 	case T_SOURCE:
 	case T_TIMELINE:
@@ -233,12 +240,32 @@ static bool kind_in(const char *kind, const char *list)
  * fold. */
 bool tree_child(const tab_def *td, const ds_table *t, const ds_row *r)
 {
+	if (td->flags & TF_DEPTH)
+		return !diff_table(t) && r->depth > 0;
 	return (td->flags & TF_TREE) && !diff_table(t) && kind_in(cell_str(t, r, "kind"), td->children);
 }
 
 bool tree_parent(const tab_def *td, const ds_table *t, const ds_row *r)
 {
+	if (td->flags & TF_DEPTH)
+		return !diff_table(t) && r + 1 < t->rows + t->nrows && r[1].depth > r->depth;
 	return (td->flags & TF_TREE) && !diff_table(t) && kind_in(cell_str(t, r, "kind"), td->parent);
+}
+
+/* A tree of any depth: the rows no folded row above hides. */
+static void depth_vis(tab_state *ts)
+{
+	unsigned folded = UINT_MAX; /* the depth of the folded row whose subtree this is */
+
+	for (size_t i = 0; i < ts->t->nrows; i++) {
+		const ds_row *r = &ts->t->rows[i];
+		if (r->depth > folded)
+			continue;
+		folded = UINT_MAX;
+		ds_vec_push(&ts->vis, (uint32_t)i);
+		if (r + 1 < ts->t->rows + ts->t->nrows && r[1].depth > r->depth && !ts->open[i])
+			folded = r->depth;
+	}
 }
 
 /* How wide the shown rows' names and cells are (the first few thousand:
@@ -263,6 +290,21 @@ static void measure(tui_app *a, tab_state *ts)
 	}
 }
 
+/* A tree of any depth comes with the paths that hold at least 1% of the
+ * first event's samples unfolded: the hot paths, as Oracle's call tree
+ * opens them. */
+static void open_hot(tab_state *ts)
+{
+	const ds_table *t = ts->t;
+	uint64_t total = t->nevents ? t->events[0].samples : 0;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const ds_row *r = &t->rows[i];
+		uint64_t n = r->incl_samples ? r->incl_samples[0] : r->samples ? r->samples[0] : 0;
+		ts->open[i] = total && n * 100 >= total;
+	}
+}
+
 /* Which rows show, in order: the context's (disassembly), or types with
  * the fields of the open ones (data objects). */
 static void compute_vis(tui_app *a, int tab)
@@ -272,6 +314,13 @@ static void compute_vis(tui_app *a, int tab)
 	ts->vis.n = 0;
 	if (!ts->t)
 		return;
+	if ((tab_def_of(a, tab)->flags & TF_DEPTH) && !diff_table(ts->t)) {
+		depth_vis(ts);
+		if (ts->cur >= ts->vis.n)
+			ts->cur = ts->vis.n ? ts->vis.n - 1 : 0;
+		measure(a, ts);
+		return;
+	}
 	for (size_t i = 0; i < ts->t->nrows; i++) {
 		const ds_row *r = &ts->t->rows[i];
 		if (tree_child(tab_def_of(a, tab), ts->t, r)) {
@@ -692,6 +741,9 @@ static void enter(tui_app *a)
 	case T_HEAP:
 		heap_site(a, ts, r);
 		break;
+	case T_CALLTREE:
+		drill_function(a, T_CALLERS, row_function(ts, a->tab, r));
+		break;
 	default:
 		message(a, ST_STATUS, "Enter has nothing to open here.");
 		break;
@@ -729,16 +781,22 @@ static void move(tui_app *a, long delta)
 	follow_cursor(a);
 }
 
-/* Fold or unfold the type under the cursor (data objects). */
+/* Fold or unfold the type under the cursor (data objects), or the node
+ * (call tree). */
 static void fold(tui_app *a, int how) /* 1 open, 0 close, -1 toggle */
 {
 	tab_state *ts = &a->tabs[a->tab];
 	const ds_row *r = app_row(a, ts);
 	size_t i;
-	if (!r || !(tab_def_of(a, a->tab)->flags & TF_TREE))
+	if (!r || !(tab_def_of(a, a->tab)->flags & (TF_TREE | TF_DEPTH)))
 		return;
 	i = ts->vis.v[ts->cur];
-	if (tree_child(tab_def_of(a, a->tab), ts->t, r)) {
+	if (tab_def_of(a, a->tab)->flags & TF_DEPTH) {
+		/* closing a leaf or a folded row: its parent, the row above one level up */
+		if (how == 0 && (!tree_parent(tab_def_of(a, a->tab), ts->t, r) || !ts->open[i]))
+			while (i > 0 && ts->t->rows[i].depth >= r->depth && r->depth > 0)
+				i--;
+	} else if (tree_child(tab_def_of(a, a->tab), ts->t, r)) {
 		if (how == 1)
 			return;
 		/* closing from a child: to its parent */
@@ -1356,6 +1414,9 @@ static void normal_key(tui_app *a, const tui_key *k)
 	case 'h':
 		switch_tab(a, T_HEAP);
 		break;
+	case 't':
+		switch_tab(a, T_CALLTREE);
+		break;
 	case K_TAB:
 		switch_tab(a, (a->tab + 1) % T_NTABS);
 		break;
@@ -1453,7 +1514,7 @@ static void normal_key(tui_app *a, const tui_key *k)
 		}
 		break;
 	case ' ':
-		if (tab_def_of(a, a->tab)->flags & TF_TREE)
+		if (tab_def_of(a, a->tab)->flags & (TF_TREE | TF_DEPTH))
 			fold(a, -1);
 		else
 			move(a, rows);
@@ -1580,6 +1641,8 @@ static void install(tui_app *a, tui_res *res)
 	ts->partial = res->partial;
 	ts->pending = false;
 	ts->open = ds_xcalloc(ts->t ? ts->t->nrows + 1 : 1, sizeof *ts->open);
+	if (ts->t && (tab_def_of(a, res->tab)->flags & TF_DEPTH))
+		open_hot(ts);
 	ts->colw = ds_xcalloc(ts->t ? ts->t->ncols + 1 : 1, sizeof *ts->colw);
 	free(ts->shown);
 	ts->shown = ds_xcalloc(ts->t ? ts->t->ncols + 1 : 1, sizeof *ts->shown);

@@ -124,7 +124,7 @@ static bool is_sorted(const ds_table *t, const char *sort, const ucol *u)
 /* The view's own default order, when neither the user nor the tab chose. */
 static const char *view_sort(const ds_table *t)
 {
-	static const char *const own[][2] = {{"callers", "incl"}, {"datalayout", "order"},
+	static const char *const own[][2] = {{"callers", "incl"}, {"calltree", "incl"}, {"datalayout", "order"},
 					     {"typestats", "order"}, {"timeline", "order"},
 					     {"source", "line"}, {"samples", "time"}};
 	if (diff_table(t))
@@ -288,15 +288,20 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 static void draw_tabs(tui_app *a)
 {
 	tui_screen *s = &a->scr;
-	int full = 0, x = 0;
-	bool longnames;
-	for (int i = 0; i < T_NTABS; i++)
+	int full = 0, brief = 0, x = 0;
+	bool longnames, active_long;
+	for (int i = 0; i < T_NTABS; i++) {
 		full += (int)strlen(tui_tabs[i].name) + 3;
+		brief += (int)strlen(tui_tabs[i].brief) + 3;
+	}
+	/* every name in full; else the active one's (the line below names it
+	 * anyway, so on the narrowest screens it is brief too) */
 	longnames = full + 1 <= s->w;
+	active_long = brief + 1 + (int)strlen(tui_tabs[a->tab].name) - (int)strlen(tui_tabs[a->tab].brief) <= s->w;
 	grid_fill(s, 0, 0, s->w, ST_TABBAR);
 	x = 1;
 	for (int i = 0; i < T_NTABS && x < s->w; i++) {
-		const char *label = longnames || i == a->tab ? tui_tabs[i].name : tui_tabs[i].brief;
+		const char *label = longnames || (i == a->tab && active_long) ? tui_tabs[i].name : tui_tabs[i].brief;
 		int style = i == a->tab ? ST_TAB_ACTIVE : ST_TABBAR;
 		x += grid_rawf(s, 0, x, s->w - x, style, "%c %s", tui_tabs[i].key, label);
 		x += grid_raw(s, 0, x, s->w - x, ST_TABBAR, " ");
@@ -561,7 +566,7 @@ static void draw_table(tui_app *a)
 	tui_screen *s = &a->scr;
 	tab_state *ts = &a->tabs[a->tab];
 	const ds_table *t = ts->t;
-	bool tree = (tab_def_of(a, a->tab)->flags & TF_TREE) && !diff_table(t);
+	bool tree = (tab_def_of(a, a->tab)->flags & (TF_TREE | TF_DEPTH)) && !diff_table(t);
 	ucol u[MAX_UCOLS];
 	int n = layout_cols(a, a->tab, u), rows = body_rows(a);
 	char buf[512];
@@ -629,7 +634,12 @@ static void draw_table(tui_app *a)
 				break;
 			case UC_NAME: {
 				int x = c->x;
-				if (tree) {
+				if (tree && (tab_def_of(a, a->tab)->flags & TF_DEPTH)) {
+					if (tree_parent(tab_def_of(a, a->tab), t, r))
+						x += grid_rawf(s, y, x, 2, st, "%s ", ts->open[ri] ? s->g->open : s->g->closed);
+					else
+						x += grid_raw(s, y, x, 2, st, "  ");
+				} else if (tree) {
 					/* the hot lines' sub-rows come indented */
 					if (tree_child(tab_def_of(a, a->tab), t, r))
 						x += grid_raw(s, y, x, 4, st, a->tab == T_HOTLINES ? "  " : "    ");

@@ -173,7 +173,7 @@ void tui_res_fini(tui_res *r);
 
 enum tab_id {
 	T_FUNCTIONS, T_CALLERS, T_SOURCE, T_DISASM, T_DATAOBJECTS, T_LAYOUT, T_MEMOBJ, T_HOTLINES,
-	T_SHARING, T_HEAP, T_TIMELINE, T_SUMMARY, T_NTABS
+	T_SHARING, T_HEAP, T_CALLTREE, T_TIMELINE, T_SUMMARY, T_NTABS
 };
 
 /* What a tab needs before its view can be built. */
@@ -184,6 +184,8 @@ enum {
 	TF_TREE = 1 << 3,     /* types with their fields folded under them */
 	TF_ROWSEL = 1 << 4,   /* shows the rows of its context only (disassembly) */
 	TF_LINE = 1 << 5,     /* draws cache lines of the size chosen with l */
+	TF_DEPTH = 1 << 6,    /* a tree of any depth (ds_row.depth): each row folds the
+			       * deeper rows after it */
 };
 
 typedef struct tab_def {

@@ -4,11 +4,12 @@
 # exact by construction (callpath.c), so the checks are ratios with margins.
 . "$TOP/tests/lib.sh"
 
-# share NAME COLUMN FILE: COLUMN of function NAME over all samples
+# share NAME COLUMN FILE: COLUMN of function NAME (or its clone, NAME.constprop.0)
+# over all samples
 share() {
 	awk -F, -v f="$1" -v col="$2" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) k = i; next }
-		{ all += $4 } $1 == f && !got { v = $k; got = 1 }
+		{ all += $4 } ($1 == f || index($1, f ".") == 1) && !got { v = $k; got = 1 }
 		END { printf "%.3f\n", all ? v / all : 0 }' "$3"
 }
 
@@ -129,3 +130,11 @@ check_eq "annotate: the instructions' samples are leaf's" \
 	"$("$TOOLS/dsjq" '.rows[].samples["cpu-clock"]' ann.json | awk '$1 != "null" { s += $1 } END { print s + 0 }')" \
 	"$(csv_lookup d.csv name leaf samples:cpu-clock)"
 expect_error "annotate needs a function" 1 "needs a function" "$DSPROF" report -i direct --view annotate
+
+# recursion: descend is on every sample's chain nine times, and counts once
+"$DSPROF" record -q -o rec -- "$PROGS/callpath" recurse 300 >/dev/null
+"$DSPROF" report -i rec --format csv >r.csv
+check_within "recursion: descend's inclusive share counts each sample once" \
+	"$(share descend incl_samples:cpu-clock r.csv)" 1.0 0.05
+"$DSPROF" report -i rec --view calltree --format csv >rt.csv
+check_eq "recursion: the call tree nests descend nine deep" "$(grep -c '^descend[,.]' rt.csv)" 9

@@ -54,7 +54,7 @@ keys() { s=$1; shift; tm send-keys -t "$s" "$@"; }
 
 start ui LANG=C.UTF-8 NO_COLOR=
 screen "first screen: the hottest function" ui '^▶ +[0-9.]+% +[0-9]+ +[0-9.]+% walk_cells'
-screen "tab bar" ui '^ 1 Functions 2 Cal 3 Src 4 Asm 5 Dat 6 Lay 7 Mem 8 Hot 9 Shr h Hep 0 Tim i Sum'
+screen "tab bar" ui '^ 1 Functions 2 Cal 3 Src 4 Asm 5 Dat 6 Lay 7 Mem 8 Hot 9 Shr h Hep t Tre 0 Tim i Sum'
 screen "key bar" ui '^F1 Help Enter Open BS Back'
 
 # every tab by its key
@@ -73,6 +73,7 @@ keys ui Enter; screen "7: the object's view" ui '^MemObjects: L1D_line'
 keys ui 8; screen "8: hot lines" ui 'cache line'
 keys ui 9; screen "9: sharing (its view, or saying this dsprof has none)" ui '^Sharing( |$)'
 screen "9: a single-threaded run shares no line" ui 'No cache line was shared'
+keys ui t; screen "t: the call tree, hot paths unfolded" ui '^ +▾? *[0-9.]+% .* +main '
 keys ui 0; screen "0: timeline" ui 'A walk_cells'
 keys ui i; screen "i: summary" ui '^ command +.*example 40'
 keys ui '?'; screen "?: the keys" ui 'Keys of dsprof tui'

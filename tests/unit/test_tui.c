@@ -180,9 +180,10 @@ TEST(frame)
 	scr = screen(&s, 0);
 	CHECK_EQ_U64(count_lines(scr), 24);
 	CHECK(widest(scr) <= 80);
-	/* tab bar: every tab with its key, the active one in full */
-	CHECK_STR(line_of(scr, 0, buf, sizeof buf), " 1 Functions 2 Cal 3 Src 4 Asm 5 Dat 6 Lay 7 Mem 8 Hot "
-						    "9 Shr h Hep 0 Tim i Sum");
+	/* tab bar: every tab with its key, briefly on 80 columns (the line
+	 * below names the active one) */
+	CHECK_STR(line_of(scr, 0, buf, sizeof buf), " 1 Fun 2 Cal 3 Src 4 Asm 5 Dat 6 Lay 7 Mem 8 Hot "
+						    "9 Shr h Hep t Tre 0 Tim i Sum");
 	CHECK(strncmp(line_of(scr, 1, buf, sizeof buf), "Functions ", 10) == 0);
 	/* the column headers, the sort indicator on samples */
 	CHECK_HAS(line_of(scr, 2, buf, sizeof buf), "cpu-clock");
@@ -885,6 +886,44 @@ TEST(nested_layout)
 	free(e);
 }
 
+/* The call tree of a program without frame pointers: hot paths unfolded,
+ * Left folds the node under the cursor, Right unfolds it again, Enter on a
+ * function opens its callers and callees. */
+TEST(calltree_tab)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("calltree_exp");
+	/* screens: 1 the tab; 2 Left folds _start (the first row); 3 Right
+	 * unfolds it; then a search for mid_b, and Enter on it (the last) */
+	const char *keys = "t<Left><Right>/mid_b<Enter><Enter>";
+	size_t n = count_keys(keys);
+
+	if (!unit_sh("\"$DSPROF\" record -q -o calltree_exp -- \"$PROGS/callpath\" direct 300 >/dev/null")) {
+		CHECK(!"dsprof record of the callpath program");
+		free(e);
+		return;
+	}
+	if (!run_keys(e, keys, 120, 40, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK(strncmp(line_of(screen(&s, 1), 1, buf, sizeof buf), "CallTree", 8) == 0);
+	CHECK_HAS(screen(&s, 1), " _start ");
+	CHECK_HAS(screen(&s, 1), "       main ");
+	CHECK_HAS(screen(&s, 1), "         top ");
+	CHECK_HAS(screen(&s, 1), " leaf ");
+	CHECK(strstr(screen(&s, 2), " main ") == NULL);
+	CHECK_HAS(screen(&s, 3), "       main ");
+	CHECK_HAS(cursor_line(screen(&s, n - 1), buf, sizeof buf), "mid_b");
+	CHECK_HAS(line_of(screen(&s, n), 1, buf, sizeof buf), "Callers-Callees");
+	CHECK_HAS(screen(&s, n), "mid_b");
+	screens_free(&s);
+	free(e);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -917,6 +956,7 @@ int main(void)
 	RUN(names_sanitized_and_wide);
 	RUN(types_of_one_name);
 	RUN(nested_layout);
+	RUN(calltree_tab);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
 	return unit_done();

@@ -9,11 +9,13 @@
  *   callpath bsearch N   main -> top_search -> bsearch (libc) -> by_key -> leaf
  *   callpath gprof N     main -> top_gprof -> calls_often -> work   (10 calls of size k)
  *                                         -> calls_once -> work    (1 call of size 10k)
+ *   callpath recurse N   main -> descend -> descend -> ... (8 deep) -> leaf
  *
  * gprof mode is the gprof fallacy: work's time is quadratic in its size, so
  * calls_once pays 100/110 of it with a tenth of the calls; a profiler that
  * splits a callee's time by call counts gives calls_often most of it.
- * N rounds each (default 1000, about a second; bsearch runs 5N, gprof N/100); leaf's loop is all the time there is, so main and the top
+ * N rounds each (default 1000, about a second; bsearch runs 5N, gprof N/100,
+ * recurse 4N); leaf's loop is all the time there is, so main and the top
  * functions are on (nearly) every sample's path, and mid_b has three times
  * mid_a's share.  The middle functions do something after their call, so
  * that the call is not a tail call that would leave them off the stack.
@@ -121,6 +123,15 @@ __attribute__((noinline)) static void top_gprof(long rounds)
 	}
 }
 
+__attribute__((noinline)) static void descend(int depth, long n)
+{
+	if (depth)
+		descend(depth - 1, n);
+	else
+		sink += leaf(n);
+	sink++;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 2 ? atol(argv[2]) : 1000;
@@ -133,8 +144,11 @@ int main(int argc, char **argv)
 		top_search(5 * n);
 	else if (strcmp(argv[1], "gprof") == 0)
 		top_gprof(n / 100);
+	else if (strcmp(argv[1], "recurse") == 0)
+		for (long r = 0; r < 4 * n; r++)
+			descend(8, 200000);
 	else
-		return fprintf(stderr, "usage: callpath [direct|qsort|bsearch|gprof] [ROUNDS]\n"), 1;
+		return fprintf(stderr, "usage: callpath [direct|qsort|bsearch|gprof|recurse] [ROUNDS]\n"), 1;
 	printf("%llu\n", (unsigned long long)sink);
 	return 0;
 }
