@@ -588,6 +588,8 @@ struct ds_session {
 	DS_VEC(ds_srec) srecs;
 	DS_VEC(uint64_t) srec_paddr;     /* per record, when an event samples PHYS_ADDR; 0 unknown */
 	DS_VEC(uint64_t) srec_data_src;  /* per record, when an event samples DATA_SRC */
+	DS_VEC(uint32_t) srec_weight;    /* per record, when an event samples WEIGHT(_STRUCT):
+					  * the access's latency in cycles, 0 unknown */
 	bool has_paddr;                  /* some sample has a physical address */
 
 	/* memory objects and the filter (filter.c) */
@@ -632,6 +634,8 @@ uint64_t ds_srec_paddr(const ds_session *s, size_t i);
 /* Record i's data source (PERF_MEM_*: level, snoop, HITM); false when its
  * event samples none. */
 bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src);
+/* Record i's latency (WEIGHT: cycles); false when its event samples none. */
+bool ds_srec_weight(const ds_session *s, size_t i, uint64_t *w);
 /* The bytes its trigger accesses; 0 when unknown. */
 uint32_t ds_srec_size(const ds_session *s, const ds_srec *r);
 /* The operands memory objects and filters read (a->v; a->op is the

@@ -1204,6 +1204,9 @@ keep:
 	}
 	if (s->srec_data_src.cap)
 		ds_vec_push(&s->srec_data_src, (sm->type & PERF_SAMPLE_DATA_SRC) ? sm->data_src : 0);
+	if (s->srec_weight.cap)
+		ds_vec_push(&s->srec_weight, (sm->type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) &&
+						     sm->weight <= UINT32_MAX ? (uint32_t)sm->weight : 0);
 	count_record(s, k);
 }
 
@@ -1274,6 +1277,8 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 		ds_vec_reserve(&s->srec_paddr, s->srecs.n + 1);
 	if (types & PERF_SAMPLE_DATA_SRC)
 		ds_vec_reserve(&s->srec_data_src, s->srecs.n + 1);
+	if (types & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		ds_vec_reserve(&s->srec_weight, s->srecs.n + 1);
 	ds_progress_begin(&pr, "attributing samples to data");
 	while (k < s->srecs.n && (rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
 		if (s->opts.progress && (++n & 0xffff) == 0)
@@ -1315,6 +1320,7 @@ void ds_dataspace_free(ds_session *s)
 {
 	ds_vec_free(&s->srec_paddr);
 	ds_vec_free(&s->srec_data_src);
+	ds_vec_free(&s->srec_weight);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		free(s->dobjs.v[i].type);
 		free(s->dobjs.v[i].path);

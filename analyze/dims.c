@@ -305,6 +305,161 @@ static void event_name(dim *d, uint32_t id, ds_buf *out)
 	ds_buf_puts(out, ds_perfdata_event(d->s->pd, d->raw.v[id])->name);
 }
 
+/* ---- where the data came from: memlevel, snoop, tlb, locked, op, latency ----
+ * From the sample's PERF_SAMPLE_DATA_SRC (perf_event.h's perf_mem_data_src:
+ * PEBS, IBS, SPE and the simulator fill it) and its weight, the access's
+ * latency in cycles.  The fields are read by their documented shifts and
+ * values, so that a header older than the recording does not matter. */
+
+enum {
+	SRC_NONE = 0, /* the event samples no data source: <no data source> */
+	SRC_UNKNOWN,  /* it does, and says nothing here (NA) */
+};
+
+/* PERF_MEM_LVLNUM_* (4 bits at 33) and PERF_MEM_REMOTE (1 bit at 37) */
+static const char *const lvlnum_names[16] = {
+	[0x1] = "L1", [0x2] = "L2", [0x3] = "L3", [0x4] = "L4", [0x9] = "CXL", [0xa] = "I/O",
+	[0xb] = "any cache", [0xc] = "LFB", [0xd] = "local DRAM", [0xe] = "PMEM",
+};
+
+static const char *mem_level(uint64_t src)
+{
+	unsigned num = (unsigned)(src >> 33) & 0xf, remote = (unsigned)(src >> 37) & 1;
+	uint64_t lvl = (src >> 5) & 0x3fff; /* PERF_MEM_LVL_*, the older encoding */
+
+	if (num && num != 0xf && lvlnum_names[num]) {
+		if (remote && num == 0xd)
+			return "remote DRAM";
+		if (remote && (num <= 0x4 || num == 0xb))
+			return "remote cache";
+		return lvlnum_names[num];
+	}
+	if (lvl & 0x08) return "L1";
+	if (lvl & 0x10) return "LFB";
+	if (lvl & 0x20) return "L2";
+	if (lvl & 0x40) return "L3";
+	if (lvl & 0x80) return "local DRAM";
+	if (lvl & 0x300) return "remote DRAM";
+	if (lvl & 0xc00) return "remote cache";
+	if (lvl & 0x1000) return "I/O";
+	if (lvl & 0x2000) return "uncached";
+	return NULL;
+}
+
+static const char *mem_snoop(uint64_t src)
+{
+	unsigned snoop = (unsigned)(src >> 19) & 0x1f, snoopx = (unsigned)(src >> 38) & 0x3;
+
+	if (snoop & 0x10) return "HITM";
+	if (snoopx & 0x1) return "forward";
+	if (snoop & 0x04) return "hit";
+	if (snoop & 0x08) return "miss";
+	if (snoop & 0x02) return "none";
+	return NULL;
+}
+
+static const char *mem_tlb(uint64_t src)
+{
+	unsigned tlb = (unsigned)(src >> 26) & 0x7f;
+	bool hit = tlb & 0x02;
+
+	if (tlb & 0x20) return hit ? "walk" : "walk miss";
+	if (tlb & 0x04) return "miss";
+	if (hit && (tlb & 0x08)) return "L1 hit";
+	if (hit && (tlb & 0x10)) return "L2 hit";
+	if (tlb & 0x40) return "OS";
+	if (hit) return "hit";
+	return NULL;
+}
+
+static const char *mem_locked(uint64_t src)
+{
+	unsigned lock = (unsigned)(src >> 24) & 0x3;
+	return lock & 0x2 ? "locked" : lock & 0x1 ? NULL : "not locked";
+}
+
+static const char *mem_op(uint64_t src)
+{
+	unsigned op = (unsigned)src & 0x1f;
+
+	if (op & 0x02) return "load";
+	if (op & 0x04) return "store";
+	if (op & 0x08) return "prefetch";
+	if (op & 0x10) return "exec";
+	return NULL;
+}
+
+static const char *(*const src_field[])(uint64_t) = {mem_level, mem_snoop, mem_tlb, mem_locked, mem_op};
+enum { SRC_LEVEL, SRC_SNOOP, SRC_TLB, SRC_LOCKED, SRC_OP };
+
+/* The dimension's field of the record's data source, by name. */
+static uint32_t src_id(dim *d, size_t i, const ds_srec *r, int field)
+{
+	uint64_t src;
+	const char *name;
+	(void)r;
+
+	if (!ds_srec_data_src(d->s, i, &src))
+		return named_id(d, "", 0, "<no data source>");
+	name = src_field[field](src);
+	if (!name)
+		return named_id(d, "?", 1, "<unknown>");
+	return named_id(d, name, strlen(name), name);
+}
+
+static uint32_t memlevel_id(dim *d, size_t i, const ds_srec *r) { return src_id(d, i, r, SRC_LEVEL); }
+static uint32_t snoop_id(dim *d, size_t i, const ds_srec *r) { return src_id(d, i, r, SRC_SNOOP); }
+static uint32_t tlb_id(dim *d, size_t i, const ds_srec *r) { return src_id(d, i, r, SRC_TLB); }
+static uint32_t locked_id(dim *d, size_t i, const ds_srec *r) { return src_id(d, i, r, SRC_LOCKED); }
+static uint32_t op_id(dim *d, size_t i, const ds_srec *r) { return src_id(d, i, r, SRC_OP); }
+
+/* Latency buckets in cycles, as the issue of memory time draws them:
+ * L1 hits, L2/L3, a far cache or local memory, memory, worse. */
+static const struct {
+	uint64_t lo;
+	const char *name;
+} lat_buckets[] = {{1, "1-7"}, {8, "8-31"}, {32, "32-127"}, {128, "128-511"}, {512, "512+"}};
+
+static uint32_t latency_id(dim *d, size_t i, const ds_srec *r)
+{
+	uint64_t w;
+	size_t b = 0;
+	(void)r;
+
+	if (!ds_srec_weight(d->s, i, &w))
+		return value_id(d, UINT64_MAX);
+	while (b + 1 < sizeof lat_buckets / sizeof lat_buckets[0] && w >= lat_buckets[b + 1].lo)
+		b++;
+	return value_id(d, b);
+}
+
+static void latency_name(dim *d, uint32_t id, ds_buf *out)
+{
+	uint64_t b = d->raw.v[id];
+	ds_buf_puts(out, b == UINT64_MAX ? "<no latency>" : lat_buckets[b].name);
+}
+
+/* Filters compare the latency itself (latency >= 200). */
+static bool latency_record(dim *d, const ds_srec *r, int64_t *v)
+{
+	uint64_t w;
+
+	if (!ds_srec_weight(d->s, (size_t)(r - d->s->srecs.v), &w))
+		return false;
+	*v = (int64_t)w;
+	return true;
+}
+
+/* Buckets sort by their lower bound, as numbers do. */
+static bool latency_number(dim *d, uint32_t id, int64_t *v)
+{
+	uint64_t b = d->raw.v[id];
+	if (b == UINT64_MAX)
+		return false;
+	*v = (int64_t)lat_buckets[b].lo;
+	return true;
+}
+
 /* ---- time: the run cut into slices ---- */
 
 static int time_prepare(dim *d, const ds_view_opts *o, ds_err *err)
@@ -837,6 +992,12 @@ static const ds_col thread_cols[] = {{"thread", DS_COL_U64, false}, {"pid", DS_C
 				     {"tid", DS_COL_U64, true}};
 static const ds_col cpu_cols[] = {{"cpu", DS_COL_U64, false}};
 static const ds_col callpath_cols[] = {{"callpath", DS_COL_STR, false}};
+static const ds_col memlevel_cols[] = {{"memlevel", DS_COL_STR, false}};
+static const ds_col snoop_cols[] = {{"snoop", DS_COL_STR, false}};
+static const ds_col tlb_cols[] = {{"tlb", DS_COL_STR, false}};
+static const ds_col locked_cols[] = {{"locked", DS_COL_STR, false}};
+static const ds_col op_cols[] = {{"op", DS_COL_STR, false}};
+static const ds_col latency_cols[] = {{"latency", DS_COL_STR, false}};
 static const ds_col dataobject_cols[] = {{"dataobject", DS_COL_STR, false}, {"kind", DS_COL_STR, true}};
 static const ds_col field_cols[] = {{"field", DS_COL_STR, false}, {"field_kind", DS_COL_STR, false}};
 static const ds_col offset_cols[] = {{"offset", DS_COL_U64, false}};
@@ -904,6 +1065,22 @@ static const dim_def defs[] = {
 	 NULL, NULL},
 	{"event", "the event that took the sample", NULL, 0, COLS(event_cols), NULL, event_id, event_name,
 	 NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"memlevel", "where the data came from: L1, LFB, L2, L3, local DRAM, remote DRAM, remote cache, "
+	 "PMEM, I/O, uncached (precise memory events, --sim)", NULL, DIM_DATA | DIM_MEMORY,
+	 COLS(memlevel_cols), NULL, memlevel_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"snoop", "what other caches said: none, hit, HITM (another core's modified copy), miss, forward",
+	 NULL, DIM_DATA | DIM_MEMORY, COLS(snoop_cols), NULL, snoop_id, NULL, NULL, name_cell, NULL, NULL,
+	 NULL, NULL, NULL},
+	{"tlb", "the address translation: L1 hit, L2 hit, walk, miss", NULL, DIM_DATA | DIM_MEMORY,
+	 COLS(tlb_cols), NULL, tlb_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"locked", "whether the access was a locked (atomic) one", NULL, DIM_DATA | DIM_MEMORY,
+	 COLS(locked_cols), NULL, locked_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"op", "the access: load, store, prefetch", NULL, DIM_DATA | DIM_MEMORY, COLS(op_cols), NULL, op_id,
+	 NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"latency", "the access's latency in cycles, bucketed: 1-7, 8-31, 32-127, 128-511, 512+ (filters "
+	 "compare the cycles: latency >= 200)", NULL,
+	 DIM_DATA | DIM_MEMORY | DIM_NUMBER, COLS(latency_cols), NULL, latency_id, latency_name,
+	 latency_number, name_cell, NULL, NULL, NULL, latency_record, NULL},
 	{"callpath", "the whole call chain, outermost caller first (main;top;leaf)", NULL, 0,
 	 COLS(callpath_cols), NULL, callpath_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
 };

@@ -28,6 +28,14 @@ bool ds_srec_data_src(const ds_session *s, size_t i, uint64_t *src)
 	return *src != 0;
 }
 
+bool ds_srec_weight(const ds_session *s, size_t i, uint64_t *w)
+{
+	if (i >= s->srec_weight.n || !s->srec_weight.v[i])
+		return false;
+	*w = s->srec_weight.v[i];
+	return true;
+}
+
 uint32_t ds_srec_size(const ds_session *s, const ds_srec *r)
 {
 	const site_ds *x = s->sites.v[r->site].ds;

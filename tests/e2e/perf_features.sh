@@ -27,6 +27,11 @@ check_eq "perf mem: loads on the user line" \
 	"$(awk -F, '$3 == "line" && $4 !~ /^0xffff/ { print $6 }' mem.csv)" 300
 check_eq "perf mem: user samples per module as perf counts them" \
 	"$(perf_modules mem.data | awk '$1 == "prog" { print $2 }')" 300
+# perf mem's data sources and load latencies as keys (PEBS layout: DATA_SRC,
+# WEIGHT): every sample an L1 load of 30 cycles, user and kernel
+"$DSPROF" report -i mem --by memlevel,op,latency -f csv 2>/dev/null >src.csv
+check_eq "perf mem: --by memlevel,op,latency" "$(awk -F, 'NR > 1 { print $2 "/" $3 "/" $4 "=" $5 }' src.csv)" \
+	"L1/load/8-31=500"
 # the recording describes no caches and comes from another machine
 check_contains "no caches: the view says which lines it used" mem.err \
 	"note: the experiment describes no caches: cache lines are taken as 64 bytes"
@@ -39,6 +44,10 @@ check_eq "--line-size: line_from property" "$("$TOOLS/dsjq" .properties.line_fro
 # ---- -c 10009 (no PERIOD field) with WEIGHT_STRUCT: the count is the period's
 "$TOOLS/mkperf" period period.data
 "$DSPROF" import period.data -o period 2>/dev/null
+# WEIGHT_STRUCT's first 32 bits are the latency (120); no DATA_SRC
+"$DSPROF" report -i period --by memlevel,latency -f csv 2>/dev/null >plat.csv
+check_eq "WEIGHT_STRUCT: the latency bucket, and no data source" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 }' plat.csv)" "<no data source>/32-127=400"
 "$DSPROF" report -i period -v summary -f csv >period.csv 2>/dev/null
 check_eq "fixed period: the event count is samples x 10009" \
 	"$(csv_lookup period.csv name cycles count:cycles)" $((400 * 10009))

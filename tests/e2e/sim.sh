@@ -56,6 +56,14 @@ rec chase "$PROGS/sim_chase" 4
 check_eq "chase: L1D misses = 4 laps x 16384 nodes" "$(count chase sim_chase chase L1D_MISS)" 65536
 check_eq "chase: L2 misses = every step" "$(count chase sim_chase chase L2_MISS)" 65536
 check_eq "chase: no LLC miss (the nodes fit the L3)" "$(count chase sim_chase chase LLC_MISS)" 0
+# where each miss was served, and how long it took (the model's L3: 40 cycles)
+"$DSPROF" report -i chase --filter 'FUNC == "chase"' --by memlevel,latency,snoop,op -f csv >chase-src.csv
+check_eq "chase: every L1D miss served by the L3, a load of 32-127 cycles, no snoop" \
+	"$(awk -F, 'NR > 1 && $6 != "" { print $2 "/" $3 "/" $4 "/" $5 "=" ($6 >= 65536) }' chase-src.csv | tr -d '\r')" \
+	"L3/32-127/none/load=1"
+"$DSPROF" report -i chase --filter 'FUNC == "chase" && latency >= 100' -f csv >slow.csv
+check_eq "chase: no step takes 100 cycles or more (filter on the latency)" \
+	"$(awk -F, 'NR > 1 { s += $4 } END { print s + 0 }' slow.csv)" 0
 
 rec matrix "$PROGS/sim_matrix"
 check_eq "matrix by rows: one L1D miss per line (8192)" "$(count matrix sim_matrix rows L1D_MISS)" 8192
