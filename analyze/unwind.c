@@ -4,14 +4,16 @@
  * through the call-frame information of whichever object holds each
  * address (dwarfmap/unwind.c), as `perf report --call-graph dwarf` does.
  *
- * Where an object has no CFI for an address (hand-written code, JIT), the
- * frame pointer takes over for that frame when it points into the copy.
+ * Where an object has no CFI for an address (hand-written code, JIT, an
+ * object whose file cannot be read), the frame pointer takes over for that
+ * frame when it points into the copy.
  * The chain ends for a named reason, counted per session: the thread's
  * first frame (the normal end), the copy's end, an address outside every
  * object, a frame that does not move up the stack, and so on.
  *
  * Cost: each distinct code address is looked up once per object (its CFI
- * row is kept, cfi.c), and a frame is then a few reads from the copy.
+ * row is kept, cfi.c), and a frame is then one read from the copy, its
+ * return address: saved registers are read only when a rule needs them.
  */
 #include "analyze/analyze_int.h"
 
@@ -73,7 +75,7 @@ static bool known(const ds_uregs *r, int reg)
 }
 
 /* One frame up by the frame pointer: the saved frame pointer at fp, the
- * return address above it. */
+ * return address above it.  -1 when it stepped, else why the chain ends. */
 static int fp_step(const ds_arch *arch, const ds_unwind_env *env, ds_uregs *regs, uint64_t *ra)
 {
 	const copy *c = env->ctx;
@@ -113,10 +115,14 @@ int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out)
 		si = ds_session_site(s, sm->pid, t, at, false);
 		ds_site_resolve(s, si, false);
 		st = &s->sites.v[si];
-		if (st->dso == DSO_UNKNOWN || !st->has_vaddr || s->dsos.v[st->dso].kernel)
+		if (st->dso == DSO_UNKNOWN || s->dsos.v[st->dso].kernel)
 			return DS_CHAIN_BAD_RA;
-		env.bias = at - st->vaddr;
-		rc = ds_dso_unwind_step(s->dsos.v[st->dso].dso, st->vaddr, &env, &regs, &ra, &exact);
+		/* an object that cannot be read has no CFI to go by */
+		rc = DS_UNWIND_NO_CFI;
+		if (st->has_vaddr && s->dsos.v[st->dso].dso) {
+			env.bias = at - st->vaddr;
+			rc = ds_dso_unwind_step(s->dsos.v[st->dso].dso, st->vaddr, &env, &regs, &ra, &exact);
+		}
 		if (rc == DS_UNWIND_OUTERMOST)
 			return DS_CHAIN_OUTERMOST;
 		if (rc == DS_UNWIND_NO_MEMORY)
