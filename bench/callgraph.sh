@@ -31,17 +31,7 @@ RUNS=${RUNS:-5}
 W=$(mktemp -d /tmp/dsprof-callgraph.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
-now() { date +%s.%N; }
-time_of() {
-	t0=$(now)
-	"$@" >/dev/null 2>&1
-	t1=$(now)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-min() { sort -g | head -1; }
-self_time() {
-	"$@" 2>&1 >/dev/null | awk '/^chase_seconds/ { print $2 }'
-}
+. "$(dirname "$0")/timing.sh"
 # perf script's chains folded as dsprof folds them: outermost caller first
 fold_perf() {
 	awk '/^[^ \t]/ { if (n) emit(); n = 0; next }

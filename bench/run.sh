@@ -34,19 +34,7 @@ RUNS=${RUNS:-5}
 W=$(mktemp -d /tmp/dsprof-bench.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
-now() { date +%s.%N; }
-# time_of CMD...: wall seconds of one run
-time_of() {
-	t0=$(now)
-	"$@" >/dev/null 2>&1
-	t1=$(now)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-min() { sort -g | head -1; }
-# self_time CMD...: the chase_seconds the program reports about itself
-self_time() {
-	"$@" 2>&1 >/dev/null | awk '/^chase_seconds/ { print $2 }'
-}
+. "$(dirname "$0")/timing.sh"
 
 echo "== recording dilation (memory-bound program, cpu-clock every 250000 ns, call chains)"
 for f in plain perf dsprof splain sperf sdsprof; do : >"$W/$f"; done

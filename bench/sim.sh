@@ -28,14 +28,7 @@ fi
 GEOM=L1D=32K:8:64,L2=1M:16:64,L3=32M:16:64
 CG="--D1=32768,8,64 --I1=32768,8,64 --LL=33554432,16,64"
 
-now() { date +%s.%N; }
-time_of() { # CMD...: wall seconds of one run
-	t0=$(now)
-	"$@" >/dev/null 2>&1
-	t1=$(now)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-min() { sort -g | head -1; }
+. "$(dirname "$0")/timing.sh"
 
 worst=0
 bench() { # LABEL PROGRAM ARGS...
