@@ -59,13 +59,9 @@ static bool sampled_regs(const ds_arch *arch, const ds_sample *sm, ds_uregs *reg
 	memset(regs, 0, sizeof *regs);
 	if (!sm->regs_abi || !sm->regs)
 		return false;
-	for (int r = 0; r < DS_UNWIND_NREGS; r++) {
-		int p = ds_arch_perf_reg(arch, r);
-		if (p < 0 || p >= 64 || !(sm->regs_mask & (1ull << p)))
-			continue;
-		regs->v[r] = sm->regs[__builtin_popcountll(sm->regs_mask & ((1ull << p) - 1))];
-		regs->known |= 1ull << r;
-	}
+	for (int r = 0; r < DS_UNWIND_NREGS; r++)
+		if (ds_arch_sampled_reg(arch, sm->regs_mask, sm->regs, r, &regs->v[r]))
+			regs->known |= 1ull << r;
 	return true;
 }
 

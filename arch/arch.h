@@ -42,6 +42,9 @@ int ds_arch_dwarf_ip(const ds_arch *a);
 /* perf's number for DWARF register reg (its bit in sample_regs_user), or
  * -1 when perf does not sample it. */
 int ds_arch_perf_reg(const ds_arch *a, int reg);
+/* The value of DWARF register reg in a sample's user registers (regs: one
+ * value per bit of mask, in bit order); false when the sample lacks it. */
+bool ds_arch_sampled_reg(const ds_arch *a, uint64_t mask, const uint64_t *regs, int reg, uint64_t *v);
 /* "rax", "r12", "rip"; NULL for an unknown number. */
 const char *ds_arch_reg_name(const ds_arch *a, int reg);
 /* The calling convention: the registers integer and pointer arguments

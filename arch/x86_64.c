@@ -140,6 +140,16 @@ int ds_arch_perf_reg(const ds_arch *a, int reg)
 	return reg >= 0 && (unsigned)reg < a->ndwarf ? a->dwarf_to_perf[reg] : -1;
 }
 
+bool ds_arch_sampled_reg(const ds_arch *a, uint64_t mask, const uint64_t *regs, int reg, uint64_t *v)
+{
+	int perf = ds_arch_perf_reg(a, reg);
+
+	if (perf < 0 || perf >= 64 || !regs || !(mask & (1ull << perf)))
+		return false;
+	*v = regs[__builtin_popcountll(mask & ((1ull << perf) - 1))];
+	return true;
+}
+
 const int *ds_arch_int_args(const ds_arch *a, size_t *n)
 {
 	*n = a->nint_args;

@@ -399,15 +399,10 @@ void ds_backtrack(ds_backtracker *b, ds_dso *d, uint64_t ip, bool precise, ds_tr
 	walk_back(f, k, out);
 }
 
-/* Value of DWARF register r in a sample's user registers, which come in
- * the order of the bits of the sample's register mask. */
+/* Value of DWARF register r in a sample's user registers. */
 static bool reg_value(const ds_arch *a, const ds_sample *s, int r, uint64_t *v)
 {
-	int perf = ds_arch_perf_reg(a, r);
-	if (perf < 0 || !s->regs || !(s->regs_mask & (1ull << perf)))
-		return false;
-	*v = s->regs[__builtin_popcountll(s->regs_mask & ((1ull << perf) - 1))];
-	return true;
+	return ds_arch_sampled_reg(a, s->regs_mask, s->regs, r, v);
 }
 
 enum ds_ea_status ds_trigger_ea(const ds_arch *a, const ds_trigger *t, const ds_sample *s,
