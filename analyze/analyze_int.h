@@ -317,15 +317,19 @@ typedef struct align_key {
 /* The tident of the aggregate t (a definition of the session's objects, or
  * of another handle on one of them), -1 when no sample met it. */
 int32_t ds_tident_find(ds_session *s, const ds_type *t);
-/* The data object most samples of a site touched (NULL before
- * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
 /* The data object the instruction at site si accesses, as a precise
  * sample there would name it from the code alone (a type's field, a
  * global, the stack, an unknown bucket), or NULL when it accesses no
  * memory or its object is known only per sample, by address. */
 const char *ds_site_access(ds_session *s, uint32_t si);
+/* The data object most samples of a site touched (NULL before
+ * ds_dataspace_build or for sites it never saw), its trigger and verdict. */
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
 			       const ds_trigger **trig);
+/* The same, in columns of a row (-1: no such column): the data object,
+ * the trigger as "function+0xOFF" when backtracking found it, the verdict. */
+void site_trigger_cells(const ds_session *s, ds_row *r, size_t si, size_t obj_col, size_t trig_col,
+			size_t verdict_col);
 /* Read the samples once more, attribute each to its data object and keep
  * its record (once per session; later calls return at once). */
 int ds_dataspace_build(ds_session *s, ds_err *err);

@@ -641,7 +641,10 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
  * file, comes before each run of instructions of one line.
  */
 
-enum { AN_ADDRESS, AN_DISASM, AN_ACCESS, AN_TAKEN, AN_LINE, AN_FILE, AN_NCOLS };
+enum {
+	AN_ADDRESS, AN_DISASM, AN_ACCESS, AN_TAKEN, AN_DATAOBJECT, AN_TRIGGER, AN_VERDICT, AN_LINE, AN_FILE,
+	AN_NCOLS
+};
 
 /* The file's lines, read once: lines[n - 1] is line n. */
 typedef struct src_file {
@@ -688,7 +691,8 @@ int ds_view_annotate(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 {
 	static const ds_col cols[AN_NCOLS] = {
 		{"address", DS_COL_HEX, true}, {"disasm", DS_COL_STR, true}, {"access", DS_COL_STR, true},
-		{"taken", DS_COL_U64, true},   {"line", DS_COL_U64, false},  {"file", DS_COL_STR, false}};
+		{"taken", DS_COL_U64, true},   {"dataobject", DS_COL_STR, true}, {"trigger", DS_COL_STR, true},
+		{"verdict", DS_COL_STR, true}, {"line", DS_COL_U64, false}, {"file", DS_COL_STR, false}};
 	src_file src = {0};
 	const char *src_path = NULL, *last_file = NULL;
 	unsigned last_line = 0;
@@ -752,12 +756,15 @@ int ds_view_annotate(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 			tb_cell_u64(&b.v.v[r], AN_LINE, st->line);
 			tb_cell_str(&b.v.v[r], AN_FILE, st->file);
 		}
+		if (si < c.nsites && ds_charge_has(s, &c, si))
+			site_trigger_cells(s, &b.v.v[r], c.lead.v[si], AN_DATAOBJECT, AN_TRIGGER, AN_VERDICT);
 		if (si < c.nsites)
 			ds_charge_add(s, &c, si, &b.v.v[r]);
 		if (!len) /* undecodable bytes: one at a time, as objdump shows them */
 			len = 1;
 		a += len;
 	}
+	tb_prop(b.t, "function", DS_PROP_TEXT, "%s", o->function);
 	ds_charge_free(&c);
 	free(src.text);
 	ds_vec_free(&src.lines);

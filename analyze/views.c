@@ -34,27 +34,6 @@ static int view_threads(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	return ds_group(s, keys, 1, &(group_opts){"threads", "command", true, false}, o, out, err);
 }
 
-/* The data object an instruction's samples touched, where the access was
- * (the trigger: the sampled instruction or one before it) and how
- * backtracking went, in columns of a row (-1: no such column). */
-static void annotate(const ds_session *s, ds_row *r, size_t si, size_t obj_col, size_t trig_col,
-		     size_t verdict_col)
-{
-	const char *verdict;
-	const ds_trigger *t;
-	const char *obj = ds_site_dataobject(s, si, &verdict, &t);
-	const site *st = &s->sites.v[si];
-
-	tb_cell_str(r, obj_col, obj);
-	if (verdict_col != (size_t)-1)
-		tb_cell_str(r, verdict_col, verdict);
-	if (trig_col != (size_t)-1 && t && t->verdict == DS_BT_OK && st->sym) {
-		char text[512];
-		snprintf(text, sizeof text, "%s+0x%" PRIx64, st->sym->name, t->pc - st->sym->start);
-		tb_cell_str(r, trig_col, text);
-	}
-}
-
 /* ---- lines ---- */
 
 /* Function and line of every instruction charged samples; the first
@@ -114,7 +93,7 @@ static int view_lines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		n = ds_charge_total(s, &c, i);
 		if (n >= best.v[r]) {
 			best.v[r] = n;
-			annotate(s, &b.v.v[r], c.lead.v[i], LN_DATAOBJECT, (size_t)-1, (size_t)-1);
+			site_trigger_cells(s, &b.v.v[r], c.lead.v[i], LN_DATAOBJECT, (size_t)-1, (size_t)-1);
 		}
 		ds_charge_add(s, &c, i, &b.v.v[r]);
 	}
@@ -171,7 +150,7 @@ static int view_pcs(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 			tb_cell_str(&b.v.v[r], PC_DISASM, text);
 		/* the samples charged here were mostly taken at lead, itself or
 		 * an instruction after it; the others where, in `sampled` */
-		annotate(s, &b.v.v[r], c.lead.v[i], PC_DATAOBJECT, PC_TRIGGER, PC_VERDICT);
+		site_trigger_cells(s, &b.v.v[r], c.lead.v[i], PC_DATAOBJECT, PC_TRIGGER, PC_VERDICT);
 		if (c.skid.v[i] != UINT32_MAX) {
 			site_label(s, c.skid.v[i], &name);
 			if (c.nskid.v[i] > 1)

@@ -33,7 +33,8 @@ const tab_def tui_tabs[T_NTABS] = {
 		      "the selected function's source file, every line with its metrics"},
 	[T_DISASM] = {"Disassembly", "Asm", '4', "pcs", TF_FUNCTION | TF_ROWSEL,
 		      "@ address M ~disasm dataobject verdict line trigger", "address",
-		      "sampled instructions with the struct.field they touch and the backtracking verdict"},
+		      "the selected function's every instruction (H: the next hottest), or the sampled "
+		      "instructions of a data object, with the struct.field they touch"},
 	[T_DATAOBJECTS] = {"DataObjects", "Dat", '5', "dataobjects", TF_TREE, "@ M ~name kind", NULL,
 			   "types (Right/Left: their fields), globals, stack and unknown buckets", "type",
 			   "field padding"},
@@ -68,6 +69,16 @@ static const tab_def by_tab = {"By", "By", 'b', "by", TF_LINE, "@ M ~name *", NU
 const tab_def *tab_def_of(const tui_app *a, int tab)
 {
 	return a->tabs[tab].by ? &by_tab : &tui_tabs[tab];
+}
+
+const char *tab_cols(const tui_app *a, int tab)
+{
+	const ds_table *t = a->tabs[tab].t;
+	/* a function annotated whole: what its code touches, then (sampled
+	 * instructions) how backtracking went and what the samples touched */
+	if (tab == T_DISASM && !a->tabs[tab].by && t && t->view && !strcmp(t->view, "annotate"))
+		return "@ address M ~disasm access verdict dataobject taken line trigger";
+	return tab_def_of(a, tab)->cols;
 }
 
 /* ---- tables ---- */
@@ -139,12 +150,21 @@ static void message(tui_app *a, int style, const char *fmt, ...)
 	a->msg_style = style;
 }
 
+/* The function the Disassembly tab annotates whole (its context "f:NAME"),
+ * NULL when it shows a data object's sampled instructions or every one. */
+static const char *annotated(const tab_state *ts)
+{
+	return ts->ctx && ts->ctx[0] == 'f' && ts->ctx[1] == ':' && ts->ctx[2] ? ts->ctx + 2 : NULL;
+}
+
 /* "NAME@MODULE" of a row that names a function (in its name or in a
  * column), NULL when it names none. */
 static char *row_function(const tab_state *ts, int tab, const ds_row *r)
 {
 	const ds_table *t = ts->t;
 	const char *name = NULL, *module = cell_str(t, r, "module");
+	if (tab == T_DISASM && tcol(t, "function") < 0) /* annotate's: one function */
+		return annotated(ts) ? ds_xstrdup(annotated(ts)) : NULL;
 	switch (tab) {
 	case T_FUNCTIONS:
 		name = r->name;
@@ -203,6 +223,14 @@ static void follow_cursor(tui_app *a)
 static bool row_in_context(const tab_state *ts, int tab, const ds_row *r)
 {
 	const ds_table *t = ts->t;
+	if (tab == T_DISASM && t->view && !strcmp(t->view, "annotate")) {
+		/* one function's: none until the one asked for comes */
+		const char *f = annotated(ts);
+		for (size_t i = 0; f && i < t->nprops; i++)
+			if (!strcmp(t->props[i].key, "function"))
+				return !strcmp(t->props[i].value, f);
+		return false;
+	}
 	if (tab == T_DISASM && ts->ctx && ts->ctx[0]) {
 		const char *v = ts->ctx + 2;
 		if (ts->ctx[0] == 'd') {
@@ -358,19 +386,20 @@ static bool focus(tab_state *ts, const char *col, const char *val)
 	return false;
 }
 
-/* The source tab opens at the function's hottest line. */
+/* The Source tab opens at the function's hottest line, the Disassembly
+ * tab at its hottest instruction. */
 static void focus_hottest(tab_state *ts, const char *function)
 {
 	char *name = ds_xstrdup(function);
 	char *at = strrchr(name, '@');
+	bool by_name = tcol(ts->t, "function") >= 0, any = false;
 	uint64_t best = 0;
-	bool any = false;
 	if (at)
 		*at = 0;
 	for (size_t i = 0; i < ts->vis.n; i++) {
 		const ds_row *r = &ts->t->rows[ts->vis.v[i]];
 		uint64_t n = ts->t->nevents ? r->samples[0] : 0;
-		if (strcmp(cell_str(ts->t, r, "function"), name) == 0 && (!any || n > best)) {
+		if ((!by_name || strcmp(cell_str(ts->t, r, "function"), name) == 0) && !r->note && (!any || n > best)) {
 			best = n;
 			ts->cur = i;
 			any = true;
@@ -378,6 +407,7 @@ static void focus_hottest(tab_state *ts, const char *function)
 	}
 	free(name);
 }
+
 
 /* ---- asking for views ---- */
 
@@ -418,7 +448,7 @@ static char *request_key(const tui_app *a, int tab)
 	const tab_def *td = tab_def_of(a, tab);
 	bool lines = (td->flags & TF_LINE) != 0;
 	return ds_xasprintf("%s|%s|%u|%s|%llu|%llu|%d|%s|%s",
-			    (td->flags & TF_ROWSEL) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
+			    (td->flags & TF_ROWSEL) && !(annotated(ts) && !a->compare) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
 			    lines ? a->line : 0, lines && a->level ? a->level : "", (unsigned long long)ts->from,
 			    (unsigned long long)ts->to, tab == T_TIMELINE ? timeline_slices(a) : 0,
 			    a->filter ? a->filter : "", ts->by ? ts->by : "");
@@ -432,6 +462,9 @@ static void request_view(tui_app *a, int tab, bool prefetch)
 	tab_state *ts = &a->tabs[tab];
 	const tab_def *td = tab_def_of(a, tab);
 	int own = ts->by ? -1 : tab; /* the tab whose own needs apply, -1 none */
+	/* Disassembly annotates a function whole; comparing, it shows the diff
+	 * of the sampled instructions (annotate's rows are one run's addresses) */
+	bool whole = own == T_DISASM && annotated(ts) && !a->compare;
 	tui_req *r;
 	char *key;
 
@@ -463,12 +496,15 @@ static void request_view(tui_app *a, int tab, bool prefetch)
 	r->tab = tab;
 	r->gen = ++ts->gen;
 	r->view = ts->by ? ds_xasprintf("by:%s", ts->by)
-		  : own == T_MEMOBJ ? ds_xasprintf("%s:%s", td->view, ts->ctx) : ds_xstrdup(td->view);
+		  : own == T_MEMOBJ ? ds_xasprintf("%s:%s", td->view, ts->ctx)
+		  : whole ? ds_xstrdup("annotate") : ds_xstrdup(td->view);
 	if (own == T_SUMMARY)
 		r->view2 = ds_xstrdup("typestats");
 	r->vo.sort = tab_sort(a, tab) ? ds_xstrdup(tab_sort(a, tab)) : NULL;
 	if (td->flags & TF_FUNCTION && own != T_DISASM)
 		r->vo.function = ds_xstrdup(ts->ctx);
+	else if (whole)
+		r->vo.function = ds_xstrdup(annotated(ts));
 	if (own == T_LAYOUT && ts->ctx && !strncmp(ts->ctx, "site:", 5)) {
 		/* a heap site's blocks, laid out as a type's members are */
 		free(r->view);
@@ -779,6 +815,48 @@ static void move(tui_app *a, long delta)
 	ts->cur = (size_t)(c < 0 ? 0 : c >= n ? n - 1 : c);
 	app_scroll_into_view(a, ts);
 	follow_cursor(a);
+}
+
+/* H, as perf annotate's Tab: the row after the cursor's in order of
+ * samples (most first, equal ones as shown), the hottest after the last. */
+static void next_hottest(tui_app *a)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	const ds_row *r = app_row(a, ts);
+	size_t next = SIZE_MAX, top = SIZE_MAX, rank = 1, nsampled = 0;
+	uint64_t cn, nn = 0, tn = 0;
+
+	if (!r || a->tab == T_TIMELINE || !ts->t->has_metrics || !ts->t->nevents) {
+		message(a, ST_STATUS, "No rows with samples here.");
+		return;
+	}
+	cn = r->note ? 0 : r->samples[0];
+	for (size_t i = 0; i < ts->vis.n; i++) {
+		const ds_row *o = &ts->t->rows[ts->vis.v[i]];
+		uint64_t n = o->note ? 0 : o->samples[0];
+		if (!n)
+			continue;
+		nsampled++;
+		if (n > tn)
+			tn = n, top = i;
+		if ((n < cn || (n == cn && i > ts->cur)) && n > nn)
+			nn = n, next = i;
+	}
+	if (next == SIZE_MAX)
+		next = top, nn = tn;
+	if (next == SIZE_MAX) {
+		message(a, ST_STATUS, "No rows with samples here.");
+		return;
+	}
+	for (size_t i = 0; i < ts->vis.n; i++) {
+		const ds_row *o = &ts->t->rows[ts->vis.v[i]];
+		uint64_t n = o->note ? 0 : o->samples[0];
+		rank += n > nn || (n == nn && n && i < next);
+	}
+	ts->cur = next;
+	app_scroll_into_view(a, ts);
+	follow_cursor(a);
+	message(a, ST_STATUS, "Hot row %zu of %zu, by samples (H: the next one).", rank, nsampled);
 }
 
 /* Fold or unfold the type under the cursor (data objects), or the node
@@ -1497,6 +1575,9 @@ static void normal_key(tui_app *a, const tui_key *k)
 		if (a->tab == T_MEMOBJ)
 			save_mobj(a);
 		break;
+	case 'H':
+		next_hottest(a);
+		break;
 	case 'd':
 		if (timeline) {
 			a->tabs[T_TIMELINE].by_object = !a->tabs[T_TIMELINE].by_object;
@@ -1670,9 +1751,9 @@ static void install(tui_app *a, tui_res *res)
 		set_str(&ts->focus_col, NULL);
 		set_str(&ts->focus_val, NULL);
 		ts->top = ts->cur > (size_t)rows / 2 ? ts->cur - (size_t)rows / 2 : 0;
-	} else if (ts->t && keep && had) {
-		focus(ts, NULL, keep);
-	} else if (ts->t && res->tab == T_SOURCE && ts->ctx) {
+	} else if (ts->t && keep && had && focus(ts, NULL, keep)) {
+		; /* the row the cursor was on */
+	} else if (ts->t && (res->tab == T_SOURCE || (res->tab == T_DISASM && annotated(ts))) && ts->ctx) {
 		focus_hottest(ts, ts->ctx);
 		ts->top = ts->cur > (size_t)rows / 2 ? ts->cur - (size_t)rows / 2 : 0;
 	} else if (ts->t && res->tab == T_CALLERS) {

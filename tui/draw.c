@@ -148,7 +148,7 @@ static int layout_cols(const tui_app *a, int tab, ucol *u)
 	bool listed[MAX_UCOLS] = {false};
 	int n = 0, used = 0, flex = -1;
 
-	snprintf(spec, sizeof spec, "%s", td->cols ? td->cols : "@ M ~name *");
+	snprintf(spec, sizeof spec, "%s", tab_cols(a, tab) ? tab_cols(a, tab) : "@ M ~name *");
 	for (char *tok = strtok_r(spec, " ", &save); tok && n < MAX_UCOLS - 8; tok = strtok_r(NULL, " ", &save)) {
 		bool fl = tok[0] == '~', half = fl && tok[1] == '~';
 		tok += fl + half;
@@ -569,12 +569,15 @@ static void draw_table(tui_app *a)
 	bool tree = (tab_def_of(a, a->tab)->flags & (TF_TREE | TF_DEPTH)) && !diff_table(t);
 	ucol u[MAX_UCOLS];
 	int n = layout_cols(a, a->tab, u), rows = body_rows(a);
+	bool named = false;
 	char buf[512];
 
 	memset(ts->shown, 0, t->ncols * sizeof *ts->shown);
 	for (int i = 0; i < n; i++)
 		if (u[i].kind == UC_CELL)
 			ts->shown[u[i].col] = true;
+		else if (u[i].kind == UC_NAME)
+			named = true;
 
 	/* event names over their metrics */
 	for (int i = 0; i < n; i++) {
@@ -626,8 +629,8 @@ static void draw_table(tui_app *a)
 					grid_raw(s, y, c->x, 1, ST_SELECTED, s->g->mark);
 				break;
 			case UC_METRIC:
-				/* unsampled source lines read better blank */
-				if (r->note || !t->has_metrics || (a->tab == T_SOURCE && !r->samples[c->ev]))
+				/* unsampled source lines and instructions read better blank */
+				if (r->note || !t->has_metrics || ((a->tab == T_SOURCE || a->tab == T_DISASM) && !r->samples[c->ev]))
 					break;
 				metric_text(buf, sizeof buf, t, r, c->ev, c->mt);
 				grid_text_right(s, y, c->x, c->w, sel ? ST_SELECTED : style == ST_DIM ? ST_DIM : ST_NORMAL, buf);
@@ -658,6 +661,15 @@ static void draw_table(tui_app *a)
 				break;
 			}
 			case UC_CELL:
+				if (r->note && !named) {
+					/* a note in a tab without names (annotate's source
+					 * lines) takes the rest of the row from its text column */
+					if (c->flex) {
+						grid_text(s, y, c->x, s->w - c->x, st, r->name);
+						k = n;
+					}
+					break;
+				}
 				ds_cell_text(buf, sizeof buf, &t->cols[c->col], &r->cells[c->col], true);
 				if (!sel && !strcmp(t->cols[c->col].name, "verdict") && buf[0] && strcmp(buf, "ok"))
 					st = ST_WARN;
@@ -931,6 +943,7 @@ static const char *const help_text[][2] = {
 	{"", "DataObjects"},
 	{"6 7 8 9 0 i", "DataLayout, MemObjects, HotLines, Sharing, Timeline,"},
 	{"", "Summary"},
+	{"h t", "Heap, CallTree"},
 	{NULL, "Looking closer"},
 	{"Enter", "drill down: a function to its source; a source line"},
 	{"", "to its instructions; an instruction to its line; a"},
@@ -943,6 +956,8 @@ static const char *const help_text[][2] = {
 	{"BS Esc", "back to where Enter came from (see the breadcrumb)"},
 	{"/ F3", "search the rows' names and text"},
 	{"n N", "the next, the previous match"},
+	{"H", "the next hottest row: in Disassembly the function's next hottest"},
+	{"", "instruction, in Source its next hottest line"},
 	{"f F4", "filter the samples, e.g. function == \"main\" && thread == 42;"},
 	{"", "also field dataobject cacheline verdict VADDR MOBJ(name)...; empty: none"},
 	{"s F6", "sort by a column, as dsprof report --sort does"},

@@ -303,6 +303,8 @@ bool app_waiting(const tui_app *a);
 /* What tab shows: its definition, or a grouping's when it was regrouped
  * with b (tab_state.by). */
 const tab_def *tab_def_of(const tui_app *a, int tab);
+/* The columns it shows (tab_def.cols), for the table it has. */
+const char *tab_cols(const tui_app *a, int tab);
 /* The row of a table the cursor is on (NULL when none). */
 const ds_row *app_row(const tui_app *a, const tab_state *ts);
 /* Column index of a table's column by name, -1 when absent. */

@@ -62,7 +62,7 @@ keys ui 2; screen "2: callers and callees of walk_cells" ui '^Callers-Callees: w
 screen "2: main calls it" ui 'caller .* main '
 keys ui 3; screen "3: its source" ui '^Source: walk_cells'
 screen "3: the hot line under the cursor" ui '^▶ +56 .*c->count\+\+;'
-keys ui 4; screen "4: its instructions with struct.field and verdict" ui 'struct cell\.(count|energy).* ok '
+keys ui 4; screen "4: its every instruction, the sampled with struct.field and verdict" ui 'struct cell\.(count|energy) +ok( |$)'
 keys ui 5; screen "5: data objects" ui '^▶ .*▸ struct cell +type'
 keys ui Right; screen "5: a type's fields unfold" ui 'struct cell\.count +field'
 keys ui 6; screen "6: the layout of the selected type" ui '^DataLayout: struct cell'

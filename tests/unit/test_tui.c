@@ -246,8 +246,8 @@ TEST(every_tab)
 	 * cursor: the one whose load misses (its samples' trigger), not the
 	 * one after it that the timer names */
 	CHECK_HAS(cursor_line(screen(&s, 3), buf, sizeof buf), "c->count++");
-	/* disassembly: the verdict beside each instruction */
-	CHECK_HAS(screen(&s, 4), " ok ");
+	/* disassembly: the verdict beside the hottest instruction */
+	CHECK_HAS(cursor_line(screen(&s, 4), buf, sizeof buf), " ok");
 	/* the layout's bars and the instances' alignment */
 	CHECK_HAS(screen(&s, 6), "\u2588");
 	CHECK_HAS(screen(&s, 6), "instances start at byte");
@@ -924,6 +924,38 @@ TEST(calltree_tab)
 	free(e);
 }
 
+/* The Disassembly tab annotates the selected function whole: every
+ * instruction under its source line, the hottest under the cursor, H to
+ * the next hottest, Enter on a source line to the Source tab there. */
+TEST(annotate_tab)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	/* screens: 1 the tab; 2 k: the source line above the hottest; 3 Enter;
+	 * 4 back; 5 H from there: the hottest; 6 H: the next */
+	const char *keys = "4k<Enter><BS>HH";
+
+	if (!run_keys(exp_dir, keys, 120, 40, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		return;
+	}
+	CHECK(strncmp(line_of(screen(&s, 1), 1, buf, sizeof buf), "Disassembly: walk_cells ", 24) == 0);
+	CHECK_HAS(screen(&s, 1), "c->count++;");
+	CHECK_HAS(screen(&s, 1), " ret");
+	CHECK_HAS(cursor_line(screen(&s, 1), buf, sizeof buf), "struct cell.count");
+	CHECK_HAS(cursor_line(screen(&s, 1), buf, sizeof buf), " ok");
+	CHECK_HAS(cursor_line(screen(&s, 2), buf, sizeof buf), "c->count++;");
+	CHECK_HAS(line_of(screen(&s, 3), 1, buf, sizeof buf), "Disassembly: walk_cells \u203a Source: walk_cells");
+	CHECK_HAS(cursor_line(screen(&s, 3), buf, sizeof buf), "c->count++;");
+	CHECK_HAS(cursor_line(screen(&s, 4), buf, sizeof buf), "c->count++;");
+	CHECK_HAS(cursor_line(screen(&s, 5), buf, sizeof buf), "struct cell.count");
+	CHECK_HAS(screen(&s, 5), "Hot row 1 of ");
+	CHECK_HAS(screen(&s, 6), "Hot row 2 of ");
+	CHECK(strstr(cursor_line(screen(&s, 6), buf, sizeof buf), "struct cell.count") == NULL);
+	screens_free(&s);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -957,6 +989,7 @@ int main(void)
 	RUN(types_of_one_name);
 	RUN(nested_layout);
 	RUN(calltree_tab);
+	RUN(annotate_tab);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
 	return unit_done();
