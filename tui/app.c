@@ -117,6 +117,8 @@ const ds_row *app_row(const tui_app *a, const tab_state *ts)
 {
 	if (ts == &a->tabs[T_TIMELINE])
 		return timeline_row(ts);
+	if (ts == &a->tabs[T_CALLTREE] && flame_shown(a, T_CALLTREE))
+		return ts->fl_sel < ts->t->nrows ? &ts->t->rows[ts->fl_sel] : NULL;
 	if (!ts->t || ts->cur >= ts->vis.n)
 		return NULL;
 	return &ts->t->rows[ts->vis.v[ts->cur]];
@@ -905,12 +907,117 @@ static bool row_matches(const ds_table *t, const ds_row *r, const char *what)
 
 /* From the row after (or, with `again` false, at) the cursor, forward or
  * backward, wrapping. */
+/* ---- the flame graph's keys (flame.c draws it) ---- */
+
+/* The drawn frame nearest sel along its line in direction dir, or sel. */
+static uint32_t flame_step(const ds_table *t, const int *x0, uint32_t root, uint32_t sel, int dir)
+{
+	uint32_t lo = root == FLAME_ALL ? 0 : root, hi = flame_end(t, root);
+	for (uint32_t i = sel + (uint32_t)dir; i >= lo && i < hi; i += (uint32_t)dir)
+		if (t->rows[i].depth == t->rows[sel].depth && x0[i] >= 0)
+			return i;
+	return sel;
+}
+
+/* The widest callee of sel drawn, or sel. */
+static uint32_t flame_callee(const ds_table *t, const int *x0, const int *x1, uint32_t sel)
+{
+	uint32_t best = sel;
+	for (uint32_t i = sel + 1, end = flame_end(t, sel); i < end; i++)
+		if (t->rows[i].depth == t->rows[sel].depth + 1 && x0[i] >= 0 &&
+		    (best == sel || x1[i] - x0[i] > x1[best] - x0[best]))
+			best = i;
+	return best;
+}
+
+/* A key of the flame graph; false when it is not one (the tab's others). */
+static bool flame_key(tui_app *a, int c)
+{
+	tab_state *ts = &a->tabs[T_CALLTREE];
+	const ds_table *t = ts->t;
+	uint32_t sel = ts->fl_sel, p;
+	int *x0, *x1;
+
+	if (c != K_LEFT && c != K_RIGHT && c != K_UP && c != 'k' && c != K_DOWN && c != 'j' && c != K_ENTER &&
+	    c != K_BS && c != K_ESC && c != K_HOME && c != 'g')
+		return false;
+	if ((c == K_BS || c == K_ESC) && ts->fl_root == FLAME_ALL)
+		return false; /* not zoomed: back where Enter came from */
+	if (!t->nrows)
+		return true;
+	if (sel >= t->nrows)
+		sel = 0;
+	x0 = ds_xcalloc(t->nrows, sizeof *x0);
+	x1 = ds_xcalloc(t->nrows, sizeof *x1);
+	flame_layout(t, ts->fl_root, a->scr.w, x0, x1);
+	switch (c) {
+	case K_LEFT: case K_RIGHT:
+		sel = flame_step(t, x0, ts->fl_root, sel, c == K_LEFT ? -1 : 1);
+		break;
+	case K_UP: case 'k':
+		p = flame_parent(t, sel);
+		if (p != FLAME_ALL && (ts->fl_root == FLAME_ALL || p >= ts->fl_root))
+			sel = p;
+		else
+			message(a, ST_STATUS, "The top of the graph shown%s.",
+				ts->fl_root == FLAME_ALL ? "" : ": BS zooms out");
+		break;
+	case K_DOWN: case 'j':
+		sel = flame_callee(t, x0, x1, sel);
+		break;
+	case K_ENTER:
+		ts->fl_root = sel;
+		message(a, ST_STATUS, "Zoomed into %s: BS zooms out, Home shows all.", t->rows[sel].name);
+		break;
+	case K_BS: case K_ESC:
+		ts->fl_root = flame_parent(t, ts->fl_root);
+		break;
+	default: /* Home, g */
+		ts->fl_root = FLAME_ALL;
+		break;
+	}
+	free(x0);
+	free(x1);
+	ts->fl_sel = sel;
+	follow_cursor(a);
+	return true;
+}
+
+/* Search the frames drawn, in the order of the tree. */
+static void flame_search(tui_app *a, const char *what, int dir, bool again)
+{
+	tab_state *ts = &a->tabs[T_CALLTREE];
+	const ds_table *t = ts->t;
+	size_t n = t->nrows;
+	int *x0 = ds_xcalloc(n + 1, sizeof *x0), *x1 = ds_xcalloc(n + 1, sizeof *x1);
+	bool found = false;
+
+	flame_layout(t, ts->fl_root, a->scr.w, x0, x1);
+	for (size_t k = again ? 1 : 0; k <= n && !found && n; k++) {
+		size_t i = (ts->fl_sel + (dir > 0 ? k : n - k % n)) % n;
+		if (x0[i] >= 0 && row_matches(t, &t->rows[i], what)) {
+			ts->fl_sel = (uint32_t)i;
+			follow_cursor(a);
+			set_str(&a->msg, NULL);
+			found = true;
+		}
+	}
+	if (!found)
+		message(a, ST_WARN, "Not found among the frames shown: %s", what);
+	free(x0);
+	free(x1);
+}
+
 static void search(tui_app *a, const char *what, int dir, bool again)
 {
 	tab_state *ts = &a->tabs[a->tab];
 	size_t n = ts->vis.n;
 	if (!what || !*what)
 		return;
+	if (flame_shown(a, a->tab)) {
+		flame_search(a, what, dir, again);
+		return;
+	}
 	if (!ts->t || !n) {
 		message(a, ST_STATUS, "Nothing to search in this tab.");
 		return;
@@ -1472,6 +1579,33 @@ static void start_prompt(tui_app *a, enum mode m)
 	set_str(&a->msg, NULL);
 }
 
+/* F: the CallTree as a flame graph and back, the same node selected. */
+static void toggle_flame(tui_app *a)
+{
+	tab_state *ts = &a->tabs[T_CALLTREE];
+	if (a->tab != T_CALLTREE)
+		return;
+	if (!flame_ok(ts->t) || ts->by) {
+		message(a, ST_STATUS, "The flame graph draws the call tree of one experiment%s.",
+			ts->t ? "" : " once it is built");
+		return;
+	}
+	if (!ts->flame) {
+		ts->flame = true;
+		ts->fl_root = FLAME_ALL;
+		ts->fl_sel = ts->cur < ts->vis.n ? ts->vis.v[ts->cur] : 0;
+		return;
+	}
+	ts->flame = false;
+	for (uint32_t p = flame_parent(ts->t, ts->fl_sel); p != FLAME_ALL; p = flame_parent(ts->t, p))
+		ts->open[p] = true;
+	compute_vis(a, T_CALLTREE);
+	for (size_t i = 0; i < ts->vis.n; i++)
+		if (ts->vis.v[i] == ts->fl_sel)
+			ts->cur = i;
+	app_scroll_into_view(a, ts);
+}
+
 static void normal_key(tui_app *a, const tui_key *k)
 {
 	int rows = body_rows(a);
@@ -1482,6 +1616,8 @@ static void normal_key(tui_app *a, const tui_key *k)
 		switch_tab(a, c == '0' ? T_TIMELINE : c - '1');
 		return;
 	}
+	if (flame_shown(a, a->tab) && flame_key(a, c))
+		return;
 	switch (c) {
 	case 'q': case K_F1 + 9: case K_CTRL('c'):
 		a->quit = true;
@@ -1577,6 +1713,9 @@ static void normal_key(tui_app *a, const tui_key *k)
 		break;
 	case 'H':
 		next_hottest(a);
+		break;
+	case 'F':
+		toggle_flame(a);
 		break;
 	case 'd':
 		if (timeline) {
@@ -1724,6 +1863,8 @@ static void install(tui_app *a, tui_res *res)
 	ts->open = ds_xcalloc(ts->t ? ts->t->nrows + 1 : 1, sizeof *ts->open);
 	if (ts->t && (tab_def_of(a, res->tab)->flags & TF_DEPTH))
 		open_hot(ts);
+	ts->fl_root = FLAME_ALL; /* a new tree: its rows are others */
+	ts->fl_sel = 0;
 	ts->colw = ds_xcalloc(ts->t ? ts->t->ncols + 1 : 1, sizeof *ts->colw);
 	free(ts->shown);
 	ts->shown = ds_xcalloc(ts->t ? ts->t->ncols + 1 : 1, sizeof *ts->shown);
@@ -1811,6 +1952,7 @@ void app_init(tui_app *a, const tui_opts *o, tui_worker *w, int width, int heigh
 	a->compare = o->input2 != NULL;
 	a->w = w;
 	grid_init(&a->scr, width, height, o->ascii);
+	a->tabs[T_CALLTREE].fl_root = FLAME_ALL;
 	worker_status(w, &a->st);
 	show_tab(a, T_FUNCTIONS, NULL);
 	app_poll(a);

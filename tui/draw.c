@@ -460,6 +460,13 @@ static void draw_status(tui_app *a)
 		grid_text(s, y, 0, s->w - right, a->msg_style, a->msg);
 		return;
 	}
+	if (flame_shown(a, a->tab)) {
+		ds_buf b = {0};
+		flame_status(a, &b);
+		grid_text(s, y, 0, s->w - right, ST_STATUS, ds_buf_str(&b));
+		ds_buf_free(&b);
+		return;
+	}
 	if (ts->t && a->tab != T_SUMMARY) {
 		/* the selected row in full: its name and the columns the table leaves out */
 		const ds_row *r = app_row(a, ts);
@@ -970,6 +977,12 @@ static const char *const help_text[][2] = {
 	{"Enter", "pick a predefined, machine, your or this session's one"},
 	{"e", "define one for this session: NAME = EXPR"},
 	{"w", "save the one shown to your memory objects file"},
+	{NULL, "CallTree"},
+	{"F", "the tree as a flame graph (an icicle: callers above), and back"},
+	{"Left Right", "there: the frame before, after on its line"},
+	{"Up Down", "its caller, its widest callee"},
+	{"Enter BS", "zoom into the frame, out a level; Home: the whole graph"},
+	{"/ n N", "search: the frames that match, and their share of the samples"},
 	{NULL, "Timeline"},
 	{"Left Right", "move along time"},
 	{"+ - z Z", "zoom in, out around the cursor; Home: the whole run"},
@@ -1156,6 +1169,8 @@ void draw(tui_app *a)
 		draw_summary(a);
 	} else if (ts->t && a->tab == T_TIMELINE) {
 		draw_timeline(a);
+	} else if (flame_shown(a, a->tab)) {
+		draw_flame(a);
 	} else if (ts->t) {
 		draw_table(a);
 	} else if (ts->msg) {

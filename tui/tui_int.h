@@ -235,6 +235,9 @@ typedef struct tab_state {
 	bool by_object;       /* timeline: coloured by data object, not function */
 	char *by;             /* regrouped with b: the keys ("function,field"), shown as
 			       * dsprof report --by; NULL: the tab's own view */
+	bool flame;           /* CallTree: drawn as a flame graph (F) */
+	uint32_t fl_root;     /* its frame zoomed into (a row), FLAME_ALL: none */
+	uint32_t fl_sel;      /* its frame selected (a row) */
 } tab_state;
 
 typedef struct nav_ent {
@@ -319,6 +322,30 @@ void app_scroll_into_view(tui_app *a, tab_state *ts);
 int timeline_slices(const tui_app *a);
 
 void draw(tui_app *a);
+
+/* ---- the CallTree tab as a flame graph (flame.c) ---- */
+
+#define FLAME_ALL UINT32_MAX  /* the root above the threads' first frames */
+#define FLAME_MAX_DEPTH 256   /* frames deeper are not drawn */
+
+/* Whether a table can be drawn so: a tree with inclusive metrics, not a diff. */
+bool flame_ok(const ds_table *t);
+/* Whether tab shows its table so now. */
+bool flame_shown(const tui_app *a, int tab);
+/* The first row after row i's subtree; its caller (FLAME_ALL: none); the
+ * screen line of its depth (0: the root); the inclusive samples of the
+ * first event under a root. */
+uint32_t flame_end(const ds_table *t, uint32_t i);
+uint32_t flame_parent(const ds_table *t, uint32_t i);
+unsigned flame_line(const ds_table *t, uint32_t i);
+uint64_t flame_total(const ds_table *t, uint32_t root);
+/* Columns [x0, x1) of each row in w columns, zoomed into root: -1 for
+ * rows not drawn (outside it, or narrower than a column), the whole width
+ * for root and its callers. */
+void flame_layout(const ds_table *t, uint32_t root, int w, int *x0, int *x1);
+void draw_flame(tui_app *a);
+/* The selected frame for the status line. */
+void flame_status(const tui_app *a, ds_buf *b);
 /* Rows of the table body on this screen. */
 int body_rows(const tui_app *a);
 /* Lines of the help text, and the i-th one. */

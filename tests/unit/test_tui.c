@@ -956,6 +956,63 @@ TEST(annotate_tab)
 	screens_free(&s);
 }
 
+/* Whether a line starts with the word w (then a blank or its end). */
+static bool starts_word(const char *line, const char *w)
+{
+	size_t n = strlen(w);
+	return !strncmp(line, w, n) && (line[n] == ' ' || !line[n]);
+}
+
+/* The CallTree tab as a flame graph: frames as wide as their samples,
+ * zoom in and out, search, and back to the tree on the frame selected. */
+TEST(flame_graph)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("calltree_exp"); /* calltree_tab's */
+	/* screens: 2 F; 9 the search for mid_b kept; 10 Enter zooms into it;
+	 * 11 j: its callee; 12 BS zooms out a level; 13 Home: all; 14 F: the tree */
+	const char *keys = "tF/mid_b<Enter><Enter>j<BS><Home>F";
+	const char *mb, *ma;
+	int found = 0;
+
+	if (!run_keys(e, keys, 100, 24, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK_HAS(line_of(screen(&s, 2), 2, buf, sizeof buf), "Flame graph of cpu-clock");
+	CHECK(strncmp(line_of(screen(&s, 2), 4, buf, sizeof buf), "all (", 5) == 0);
+	/* mid_b has three times mid_a's samples: mid_a starts about 3/4 across */
+	for (int y = 5; y < 20; y++) {
+		line_of(screen(&s, 2), y, buf, sizeof buf);
+		if (starts_word(buf, "main") || starts_word(buf, "top"))
+			found++;
+		mb = strstr(buf, "mid_b");
+		ma = strstr(buf, "mid_a");
+		if (mb && ma) {
+			CHECK(mb == buf);
+			CHECK(ma - buf >= 68 && ma - buf <= 82);
+			found++;
+		}
+	}
+	CHECK_EQ_U64(found, 3);
+	CHECK(strncmp(line_of(screen(&s, 9), 22, buf, sizeof buf), "mid_b", 5) == 0);
+	CHECK_HAS(buf, "incl=");
+	CHECK_HAS(line_of(screen(&s, 9), 3, buf, sizeof buf), "search: mid_b matches 7");
+	CHECK_HASNT(screen(&s, 10), "mid_a");
+	CHECK_HAS(screen(&s, 10), "\nmid_b");
+	CHECK(strncmp(line_of(screen(&s, 11), 22, buf, sizeof buf), "leaf ", 5) == 0);
+	CHECK_HAS(screen(&s, 12), "mid_a");
+	CHECK_HAS(line_of(screen(&s, 12), 3, buf, sizeof buf), "zoomed");
+	CHECK_HAS(line_of(screen(&s, 13), 3, buf, sizeof buf), "Enter: zoom");
+	CHECK_HAS(line_of(screen(&s, 14), 3, buf, sizeof buf), "incl%");
+	CHECK_HAS(cursor_line(screen(&s, 14), buf, sizeof buf), " leaf ");
+	screens_free(&s);
+	free(e);
+}
+
 int main(void)
 {
 	const char *dsprof = getenv("DSPROF"), *progs = getenv("PROGS");
@@ -989,6 +1046,7 @@ int main(void)
 	RUN(types_of_one_name);
 	RUN(nested_layout);
 	RUN(calltree_tab);
+	RUN(flame_graph);
 	RUN(annotate_tab);
 	unit_sh("rm -rf '%s'", unit_tmp);
 	free(exp_dir);
