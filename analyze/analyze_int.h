@@ -327,7 +327,8 @@ const char *ds_site_access(ds_session *s, uint32_t si);
 const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verdict,
 			       const ds_trigger **trig);
 /* The same, in columns of a row (-1: no such column): the data object,
- * the trigger as "function+0xOFF" when backtracking found it, the verdict. */
+ * the trigger as "function+0xOFF" when backtracking found it, the verdict
+ * (table.c). */
 void site_trigger_cells(const ds_session *s, ds_row *r, size_t si, size_t obj_col, size_t trig_col,
 			size_t verdict_col);
 /* Read the samples once more, attribute each to its data object and keep

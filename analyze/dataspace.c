@@ -18,7 +18,6 @@
 #include "experiment/heapfile.h"
 
 #include <elf.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1242,27 +1241,6 @@ const char *ds_site_dataobject(const ds_session *s, size_t si, const char **verd
 			best = x->seen[i].id;
 		}
 	return best == NO_DOBJ ? NULL : s->dobjs.v[best].name;
-}
-
-/* The data object an instruction's samples touched, where the access was
- * (the trigger: the sampled instruction or one before it) and how
- * backtracking went, in columns of a row (-1: no such column). */
-void site_trigger_cells(const ds_session *s, ds_row *r, size_t si, size_t obj_col, size_t trig_col,
-			size_t verdict_col)
-{
-	const char *verdict;
-	const ds_trigger *t;
-	const char *obj = ds_site_dataobject(s, si, &verdict, &t);
-	const site *st = &s->sites.v[si];
-
-	tb_cell_str(r, obj_col, obj);
-	if (verdict_col != (size_t)-1)
-		tb_cell_str(r, verdict_col, verdict);
-	if (trig_col != (size_t)-1 && t && t->verdict == DS_BT_OK && st->sym) {
-		char text[512];
-		snprintf(text, sizeof text, "%s+0x%" PRIx64, st->sym->name, t->pc - st->sym->start);
-		tb_cell_str(r, trig_col, text);
-	}
 }
 
 int ds_dataspace_build(ds_session *s, ds_err *err)
