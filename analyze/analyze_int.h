@@ -169,8 +169,11 @@ void ds_site_resolve(ds_session *s, size_t i, bool lines);
 /* ---- unwinding a stack copy (unwind.c) ---- */
 /* The user-space frames of a sample from its registers and stack copy,
  * appended to out (the sampled address first, then return addresses);
- * returns why the chain ends (enum ds_chain_end). */
-int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out);
+ * returns why the chain ends (enum ds_chain_end).  sites (NULL: not
+ * wanted) gets each frame's site as the unwinder found it: the leaf's at
+ * its address, a caller's at its return address - 1, UINT32_MAX for a
+ * frame it looked up otherwise (the one a signal interrupted, exactly). */
+int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_vec_u32 *sites);
 /* The object (dso index) and vaddr of a runtime data address. */
 bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
 			uint64_t *vaddr);
@@ -526,6 +529,7 @@ struct ds_session {
 	ds_hash *dso_index;
 	DS_VEC(proc) procs;
 	ds_hash *proc_index;
+	size_t proc_hint;             /* the process proc_find found last */
 	proc kernel;                  /* pid -1: the kernel's maps */
 	bool same_machine;            /* recorded on this host and kernel: its kallsyms and vdso fit */
 	bool unfinished;              /* marked by a recording that did not end (experiment/) */
@@ -544,6 +548,7 @@ struct ds_session {
 
 	ds_hash *chain_index;         /* key: u32 site indices, leaf first */
 	ds_vec_u64 chain_buf;         /* ds_session_full_chain's answer */
+	ds_vec_u32 chain_sites;       /* its frames' sites, when it was unwound here */
 	uint64_t chain_ends[DS_CHAIN_NENDS]; /* chains unwound from stack copies, by how they end */
 	chain_memo chain_memo;
 	DS_VEC(uint64_t) chain_samples;

@@ -112,8 +112,15 @@ static proc *proc_get(ds_session *s, uint32_t pid)
 
 static proc *proc_find(ds_session *s, uint32_t pid)
 {
-	int64_t i = ds_hash_find(s->proc_index, &pid, sizeof pid);
-	return i < 0 ? NULL : &s->procs.v[i];
+	int64_t i;
+	/* a sample's frames, and the next samples, are mostly of one process */
+	if (s->proc_hint < s->procs.n && s->procs.v[s->proc_hint].pid == pid)
+		return &s->procs.v[s->proc_hint];
+	i = ds_hash_find(s->proc_index, &pid, sizeof pid);
+	if (i < 0)
+		return NULL;
+	s->proc_hint = (size_t)i;
+	return &s->procs.v[i];
 }
 
 static size_t thread_get(ds_session *s, uint32_t pid, uint32_t tid)
@@ -646,29 +653,37 @@ static const uint64_t *unwound_chain(ds_session *s, const ds_sample *sm, size_t 
 	size_t marker;
 	int end;
 
-	s->chain_buf.n = 0;
-	for (uint64_t i = 0; i < sm->nr_callchain; i++)
-		ds_vec_push(&s->chain_buf, sm->callchain[i]);
-	marker = s->chain_buf.n;
-	ds_vec_push(&s->chain_buf, (uint64_t)PERF_CONTEXT_USER);
-	end = ds_session_unwind(s, sm, &s->chain_buf);
+	s->chain_buf.n = s->chain_sites.n = 0;
+	for (uint64_t i = 0; i <= sm->nr_callchain; i++) {
+		ds_vec_push(&s->chain_buf, i < sm->nr_callchain ? sm->callchain[i] : (uint64_t)PERF_CONTEXT_USER);
+		ds_vec_push(&s->chain_sites, UINT32_MAX);
+	}
+	marker = s->chain_buf.n - 1;
+	end = ds_session_unwind(s, sm, &s->chain_buf, &s->chain_sites);
 	s->chain_ends[end]++;
 	if (s->chain_buf.n == marker + 1)
-		s->chain_buf.n = marker;
+		s->chain_buf.n = s->chain_sites.n = marker;
 	*n = s->chain_buf.n;
 	return s->chain_buf.v;
 }
 
-const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n)
+/* ds_session_full_chain, and when the chain was unwound here the sites
+ * of its frames the unwinder found (else NULL), as ds_session_unwind
+ * gives them. */
+static const uint64_t *full_chain(ds_session *s, const ds_sample *sm, size_t *n, const uint32_t **sites)
 {
 	bool user_first = false, done = false;
 
+	*sites = NULL;
 	if (!sm->stack_size) { /* no copy: the chain is as complete as it gets */
 		*n = sm->nr_callchain;
 		return sm->callchain;
 	}
-	if (!has_user_chain(sm))
-		return unwound_chain(s, sm, n);
+	if (!has_user_chain(sm)) {
+		const uint64_t *c = unwound_chain(s, sm, n);
+		*sites = s->chain_sites.v;
+		return c;
+	}
 	s->chain_buf.n = 0;
 	ds_vec_reserve(&s->chain_buf, sm->nr_callchain + 1);
 	for (uint64_t i = 0; i < sm->nr_callchain; i++) {
@@ -691,9 +706,12 @@ const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t
 	return s->chain_buf.v;
 }
 
-/* Chain of unique instructions for one sample: the leaf, then each caller.
- * Return addresses point after the call, so callers are looked up at
- * address - 1, which lies in the calling instruction (and line). */
+const uint64_t *ds_session_full_chain(ds_session *s, const ds_sample *sm, size_t *n)
+{
+	const uint32_t *sites;
+	return full_chain(s, sm, n, &sites);
+}
+
 /* The frames of a chain from i on that the previous sample's chain (cm)
  * shares, and whose sites can be taken from it: its tail from a context
  * marker on, the same raw addresses in the same roles (a loop's samples
@@ -713,13 +731,18 @@ static size_t shared_from(const chain_memo *cm, uint32_t pid, const uint64_t *ch
 	return nc;
 }
 
+/* Chain of unique instructions for one sample: the leaf, then each caller.
+ * Return addresses point after the call, so callers are looked up at
+ * address - 1, which lies in the calling instruction (and line); the
+ * unwinder found most of them already. */
 static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, uint32_t leaf)
 {
 	uint32_t key[131];
 	const size_t max = sizeof key / sizeof key[0];
 	size_t n = 0, nc, from;
 	bool kernel = ds_ip_is_kernel(misc), first = true;
-	const uint64_t *chain = ds_session_full_chain(s, sm, &nc);
+	const uint32_t *found;
+	const uint64_t *chain = full_chain(s, sm, &nc, &found);
 	uint64_t t = sample_time(sm);
 	chain_memo *cm = &s->chain_memo;
 	ds_vec_u32 *sites = &cm->next;
@@ -746,11 +769,14 @@ static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, 
 		if (first) {
 			first = false;
 			if (ip != sm->ip) /* else the leaf itself */
-				key[n++] = ds_session_site(s, sm->pid, t, ip, kernel);
+				key[n++] = found && found[i] != UINT32_MAX ? found[i]
+									 : ds_session_site(s, sm->pid, t, ip, kernel);
 			continue;
 		}
 		if (i > from)
 			*si = cm->site.v[i - nc + cm->raw.n];
+		if (*si == UINT32_MAX && found)
+			*si = found[i];
 		if (*si == UINT32_MAX)
 			*si = ds_session_site(s, sm->pid, t, ip - 1, kernel);
 		key[n++] = *si;
@@ -1072,6 +1098,7 @@ void ds_session_free_model(ds_session *s)
 	ds_hash_free(s->thread_index);
 	ds_hash_free(s->chain_index);
 	ds_vec_free(&s->chain_buf);
+	ds_vec_free(&s->chain_sites);
 	ds_vec_free(&s->chain_memo.raw);
 	ds_vec_free(&s->chain_memo.site);
 	ds_vec_free(&s->chain_memo.next);

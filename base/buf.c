@@ -89,17 +89,20 @@ char *ds_buf_steal(ds_buf *b)
 }
 
 /* ---- hash table ----
- * Open addressing over a power-of-two slot array; slots hold index+1 (0 is
- * empty).  Keys live back to back in one arena so interning millions of
+ * Open addressing over a power-of-two slot array; a slot holds index+1 (0 is
+ * empty) in its low half and the key's hash's high half in its high half,
+ * so a probe that is no match costs no look at the key or its hash: in a
+ * large table each would be a cache miss.  Keys live back to back in one arena so interning millions of
  * short keys costs one allocation per doubling, not one per key. */
 struct ds_hash {
-	uint32_t *slots;
+	uint64_t *slots;
 	DS_VEC(uint64_t) hashes; /* per index */
 	size_t nslots;
 	DS_VEC(size_t) koff; /* per index: offset of key in arena */
 	DS_VEC(uint32_t) klen;
 	ds_buf arena;
 };
+#define SLOT_TAG(x) ((x) & 0xffffffff00000000ull)
 
 uint64_t ds_hash_bytes(const void *p, size_t n)
 {
@@ -168,23 +171,24 @@ int64_t ds_hash_find(const ds_hash *h, const void *key, size_t len)
 	uint64_t hv = ds_hash_bytes(key, len);
 	size_t mask = h->nslots - 1;
 	for (size_t i = hv & mask;; i = (i + 1) & mask) {
-		uint32_t s = h->slots[i];
+		uint64_t s = h->slots[i];
+		uint32_t idx = (uint32_t)s - 1;
 		if (!s)
 			return -1;
-		if (h->hashes.v[s - 1] == hv && key_eq(h, s - 1, key, len))
-			return s - 1;
+		if (SLOT_TAG(s) == SLOT_TAG(hv) && h->hashes.v[idx] == hv && key_eq(h, idx, key, len))
+			return idx;
 	}
 }
 
 static void grow(ds_hash *h)
 {
 	size_t ns = h->nslots * 2, mask = ns - 1;
-	uint32_t *slots = ds_xcalloc(ns, sizeof *slots);
+	uint64_t *slots = ds_xcalloc(ns, sizeof *slots);
 	for (size_t idx = 0; idx < h->koff.n; idx++) {
 		size_t i = h->hashes.v[idx] & mask;
 		while (slots[i])
 			i = (i + 1) & mask;
-		slots[i] = (uint32_t)idx + 1;
+		slots[i] = SLOT_TAG(h->hashes.v[idx]) | (idx + 1);
 	}
 	free(h->slots);
 	h->slots = slots;
@@ -198,13 +202,14 @@ size_t ds_hash_intern(ds_hash *h, const void *key, size_t len, bool *added)
 	size_t idx;
 
 	for (i = hv & mask;; i = (i + 1) & mask) {
-		uint32_t s = h->slots[i];
+		uint64_t s = h->slots[i];
+		uint32_t k = (uint32_t)s - 1;
 		if (!s)
 			break;
-		if (h->hashes.v[s - 1] == hv && key_eq(h, s - 1, key, len)) {
+		if (SLOT_TAG(s) == SLOT_TAG(hv) && h->hashes.v[k] == hv && key_eq(h, k, key, len)) {
 			if (added)
 				*added = false;
-			return s - 1;
+			return k;
 		}
 	}
 	idx = h->koff.n;
@@ -219,7 +224,7 @@ size_t ds_hash_intern(ds_hash *h, const void *key, size_t len, bool *added)
 	while (h->arena.len % 8)
 		ds_buf_putc(&h->arena, 0);
 	ds_vec_push(&h->hashes, hv);
-	h->slots[i] = (uint32_t)idx + 1;
+	h->slots[i] = SLOT_TAG(hv) | (idx + 1);
 	if (added)
 		*added = true;
 	if ((idx + 1) * 4 >= h->nslots * 3)

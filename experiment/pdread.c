@@ -564,6 +564,7 @@ void ds_perfdata_close(ds_perfdata *pd)
 	if (pd->own)
 		munmap(pd->own, pd->own_size);
 	ds_vec_free(&pd->gaps);
+	ds_vec_free(&pd->sideband);
 	free(pd->dmg.samples);
 	free(pd->dmg.bad_samples);
 	free(pd->info.hostname);
@@ -966,6 +967,8 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 		if (!ext)
 			return 0;
 		*cursor = off + ext;
+		/* the next header, from memory while the caller works on this one */
+		__builtin_prefetch(pd->data + *cursor);
 		ok = decode(pd, off, rec);
 		pd_count_record(pd, off, *cursor, rec, ok);
 		if (ok)
@@ -975,6 +978,20 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 
 int ds_perfdata_next_nonsample(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
 {
+	if (pd->sideband_ok) {
+		/* the scan listed them: no sample's header is read again (each
+		 * one a miss, on an experiment larger than the cache) */
+		size_t lo = 0, hi = pd->sideband.n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (pd->sideband.v[mid] < *cursor)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*cursor = lo < pd->sideband.n ? pd->sideband.v[lo] : pd->data_size;
+		return ds_perfdata_next(pd, cursor, rec, err);
+	}
 	/* a sample's size is in its header, and the scan vouched for it */
 	while (*cursor + 8 <= pd->data_size && !(pd->gaps.n && pd_gap_at(pd, *cursor))) {
 		const unsigned char *h = pd->data + *cursor;

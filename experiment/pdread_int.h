@@ -28,6 +28,9 @@ struct ds_perfdata {
 	unsigned char *own;     /* the data copied, zstd records decompressed (mmap'd) */
 	uint64_t own_size;      /* bytes mapped at own */
 	DS_VEC(pd_gap) gaps;    /* sorted; the last may run to data_size (a cut) */
+	ds_vec_u64 sideband;    /* offsets of the records that are not samples, in order, when
+				 * the records are read in place and have no gaps */
+	bool sideband_ok;       /* and then sideband lists them all */
 	DS_VEC(ds_event) events;
 	ds_hash *id_index; /* sample id -> event index */
 	DS_VEC(int) id_event;

@@ -112,11 +112,14 @@ static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, ui
 	uint64_t off = 0;
 	bool copy = false;
 
+	pd->sideband.n = 0;
 	pd->gaps.n = 0;
 	while (off < size) {
 		uint64_t ext = pd_extent(d, size, off), next, bad;
 		if (ext) {
 			uint32_t type = rd32(d + off);
+			if (type != PERF_RECORD_SAMPLE)
+				ds_vec_push(&pd->sideband, off);
 			/* a record not 8-aligned in memory: after a record of odd
 			 * length, a resync inside a corrupt stretch, a data section
 			 * at an odd offset */
@@ -332,8 +335,11 @@ void pd_scan(ds_perfdata *pd)
 	uint64_t inner = 0;
 	growing g = {0};
 
-	if (!find_gaps(pd, pd->data, pd->data_size, &pd->bytes_whole))
+	if (!find_gaps(pd, pd->data, pd->data_size, &pd->bytes_whole)) {
+		/* read in place: the side-band records are where the scan saw them */
+		pd->sideband_ok = !pd->gaps.n;
 		return;
+	}
 	copy_records(pd, &g, true);
 	/* the decompressed stream may hold damage, or end inside a record (a
 	 * cut file); reading resumes after damage where it can, maybe not
