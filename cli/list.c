@@ -1,4 +1,4 @@
-/* dsprof list [--all]: the events this machine supports, by group. */
+/* dsprof list [--all | --mem]: the events this machine supports, by group. */
 #include "cli/cli.h"
 
 #include "sampler/sampler.h"
@@ -7,10 +7,11 @@
 #include <string.h>
 
 static const char list_usage[] =
-	"usage: dsprof list [--all]\n"
+	"usage: dsprof list [--all | --mem]\n"
 	"\n"
 	"Lists the events 'dsprof record -e' accepts on this machine, grouped.\n"
-	"  -a, --all   also list presets and names that cannot be sampled here\n";
+	"  -a, --all   also list presets and names that cannot be sampled here\n"
+	"      --mem   what dsprof record --mem samples here (PEBS, IBS), or why it cannot\n";
 
 typedef struct list_ctx {
 	const char *group; /* the group printed last */
@@ -52,27 +53,57 @@ static void print_event(void *arg, const char *group, const char *name, const ch
 	fputc('\n', stdout);
 }
 
+/* --mem: what dsprof record --mem would sample here, or why it cannot. */
+static void list_mem(void)
+{
+	ds_mem_plan p;
+	ds_err err = {0};
+
+	fputs("Precise memory sampling (dsprof record --mem):\n", stdout);
+	if (ds_mem_plan_make(true, true, 30, &p, &err)) {
+		fputs("  none here: ", stdout);
+		cli_puts_safe(stdout, err.msg);
+		fputc('\n', stdout);
+	} else {
+		printf("  %s\n", p.mechanism);
+		for (size_t i = 0; i < p.nevents; i++) {
+			fputs("  ", stdout);
+			cli_puts_safe(stdout, p.events[i]);
+			fputc('\n', stdout);
+		}
+		ds_mem_plan_fini(&p);
+	}
+	fputs("  simulated, on every machine (--sim --mem): sim:MEM_CYCLES sim:stores\n", stdout);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"all", no_argument, NULL, 'a'},
+		{"mem", no_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char why[512];
 	list_ctx c = {0};
+	bool mem = false;
 	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":ah", lopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a': c.all = true; break;
+		case 'M': mem = true; break;
 		case 'h': fputs(list_usage, stdout); return 0;
 		default: return cli_bad_option("list", argv, opt, NULL);
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+	if (mem) {
+		list_mem();
+		return 0;
+	}
 	if (!ds_pmu_available(why, sizeof why)) {
 		/* why says what is missing: "no hardware PMU: ..." */
 		fputs("This machine: ", stdout);

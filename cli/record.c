@@ -45,6 +45,12 @@ static const char record_usage[] =
 	"                             allocator), so that heap samples are named by the\n"
 	"                             allocation that made their block\n"
 	"\n"
+	"      --mem                  sample memory accesses precisely, as perf mem does: Intel\n"
+	"                             PEBS load latency and stores, AMD IBS op (with --sim: the\n"
+	"                             simulator's memory cycles, sim:MEM_CYCLES and sim:stores)\n"
+	"      --ldlat N              --mem: loads that take at least N cycles (default 30)\n"
+	"      --loads, --stores      --mem: only loads, only stores (default both)\n"
+	"\n"
 	"      --sim                  simulate the caches instead of sampling the PMU (under\n"
 	"                             Valgrind); events sim:NAME (default sim:L1D_MISS,\n"
 	"                             sim:LLC_MISS, sim:HITM), exact at -c 1\n"
@@ -78,6 +84,39 @@ static char *signal_name(int sig)
 #define DWARF_STACK_BYTES 8192
 /* The largest copy a sample record (at most 64 KiB) can carry: perf's. */
 #define DWARF_STACK_MAX 65528
+
+/* --mem: the events that sample memory accesses on this machine (or in
+ * the simulator), into names; says which mechanism it chose. */
+typedef DS_VEC(char *) name_vec;
+
+static int pick_mem(bool sim, bool loads, bool stores, unsigned ldlat, ds_mem_plan *plan, name_vec *names,
+		    bool quiet, ds_err *err)
+{
+	const char *how;
+
+	if (sim) {
+		how = "the simulator's latency model";
+		if (loads)
+			ds_vec_push(names, "sim:MEM_CYCLES");
+		if (stores)
+			ds_vec_push(names, "sim:stores");
+	} else {
+		if (ds_mem_plan_make(loads, stores, ldlat, plan, err))
+			return -1;
+		how = plan->mechanism;
+		for (size_t i = 0; i < plan->nevents; i++)
+			ds_vec_push(names, plan->events[i]);
+	}
+	if (!quiet) {
+		fprintf(stderr, "dsprof: --mem: %s:", how);
+		for (size_t i = 0; i < names->n; i++) {
+			fputc(' ', stderr);
+			cli_puts_safe(stderr, names->v[i]);
+		}
+		fputc('\n', stderr);
+	}
+	return 0;
+}
 
 static int parse_callgraph(const char *arg, ds_record_opts *o, bool *cg_auto)
 {
@@ -434,12 +473,16 @@ int cmd_record(int argc, char **argv)
 		{"cache", required_argument, NULL, 'C'},
 		{"archive", no_argument, NULL, 'A'},
 		{"heap", no_argument, NULL, 'H'},
+		{"mem", no_argument, NULL, 'X'},
+		{"ldlat", required_argument, NULL, 'L'},
+		{"loads", no_argument, NULL, 'l'},
+		{"stores", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	ds_record_opts o = {0};
 	ds_record_result res;
-	DS_VEC(char *) names = {0};
+	name_vec names = {0};
 	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
 	const char *outdir = "dsprof.data";
@@ -451,6 +494,9 @@ int cmd_record(int argc, char **argv)
 	char **self = NULL;
 	ds_expdir_prev prev;
 	bool sim = false, cg_auto = true;
+	bool mem = false, only_loads = false, only_stores = false, ldlat_set = false;
+	unsigned ldlat = 30;
+	ds_mem_plan plan = {0};
 	uint64_t unwound[DS_CHAIN_NENDS] = {0};
 	const char *model = NULL, *cache = NULL;
 	ds_machine machine = {0}, left_out = {0};
@@ -528,6 +574,21 @@ int cmd_record(int argc, char **argv)
 		case 'H':
 			heap = true;
 			break;
+		case 'X':
+			mem = true;
+			break;
+		case 'L':
+			if (!ds_parse_u64(optarg, &u, false) || !u || u > 0xffff)
+				return cli_usage_error("record", "bad --ldlat '%s' (cycles, 1 to 65535)", optarg);
+			ldlat = (unsigned)u;
+			ldlat_set = true;
+			break;
+		case 'l':
+			only_loads = true;
+			break;
+		case 's':
+			only_stores = true;
+			break;
 		case 'h':
 			fputs(record_usage, stdout);
 			return 0;
@@ -551,6 +612,15 @@ int cmd_record(int argc, char **argv)
 		return cli_usage_error("record", "--heap preloads a tracker into a command dsprof runs: not with -p");
 	if (sim && (o.pid || o.freq || o.duration))
 		return cli_usage_error("record", "--sim runs a command and counts events: no -p, -F or -d");
+	if ((ldlat_set || only_loads || only_stores) && !mem)
+		return cli_usage_error("record", "--ldlat, --loads and --stores go with --mem");
+	if (mem && names.n)
+		return cli_usage_error("record", "--mem picks its own events: give --mem or -e, not both");
+	if (mem && pick_mem(sim, !only_stores || only_loads, !only_loads || only_stores, ldlat, &plan, &names,
+			    quiet, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
 	if (sim && !names.n)
 		for (size_t i = 0; ds_sim_default_events[i]; i++)
 			ds_vec_push(&names, (char *)ds_sim_default_events[i]);
@@ -578,6 +648,7 @@ int cmd_record(int argc, char **argv)
 			status = cli_fail(&err);
 			goto out;
 		}
+		e.mem = mem;
 		if (e.kernel_dropped) {
 			fputs("dsprof: note: kernel.perf_event_paranoid forbids kernel samples here: '", stderr);
 			cli_puts_safe(stderr, e.name);
@@ -658,6 +729,7 @@ out:
 	free(self);
 	ds_sim_result_fini(&sres);
 	ds_machine_fini(&machine);
+	ds_mem_plan_fini(&plan);
 	ds_machine_fini(&left_out);
 	ds_heap_env_free(o.env);
 	free(heap_note);

@@ -699,9 +699,11 @@ static __u64 *parse_format(const char *text, struct perf_event_attr *a, uint64_t
 }
 
 /* Spread val over the set bits of mask, low bits first, as perf does;
- * false when val has more bits than the mask. */
+ * false when val has more bits than the mask.  A term given again (an
+ * event's own ldlat=3, then the user's ldlat=30) replaces the first. */
 static bool deposit(uint64_t mask, uint64_t val, __u64 *dst)
 {
+	*dst &= ~mask;
 	for (unsigned b = 0; b < 64; b++) {
 		if (!(mask >> b & 1))
 			continue;

@@ -21,4 +21,8 @@ int ds_ev_parse(const char *spec, ds_evspec *out, ds_err *err);
 int ds_ev_pmu_encode(const char *devroot, const char *str, struct perf_event_attr *attr,
 		     ds_err *err);
 
+/* ds_mem_plan_make against the event_source devices under devroot. */
+int ds_mem_plan_at(const char *devroot, bool loads, bool stores, unsigned ldlat, ds_mem_plan *out,
+		   ds_err *err);
+
 #endif

@@ -150,11 +150,11 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 		a->exclude_callchain_user = 1;
 		a->sample_stack_user = o->stack_bytes;
 	}
-	if (is_fault_event(a) || (ds_ev_is_hardware(e) && a->precise_ip)) {
+	if (is_fault_event(a) || e->mem || (ds_ev_is_hardware(e) && a->precise_ip)) {
 		a->sample_type |= PERF_SAMPLE_ADDR;
 		if (with_phys)
 			a->sample_type |= PERF_SAMPLE_PHYS_ADDR;
-		if (a->precise_ip)
+		if (a->precise_ip || e->mem)
 			a->sample_type |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
 	}
 	if (!period && !o->freq) {

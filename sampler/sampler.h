@@ -36,6 +36,8 @@ typedef struct ds_evspec {
 	uint64_t period;             /* from NAME/PERIOD; 0 = the record default */
 	char *detail;                /* PAPI: the native event; libpfm4: the fully qualified name */
 	bool kernel_dropped;         /* perf_event_paranoid refused kernel samples: user space only */
+	bool mem;                    /* a --mem event: each sample with the data address, its
+				      * source and the latency, whatever its PMU */
 } ds_evspec;
 
 /* Resolve "NAME[/PERIOD]" (perf-style :u :k :p :pp :ppp modifiers on
@@ -49,6 +51,20 @@ void ds_evspec_fini(ds_evspec *e);
 const char *ds_ev_source_name(enum ds_ev_source s);
 /* Whether the event needs a hardware PMU. */
 bool ds_ev_is_hardware(const ds_evspec *e);
+
+/* dsprof record --mem: the events that sample memory accesses precisely
+ * on this CPU (perf-style names for ds_event_resolve, owned) and the
+ * mechanism they use, picked from the PMUs the kernel lists: Intel PEBS
+ * mem-loads (threshold ldlat cycles) and mem-stores, AMD IBS op.  Without
+ * any (or with Arm SPE, which dsprof does not decode), DS_EENV naming what
+ * is missing and what to use instead. */
+typedef struct ds_mem_plan {
+	const char *mechanism;
+	char *events[6];
+	size_t nevents;
+} ds_mem_plan;
+int ds_mem_plan_make(bool loads, bool stores, unsigned ldlat, ds_mem_plan *out, ds_err *err);
+void ds_mem_plan_fini(ds_mem_plan *p);
 
 /* Whether this machine exposes a hardware PMU to perf_event; when not,
  * why (one sentence). */

@@ -51,6 +51,10 @@ static const struct {
 	[SIM_EV_LLC_MISS] = {"LLC_MISS", "lines that miss the shared last level (served from memory)", 101},
 	[SIM_EV_HITM] = {"HITM", "misses served by another thread's modified copy of the line", 31},
 	[SIM_EV_INVAL] = {"INVAL", "other threads' copies of the line a store takes away", 31},
+	[SIM_EV_MEM_CYCLES] = {"MEM_CYCLES",
+			       "cycles loads wait for data by the latency model: each load its level's "
+			       "latency (an estimate that ranks memory cost, see dsprof-record(1))",
+			       200003},
 };
 
 const char *const ds_sim_default_events[] = {"sim:L1D_MISS", "sim:LLC_MISS", "sim:HITM", NULL};
@@ -88,7 +92,8 @@ int ds_sim_event_resolve(const char *spec, ds_evspec *out, ds_err *err)
 	}
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown simulated event '%.*s'; the simulator counts sim:loads, sim:stores, "
-			  "sim:L1D_MISS, sim:L2_MISS, sim:LLC_MISS, sim:HITM and sim:INVAL (see 'dsprof list')",
+			  "sim:L1D_MISS, sim:L2_MISS, sim:LLC_MISS, sim:HITM, sim:INVAL and sim:MEM_CYCLES "
+			  "(see 'dsprof list')",
 			  (int)n, spec);
 }
 

@@ -720,8 +720,10 @@ static void access_slow(sim_thread *t, Addr a, UInt size, Addr pc, Bool write, B
 			s = s2;
 	}
 	x.addr = a;
-	if (!write || modify)
+	if (!write || modify) {
 		count(SIM_EV_LOADS, 1, s, &x);
+		count(SIM_EV_MEM_CYCLES, weight(s), s, &x);
+	}
 	if (write)
 		count(SIM_EV_STORES, 1, s, &x);
 }
@@ -740,9 +742,11 @@ static inline void access(Addr a, UWord pc_size, Bool write, Bool modify)
 		if (LIKELY((*tag >> 1) == line)) {
 			*tag |= write;
 			if (LIKELY(total[SIM_EV_LOADS] + 1 < next_sample[SIM_EV_LOADS] &&
-				   total[SIM_EV_STORES] + 1 < next_sample[SIM_EV_STORES])) {
+				   total[SIM_EV_STORES] + 1 < next_sample[SIM_EV_STORES] &&
+				   total[SIM_EV_MEM_CYCLES] + SIM_LAT_L1 < next_sample[SIM_EV_MEM_CYCLES])) {
 				total[SIM_EV_LOADS] += !write || modify;
 				total[SIM_EV_STORES] += write;
+				total[SIM_EV_MEM_CYCLES] += (!write || modify) * SIM_LAT_L1;
 				return;
 			}
 		}

@@ -29,6 +29,7 @@ enum sim_event {
 	SIM_EV_LLC_MISS,
 	SIM_EV_HITM,
 	SIM_EV_INVAL,
+	SIM_EV_MEM_CYCLES,
 	SIM_NEVENTS
 };
 

@@ -85,6 +85,24 @@ else
 	check_eq "hardware event on a machine with a PMU" "$?" 0
 fi
 
+# --mem on a machine without PEBS, IBS or SPE (every machine here): one
+# line that names what to use instead, before the target starts
+if ! ls /sys/bus/event_source/devices/*/events/mem-loads /sys/bus/event_source/devices/ibs_op \
+	/sys/bus/event_source/devices/arm_spe* >/dev/null 2>&1; then
+	expect_error "--mem without precise memory sampling" 2 \
+		"^dsprof: --mem needs precise memory sampling \(Intel PEBS mem-loads, AMD IBS op or Arm SPE\) and this machine has none in /sys/bus/event_source/devices; use --sim --mem .*-e cpu-clock$" \
+		"$DSPROF" record --mem -o memx -- "$PROGS/behave" exit 0
+	check_eq "--mem: the target did not run" "$(cat out.txt)" ""
+	check "--mem: no experiment left" test ! -e memx
+else
+	"$DSPROF" record -q --mem -o memx -- "$PROGS/behave" spin 0.1 >/dev/null
+	check_eq "--mem on a machine with precise memory sampling" "$?" 0
+fi
+expect_error "--ldlat without --mem" 1 "^dsprof: --ldlat, --loads and --stores go with --mem" \
+	"$DSPROF" record --ldlat 50 -o memx -- true
+expect_error "--mem with -e" 1 "^dsprof: --mem picks its own events: give --mem or -e, not both" \
+	"$DSPROF" record --mem -e cpu-clock -o memx -- true
+
 # messages that once misled, each in one line with its status
 expect_error "a simulated event without --sim" 1 \
 	"^dsprof: 'sim:L1D_MISS' is a simulated event: it needs --sim \(dsprof record --sim -e sim:L1D_MISS -- COMMAND\)$" \

@@ -34,9 +34,17 @@ count() {
 
 "$DSPROF" list >list.txt
 check_contains "list: a simulated group" list.txt '^Simulated events'
-for e in loads stores L1D_MISS L2_MISS LLC_MISS HITM INVAL; do
+for e in loads stores L1D_MISS L2_MISS LLC_MISS HITM INVAL MEM_CYCLES; do
 	check_contains "list: sim:$e" list.txt "^  sim:$e "
 done
+"$DSPROF" list --mem >listmem.txt
+check_eq "list --mem: the simulated memory cycles, on every machine" \
+	"$(grep -c 'sim:MEM_CYCLES' listmem.txt)" 1
+if ls /sys/bus/event_source/devices/*/events/mem-loads /sys/bus/event_source/devices/ibs_op >/dev/null 2>&1; then
+	check_contains "list --mem: this machine's mechanism" listmem.txt '(PEBS|IBS)'
+else
+	check_contains "list --mem: none here, and what to use instead" listmem.txt '^  none here: .*use --sim --mem'
+fi
 
 # ---- exact counts from the geometry (period 1) ----
 rec() { # NAME PROGRAM ARGS...: record every miss of every level
@@ -72,6 +80,22 @@ check_eq "matrix by columns: every access misses the L1D (65536)" \
 	"$(count matrix sim_matrix columns L1D_MISS)" 65536
 check_eq "matrix by columns: every access misses the L2" "$(count matrix sim_matrix columns L2_MISS)" 65536
 check_eq "matrix: no LLC miss" "$(count matrix sim_matrix rows LLC_MISS)$(count matrix sim_matrix columns LLC_MISS)" 00
+
+# ---- memory cycles (--mem): each load its level's latency, exactly at -c 1 ----
+"$DSPROF" record -q --sim --mem -c 1 --cache "$GEOM" -o mcyc -- "$PROGS/sim_chase" 4 >/dev/null 2>&1
+check_eq "--sim --mem: every chase step an L3 hit of 40 cycles (65536 x 40)" \
+	"$(count mcyc sim_chase chase MEM_CYCLES)" 2621440
+"$DSPROF" record -q --sim --mem -c 1 --cache L1D=32K:8:64,L2=256K:8:64,L3=512K:16:64 -o mdram -- \
+	"$PROGS/sim_chase" 4 >/dev/null 2>&1
+"$DSPROF" report -i mdram --filter 'FUNC == "chase"' --by memlevel -f csv >mdram.csv
+check_eq "--sim --mem, a chase over more than the L3: all its cycles from DRAM, 200 a load" \
+	"$(awk -F, 'NR > 1 { t += $4; if ($2 == "local DRAM") { d += $4; n += $3 } }
+		END { printf "%d%% %.0f", 100 * d / t, d / n }' mdram.csv)" "100% 200"
+"$DSPROF" record -q --sim --mem -c 1 --cache L1D=256K:8:64,L2=1M:8:64,L3=2M:16:64 -o ml1 -- \
+	"$PROGS/sim_stride" 10 >/dev/null 2>&1
+"$DSPROF" report -i ml1 --filter 'FUNC == "sweep"' --by memlevel -f csv >ml1.csv
+check_eq "--sim --mem, a loop over an array that fits the L1: its cycles all from the L1" \
+	"$(awk -F, 'NR > 1 { t += $4; if ($2 == "L1") l += $4 } END { printf "%d%%", 100 * l / t }' ml1.csv)" "100%"
 
 # ---- agreement with Cachegrind, line by line ----
 # D1mr + D1mw per line of the program's source file, from cachegrind.out

@@ -421,6 +421,95 @@ TEST(pmu_strings)
 
 /* The kernel's own "software" PMU takes config= directly: a PMU string
  * that opens on every machine. */
+/* --mem's events from the PMUs the kernel lists: an Intel core PMU's PEBS
+ * events (a hybrid's two), AMD's IBS op, and the one-line refusal on Arm
+ * SPE and on a machine without any (as every machine here). */
+TEST(mem_plans)
+{
+	char root[] = "/tmp/dsprof-memtest.XXXXXX", dir[600];
+	static const char *const cores[] = {"cpu", "hyb/cpu_core", "hyb/cpu_atom"};
+	struct perf_event_attr a;
+	ds_mem_plan p;
+	ds_err err = {0};
+
+	CHECK(mkdtemp(root) != NULL);
+	/* the kernel's definitions (arch/x86/events/intel/core.c, Skylake on) */
+	for (size_t i = 0; i < sizeof cores / sizeof cores[0]; i++) {
+		char rel[128];
+		snprintf(rel, sizeof rel, "%s/type", cores[i]);
+		put(root, rel, i ? "8\n" : "4\n");
+		snprintf(rel, sizeof rel, "%s/format/event", cores[i]);
+		put(root, rel, "config:0-7\n");
+		snprintf(rel, sizeof rel, "%s/format/umask", cores[i]);
+		put(root, rel, "config:8-15\n");
+		snprintf(rel, sizeof rel, "%s/format/ldlat", cores[i]);
+		put(root, rel, "config1:0-15\n");
+		snprintf(rel, sizeof rel, "%s/events/mem-loads", cores[i]);
+		put(root, rel, "event=0xcd,umask=0x1,ldlat=3\n");
+		snprintf(rel, sizeof rel, "%s/events/mem-stores", cores[i]);
+		put(root, rel, "event=0xd0,umask=0x82\n");
+	}
+	put(root, "amd/ibs_op/type", "11\n");
+	put(root, "amd/ibs_op/format/cnt_ctl", "config:19\n");
+	put(root, "arm/arm_spe_0/type", "9\n");
+	put(root, "none/software/type", "1\n");
+
+	unit_current = "mem_plans[intel]";
+	CHECK(ds_mem_plan_at(root, true, true, 30, &p, &err) == 0);
+	CHECK(p.mechanism && strstr(p.mechanism, "PEBS"));
+	CHECK_EQ_U64(p.nevents, 2);
+	if (p.nevents == 2) {
+		CHECK_STR(p.events[0], "cpu/mem-loads,ldlat=30/P");
+		CHECK_STR(p.events[1], "cpu/mem-stores/P");
+	}
+	ds_mem_plan_fini(&p);
+	/* the threshold the user gives replaces the event's own ldlat=3 */
+	CHECK(pmu_enc(root, "cpu/mem-loads,ldlat=30/", &a, &err) == 0);
+	CHECK_EQ_U64(a.type, 4);
+	CHECK_EQ_U64(a.config, 0x1cd);
+	CHECK_EQ_U64(a.config1, 30);
+	CHECK(pmu_enc(root, "cpu/mem-stores/", &a, &err) == 0);
+	CHECK_EQ_U64(a.config, 0x82d0);
+	CHECK(ds_mem_plan_at(root, true, false, 50, &p, &err) == 0);
+	CHECK_EQ_U64(p.nevents, 1);
+	CHECK_STR(p.nevents ? p.events[0] : "", "cpu/mem-loads,ldlat=50/P");
+	ds_mem_plan_fini(&p);
+
+	unit_current = "mem_plans[intel hybrid]";
+	snprintf(dir, sizeof dir, "%s/hyb", root);
+	CHECK(ds_mem_plan_at(dir, true, true, 30, &p, &err) == 0);
+	CHECK_EQ_U64(p.nevents, 4);
+	if (p.nevents == 4) {
+		CHECK_STR(p.events[0], "cpu_core/mem-loads,ldlat=30/P");
+		CHECK_STR(p.events[1], "cpu_core/mem-stores/P");
+		CHECK_STR(p.events[2], "cpu_atom/mem-loads,ldlat=30/P");
+		CHECK_STR(p.events[3], "cpu_atom/mem-stores/P");
+	}
+	ds_mem_plan_fini(&p);
+
+	unit_current = "mem_plans[amd]";
+	snprintf(dir, sizeof dir, "%s/amd", root);
+	CHECK(ds_mem_plan_at(dir, true, true, 30, &p, &err) == 0);
+	CHECK(p.mechanism && strstr(p.mechanism, "IBS"));
+	CHECK_STR(p.nevents == 1 ? p.events[0] : "", "ibs_op//");
+	ds_mem_plan_fini(&p);
+	CHECK(pmu_enc(dir, "ibs_op//", &a, &err) == 0);
+	CHECK_EQ_U64(a.type, 11);
+
+	unit_current = "mem_plans[arm spe]";
+	snprintf(dir, sizeof dir, "%s/arm", root);
+	CHECK(ds_mem_plan_at(dir, true, true, 30, &p, &err) == -1);
+	CHECK_EQ_U64(err.kind, DS_EENV);
+	CHECK(strstr(err.msg, "arm_spe_0") && strstr(err.msg, "perf mem record") && strstr(err.msg, "--sim --mem"));
+
+	unit_current = "mem_plans[none]";
+	snprintf(dir, sizeof dir, "%s/none", root);
+	CHECK(ds_mem_plan_at(dir, true, true, 30, &p, &err) == -1);
+	CHECK_EQ_U64(err.kind, DS_EENV);
+	CHECK(strstr(err.msg, "--sim --mem") && strstr(err.msg, "cpu-clock") && !strchr(err.msg, '\n'));
+	CHECK(nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+}
+
 TEST(pmu_string_real)
 {
 	ds_evspec e;
@@ -639,6 +728,7 @@ int main(int argc, char **argv)
 	RUN(paranoid);
 	RUN(pmu_strings);
 	RUN(pmu_string_real);
+	RUN(mem_plans);
 	RUN(source_names);
 	RUN(list);
 	run_forced(self, "skl");
