@@ -54,7 +54,7 @@ static const struct {
 	[SIM_EV_MEM_CYCLES] = {"MEM_CYCLES",
 			       "cycles loads wait for data by the latency model: each load its level's "
 			       "latency (an estimate that ranks memory cost, see dsprof-record(1))",
-			       200003},
+			       1000003},
 };
 
 const char *const ds_sim_default_events[] = {"sim:L1D_MISS", "sim:LLC_MISS", "sim:HITM", NULL};
