@@ -11,6 +11,11 @@
 #   make install   PREFIX=/usr/local: the program and its man pages
 
 BUILD   ?= build
+# One spelling of the build folder: one inside the tree is made relative, so
+# that an object's dependency file (which names the object as the rule did)
+# matches the rules of every later make, however the folder was given (the
+# install test gives it absolute; header changes then went unseen).
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 PREFIX  ?= /usr/local
 CC      ?= gcc
 SAN     ?=
