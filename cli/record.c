@@ -630,6 +630,7 @@ int cmd_record(int argc, char **argv)
 		status = cli_fail(&err);
 		goto out;
 	}
+	memcpy(o.sim_latency, machine.latency, sizeof o.sim_latency);
 	for (size_t i = 0; i < names.n; i++) {
 		ds_evspec e;
 		if (!sim && ds_sim_is_event(names.v[i])) {

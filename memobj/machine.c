@@ -380,6 +380,17 @@ static int apply_setting(ds_machine *m, const char *key, const char *value, ds_e
 			m->huge_page_size = v;
 		return 0;
 	}
+	if (!strncmp(key, "LATENCY_", 8)) {
+		static const char *const levels[] = {"L1", "L2", "LLC", "HITM", "DRAM"};
+		for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+			if (!strcmp(key + 8, levels[i])) {
+				if (!parse_size(value, &v) || !v || v > 100000)
+					return ds_err_set(err, DS_EINPUT,
+							  "%s = %s: expected cycles, from 1 to 100000", key, value);
+				m->latency[i] = (unsigned)v;
+				return 0;
+			}
+	}
 	if (strcmp(key, "NUMA_NODES") == 0) {
 		if (!parse_size(value, &v) || v > 4096)
 			return ds_err_set(err, DS_EINPUT, "NUMA_NODES = %s: expected a number of nodes",
@@ -389,7 +400,8 @@ static int apply_setting(ds_machine *m, const char *key, const char *value, ds_e
 	}
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown setting '%s' (L1D, L1I, L2, L3, L4, PAGE_SIZE, HUGE_PAGE_SIZE, "
-			  "NUMA_NODES, or mobj NAME = EXPR)",
+			  "NUMA_NODES, LATENCY_L1, LATENCY_L2, LATENCY_LLC, LATENCY_HITM, LATENCY_DRAM, "
+			  "or mobj NAME = EXPR)",
 			  key);
 }
 

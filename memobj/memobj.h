@@ -45,6 +45,8 @@ typedef struct ds_machine {
 	uint64_t page_size;       /* bytes */
 	uint64_t huge_page_size;  /* bytes, 0 when unknown */
 	int numa_nodes;           /* 0 when unknown */
+	unsigned latency[5];      /* --sim's load latencies (cycles) of the L1, L2, last level,
+				   * another core's modified copy, memory; 0: the model's */
 	char **mobj_names;        /* memory objects the model file defines */
 	char **mobj_exprs;
 	size_t nmobjs;

@@ -111,6 +111,8 @@ typedef struct ds_record_opts {
 	char **argv;            /* the command to run, NULL-terminated */
 	char **env;             /* "NAME=VALUE" to set in its environment (ds_heap_env), or NULL */
 	bool heap;              /* --sim: env has the simulator's heap folder (ds_heap_env) */
+	unsigned sim_latency[5]; /* --sim: cycles of a load served by the L1, L2, last level,
+				 * another core's modified copy, memory (0: the model's) */
 	bool detach;            /* the command outlives a recorder that dies (else it is killed with it) */
 	double duration;        /* seconds; 0 = until the target ends / Ctrl-C */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = default */

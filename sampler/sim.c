@@ -401,6 +401,16 @@ static int drain_all(simrec *r, ds_err *err)
 
 /* ---- the command ---- */
 
+/* --dsprof-latency: the machine's latencies, the model's where it gives none. */
+static char *latency_option(const ds_record_opts *o)
+{
+	static const unsigned model[SIM_NLAT] = SIM_LAT_DEFAULTS;
+	unsigned v[SIM_NLAT];
+	for (int i = 0; i < SIM_NLAT; i++)
+		v[i] = o->sim_latency[i] ? o->sim_latency[i] : model[i];
+	return ds_xasprintf("--dsprof-latency=%u,%u,%u,%u,%u", v[0], v[1], v[2], v[3], v[4]);
+}
+
 static char **valgrind_argv(const simrec *r, const char *cache, const char *events)
 {
 	const ds_record_opts *o = r->o;
@@ -409,7 +419,7 @@ static char **valgrind_argv(const simrec *r, const char *cache, const char *even
 
 	while (o->argv[n])
 		n++;
-	v = ds_xcalloc(n + 12, sizeof *v);
+	v = ds_xcalloc(n + 13, sizeof *v);
 	n = 0;
 	v[n++] = ds_xstrdup("valgrind");
 	v[n++] = ds_xstrdup("--tool=" SIM_TOOL);
@@ -424,6 +434,7 @@ static char **valgrind_argv(const simrec *r, const char *cache, const char *even
 	v[n++] = ds_xasprintf("--dsprof-events=%s", events);
 	v[n++] = ds_xasprintf("--dsprof-cache=%s", cache);
 	v[n++] = ds_xstrdup(o->callgraph != DS_CG_NONE ? "--dsprof-callchain=yes" : "--dsprof-callchain=no");
+	v[n++] = latency_option(o);
 	for (size_t i = 0; o->argv[i]; i++)
 		v[n++] = ds_xstrdup(o->argv[i]);
 	return v;

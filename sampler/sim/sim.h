@@ -34,6 +34,7 @@ typedef struct sim_config {
 	ULong period[SIM_NEVENTS]; /* 0: the event is not recorded */
 	UInt slot[SIM_NEVENTS];    /* its index in the recording's event list */
 	Bool callchain;
+	ULong lat[SIM_NLAT];       /* cycles, by enum sim_lat */
 } sim_config;
 
 typedef struct sim_thread sim_thread;

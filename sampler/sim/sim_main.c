@@ -36,7 +36,8 @@ static const HChar *opt_dir;
 static const HChar *opt_events;
 static const HChar *opt_cache;
 static Bool opt_callchain = True;
-static sim_config cfg;
+static const HChar *opt_latency;
+static sim_config cfg = {.lat = SIM_LAT_DEFAULTS};
 
 /* "N/PERIOD,..." into cfg.period and cfg.slot. */
 static Bool parse_events(const HChar *s)
@@ -99,6 +100,20 @@ static Bool parse_cache(const HChar *s)
 	return cfg.l1.size > 0;
 }
 
+/* "L1,L2,LLC,HITM,RAM" cycles into cfg.lat. */
+static Bool parse_latency(const HChar *s)
+{
+	for (UInt i = 0; i < SIM_NLAT; i++) {
+		HChar *end;
+		ULong v = VG_(strtoull10)(s, &end);
+		if (end == s || v == 0 || v > 100000 || (i + 1 < SIM_NLAT ? *end != ',' : *end != 0))
+			return False;
+		cfg.lat[i] = v;
+		s = end + (i + 1 < SIM_NLAT);
+	}
+	return True;
+}
+
 static Bool process_option(const HChar *arg)
 {
 	if (VG_STR_CLO(arg, "--dsprof-dir", opt_dir)) {
@@ -110,6 +125,9 @@ static Bool process_option(const HChar *arg)
 		if (!parse_cache(opt_cache))
 			VG_(fmsg_bad_option)(arg, "expected L1D:SIZE:WAYS:LINE[,L2:...][,L3:...] with "
 					     "power-of-two lines and whole sets\n");
+	} else if (VG_STR_CLO(arg, "--dsprof-latency", opt_latency)) {
+		if (!parse_latency(opt_latency))
+			VG_(fmsg_bad_option)(arg, "expected L1,L2,LLC,HITM,RAM: five latencies in cycles\n");
 	} else if (VG_BOOL_CLO(arg, "--dsprof-callchain", opt_callchain)) {
 	} else {
 		return False;
@@ -122,7 +140,8 @@ static void print_usage(void)
 	VG_(printf)("    --dsprof-dir=DIR             where the streams go (required)\n"
 		    "    --dsprof-events=N/PERIOD,... events to sample (required)\n"
 		    "    --dsprof-cache=L1D:S:W:L,... cache geometry (required)\n"
-		    "    --dsprof-callchain=yes|no    record call chains [yes]\n");
+		    "    --dsprof-callchain=yes|no    record call chains [yes]\n"
+		    "    --dsprof-latency=L1,L2,LLC,HITM,RAM  cycles of each level [4,14,40,100,200]\n");
 }
 
 static void print_debug_usage(void)

@@ -103,7 +103,17 @@ struct sim_thread {
 	Int lwp;
 	ULong clock;
 	cache l1, l2;          /* l2.tags NULL: no private L2 */
+	cache dtlb, stlb;      /* the translations of its pages, as caches of pages */
 };
+
+/* Address translation: a first-level DTLB and a second-level STLB of
+ * 4 KiB pages, LRU, private to the thread, as a Skylake-class core has
+ * them (64 entries of 4 ways, 1536 of 12 ways).  Huge pages are not
+ * modelled, nor the walk's own cost (the latencies are the data's). */
+#define TLB_PAGE_BITS 12
+static const sim_geom dtlb_geom = {64ull << TLB_PAGE_BITS, 4, 1u << TLB_PAGE_BITS};
+static const sim_geom stlb_geom = {1536ull << TLB_PAGE_BITS, 12, 1u << TLB_PAGE_BITS};
+enum tlb { TLB_NA, TLB_L1, TLB_L2, TLB_WALK };
 
 /* An access, as samples describe it.  vgtid 0: an access of another
  * thread, from the past: no call chain. */
@@ -114,6 +124,7 @@ typedef struct access_ctx {
 	Addr pc;
 	Addr addr;
 	Bool write;
+	enum tlb tlb;          /* how its first byte's page was translated (TLB_NA: not known) */
 } access_ctx;
 
 static sim_config cfg;
@@ -239,13 +250,18 @@ static void write_back(sim_thread *t, cache *from, UWord victim)
 
 /* ---- events and samples ---- */
 
-static ULong data_src(enum src s, Bool write)
+static ULong data_src(enum src s, const access_ctx *x)
 {
+	static const ULong tlb[] = {
+		[TLB_NA] = PERF_MEM_S(TLB, NA), [TLB_L1] = PERF_MEM_S(TLB, L1) | PERF_MEM_S(TLB, HIT),
+		[TLB_L2] = PERF_MEM_S(TLB, L2) | PERF_MEM_S(TLB, HIT),
+		[TLB_WALK] = PERF_MEM_S(TLB, WK) | PERF_MEM_S(TLB, HIT),
+	};
 	ULong d = PERF_MEM_S(OP, LOAD);
 
-	if (write)
+	if (x->write)
 		d = PERF_MEM_S(OP, STORE);
-	d |= PERF_MEM_S(TLB, NA) | PERF_MEM_S(LOCK, NA);
+	d |= tlb[x->tlb] | PERF_MEM_S(LOCK, NA);
 	switch (s) {
 	case SRC_L1:
 		return d | PERF_MEM_S(LVL, L1) | PERF_MEM_S(LVL, HIT) | PERF_MEM_S(LVLNUM, L1) |
@@ -271,11 +287,11 @@ static ULong data_src(enum src s, Bool write)
 
 static ULong weight(enum src s)
 {
-	static const ULong lat[] = {
+	static const UInt lat[] = {
 		[SRC_L1] = SIM_LAT_L1, [SRC_L2] = SIM_LAT_L2, [SRC_LLC] = SIM_LAT_LLC,
 		[SRC_SHARED] = SIM_LAT_LLC, [SRC_HITM] = SIM_LAT_HITM, [SRC_RAM] = SIM_LAT_RAM,
 	};
-	return lat[s];
+	return cfg.lat[lat[s]];
 }
 
 /* Whether a return address lies in client code: past the outermost
@@ -307,7 +323,7 @@ static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 		}
 	}
 	sim_emit_sample(cfg.slot[ev], pid, x->lwp, x->time, x->pc, x->addr,
-			period, weight(s), data_src(s, x->write),
+			period, weight(s), data_src(s, x),
 			cfg.callchain ? ips : NULL, n);
 }
 
@@ -531,7 +547,7 @@ static access_ctx past(slot *o, Bool write, ULong when)
 			break;
 	}
 	return (access_ctx){0, o->lwp, when, o->sites[i].pc, o->sites[i].addr,
-			    write || ((o->writes >> i) & 1)};
+			    write || ((o->writes >> i) & 1), TLB_NA};
 }
 
 /* A coherence miss that an access of another thread suffered in the past:
@@ -705,10 +721,20 @@ static enum src access_line(sim_thread *t, Addr a, access_ctx *x)
 	return s;
 }
 
+/* Translate a's page: the DTLB, else the STLB, else a walk; the page
+ * becomes the most recent in both. */
+static enum tlb translate(sim_thread *t, Addr a)
+{
+	UWord page = a >> TLB_PAGE_BITS, victim;
+	if (cache_ref(&t->dtlb, page, 0, &victim))
+		return TLB_L1;
+	return cache_ref(&t->stlb, page, 0, &victim) ? TLB_L2 : TLB_WALK;
+}
+
 /* The slow path of an access: straddling, missing, or coherent. */
 static void access_slow(sim_thread *t, Addr a, UInt size, Addr pc, Bool write, Bool modify)
 {
-	access_ctx x = {t->vgtid, t->lwp, t->clock, pc, a, write};
+	access_ctx x = {t->vgtid, t->lwp, t->clock, pc, a, write, translate(t, a)};
 	Addr line = a >> l1_bits << l1_bits, last = (a + (size ? size : 1) - 1) >> l1_bits << l1_bits;
 	enum src s = access_line(t, a, &x), s2;
 
@@ -738,15 +764,17 @@ static inline void access(Addr a, UWord pc_size, Bool write, Bool modify)
 	t->clock++;
 	accesses++;
 	if (LIKELY(!coherent && line == (a + size - 1) >> l1_bits)) {
-		UWord *tag = set_of(&t->l1, line);
-		if (LIKELY((*tag >> 1) == line)) {
+		UWord *tag = set_of(&t->l1, line), *page = set_of(&t->dtlb, a >> TLB_PAGE_BITS);
+		/* the line last used in its set, of the page last used in its
+		 * DTLB set: nothing moves */
+		if (LIKELY((*tag >> 1) == line && (*page >> 1) == a >> TLB_PAGE_BITS)) {
 			*tag |= write;
 			if (LIKELY(total[SIM_EV_LOADS] + 1 < next_sample[SIM_EV_LOADS] &&
 				   total[SIM_EV_STORES] + 1 < next_sample[SIM_EV_STORES] &&
-				   total[SIM_EV_MEM_CYCLES] + SIM_LAT_L1 < next_sample[SIM_EV_MEM_CYCLES])) {
+				   total[SIM_EV_MEM_CYCLES] + cfg.lat[SIM_LAT_L1] < next_sample[SIM_EV_MEM_CYCLES])) {
 				total[SIM_EV_LOADS] += !write || modify;
 				total[SIM_EV_STORES] += write;
-				total[SIM_EV_MEM_CYCLES] += (!write || modify) * SIM_LAT_L1;
+				total[SIM_EV_MEM_CYCLES] += (!write || modify) * cfg.lat[SIM_LAT_L1];
 				return;
 			}
 		}
@@ -818,6 +846,8 @@ sim_thread *sim_thread_new(ThreadId vgtid, Int lwp, ULong clock)
 	t->serial = next_serial++;
 	t->clock = clock;
 	cache_init(&t->l1, &cfg.l1);
+	cache_init(&t->dtlb, &dtlb_geom);
+	cache_init(&t->stlb, &stlb_geom);
 	if (cfg.l2.size && !l2_is_llc)
 		cache_init(&t->l2, &cfg.l2);
 	if (coherent)
@@ -830,6 +860,8 @@ void sim_thread_free(sim_thread *t)
 	if (cur == t)
 		cur = NULL;
 	cache_free(&t->l1);
+	cache_free(&t->dtlb);
+	cache_free(&t->stlb);
 	if (t->l2.tags)
 		cache_free(&t->l2);
 	VG_(free)(t);

@@ -50,20 +50,20 @@ enum sim_event {
 /* Deepest call chain the tool records (frames, the sample's IP included). */
 #define SIM_MAX_STACK 128
 
-/* Latencies, in cycles, that samples carry as their weight: a typical
- * modern x86 core's load-to-use latency for the level that served the
- * access.  They rank accesses; they do not time the program. */
-#define SIM_LAT_L1 4
-#define SIM_LAT_L2 14
-#define SIM_LAT_LLC 40
-#define SIM_LAT_HITM 70
-#define SIM_LAT_RAM 200
+/* Latencies, in cycles, that samples carry as their weight (and
+ * sim:MEM_CYCLES counts): by default a typical modern x86 core's
+ * load-to-use latency for the level that served the access; a machine
+ * model file may give its own (--dsprof-latency).  They rank accesses;
+ * they do not time the program. */
+enum sim_lat { SIM_LAT_L1, SIM_LAT_L2, SIM_LAT_LLC, SIM_LAT_HITM, SIM_LAT_RAM, SIM_NLAT };
+#define SIM_LAT_DEFAULTS {4, 14, 40, 100, 200}
 
 /* ---- the tool's options (all given by dsprof) ----
  * --dsprof-dir=DIR        where the streams go
  * --dsprof-events=E/P,... event numbers and periods, in the recording's order
  * --dsprof-cache=L1D:SIZE:WAYS:LINE,L2:...,LLC:...  the geometry (L2 and LLC optional)
  * --dsprof-callchain=yes|no
+ * --dsprof-latency=L1,L2,LLC,HITM,RAM  cycles (default SIM_LAT_DEFAULTS)
  */
 
 /* ---- private records ---- */

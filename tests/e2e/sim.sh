@@ -81,10 +81,29 @@ check_eq "matrix by columns: every access misses the L1D (65536)" \
 check_eq "matrix by columns: every access misses the L2" "$(count matrix sim_matrix columns L2_MISS)" 65536
 check_eq "matrix: no LLC miss" "$(count matrix sim_matrix rows LLC_MISS)$(count matrix sim_matrix columns LLC_MISS)" 00
 
+# ---- the TLB model: 64-entry DTLB, 1536-entry STLB (12 ways), 4 KiB pages ----
+# the first line of each page of a fresh buffer, pass after pass: 1024 pages
+# miss the DTLB always and the STLB on the first pass only; 2048 (16 a set
+# of 12 ways) miss both every time
+tlb_of() { # EXPERIMENT: "TLB=loads ..." on the touch line
+	"$DSPROF" report -i "$1" --filter 'FUNC == "touch_pages"' --by line,tlb -f csv 2>/dev/null |
+		awk -F, -v l="sim_big.c:$(line_of sim_big touch)" '$2 == l { printf "%s=%s ", $6, $7 }'
+}
+"$DSPROF" record -q --sim -c 1 -e sim:loads -o tlb4 -- "$PROGS/sim_big" 4 3 >/dev/null 2>&1
+check_eq "TLB: 1024 pages, 3 passes: a walk each on the first, STLB hits after" "$(tlb_of tlb4)" \
+	"L2 hit=2048 walk=1024 "
+"$DSPROF" record -q --sim -c 1 -e sim:loads -o tlb8 -- "$PROGS/sim_big" 8 2 >/dev/null 2>&1
+check_eq "TLB: 2048 pages overflow the STLB: every touch walks" "$(tlb_of tlb8)" "walk=4096 "
+
 # ---- memory cycles (--mem): each load its level's latency, exactly at -c 1 ----
 "$DSPROF" record -q --sim --mem -c 1 --cache "$GEOM" -o mcyc -- "$PROGS/sim_chase" 4 >/dev/null 2>&1
 check_eq "--sim --mem: every chase step an L3 hit of 40 cycles (65536 x 40)" \
 	"$(count mcyc sim_chase chase MEM_CYCLES)" 2621440
+# the latencies of a machine model file
+printf 'L1D = 32K:8:64\nL2 = 256K:8:64\nL3 = 2M:16:64\nLATENCY_LLC = 50\n' >lat.machine
+"$DSPROF" record -q --sim --mem -c 1 --machine lat.machine -o mlat -- "$PROGS/sim_chase" 4 >/dev/null 2>&1
+check_eq "--sim --mem --machine: its LATENCY_LLC of 50 cycles a step (65536 x 50)" \
+	"$(count mlat sim_chase chase MEM_CYCLES)" 3276800
 "$DSPROF" record -q --sim --mem -c 1 --cache L1D=32K:8:64,L2=256K:8:64,L3=512K:16:64 -o mdram -- \
 	"$PROGS/sim_chase" 4 >/dev/null 2>&1
 "$DSPROF" report -i mdram --filter 'FUNC == "chase"' --by memlevel -f csv >mdram.csv

@@ -830,8 +830,14 @@ TEST(model_files)
 			       "mobj L1D_bank = (VADDR >> 3) & 7\n"
 			       "mobj dram_ch = (PADDR >> 8 ^ PADDR >> 13) & 1\n"
 			       "mobj L1D_set = (VADDR / L1D_LINE ^ VADDR >> 12) % L1D_SETS\n"
-			       "PAGE_SIZE = 16K\n"));
+			       "PAGE_SIZE = 16K\n"
+			       "LATENCY_L2 = 12\n"
+			       "LATENCY_DRAM = 300\n"));
 	CHECK(ds_machine_load(&m, path, &err) == 0);
+	/* --sim's latencies: those it gives, 0 (the model's) for the others */
+	CHECK_EQ_U64(m.latency[1], 12);
+	CHECK_EQ_U64(m.latency[4], 300);
+	CHECK_EQ_U64(m.latency[0] + m.latency[2] + m.latency[3], 0);
 	CHECK_STR(m.source, path);
 	CHECK_EQ_U64(m.ncaches, 2);
 	CHECK_EQ_U64(ds_machine_level(&m, "L1D")->sets, 32);
@@ -879,7 +885,9 @@ TEST(model_file_errors)
 		 "line 2: L1D = 32K:7:64: the size is not a whole number of sets of 7 ways of 64 bytes"},
 		{"L1D = 0:8:64\n", "line 1: L1D = 0:8:64: expected SIZE:WAYS:LINE, as in 32K:8:64"},
 		{"FOO = 1\n", "line 1: unknown setting 'FOO' (L1D, L1I, L2, L3, L4, PAGE_SIZE, HUGE_PAGE_SIZE, "
-			      "NUMA_NODES, or mobj NAME = EXPR)"},
+			      "NUMA_NODES, LATENCY_L1, LATENCY_L2, LATENCY_LLC, LATENCY_HITM, LATENCY_DRAM, or mobj "
+			      "NAME = EXPR)"},
+		{"LATENCY_DRAM = 0\n", "line 1: LATENCY_DRAM = 0: expected cycles, from 1 to 100000"},
 		{"PAGE_SIZE = 3000\n", "line 1: PAGE_SIZE = 3000: expected a power of two, as in 4096 or 2M"},
 		{"NUMA_NODES = many\n", "line 1: NUMA_NODES = many: expected a number of nodes"},
 		{"L1D 32K:8:64\n", "line 1: expected KEY = VALUE or mobj NAME = EXPR"},
