@@ -683,6 +683,33 @@ static void forced_zen1(void)
 	check_parse_err("MEM_LOAD_RETIRED:L1_MISS", DS_EINPUT, "unknown event");
 }
 
+/* The precise memory events of several PMU models, as libpfm4 encodes them
+ * for -e (the kernel's sysfs names are mem_plans' above): PEBS load latency
+ * is event 0xcd umask 0x01 with the threshold in config1 (MSR_PEBS_LD_LAT;
+ * Intel SDM, perf's skylake/icelake/sapphirerapids memory.json), all
+ * retired stores 0xd0 umask 0x82; on Zen 3 and 4 (whose precise sampling is
+ * IBS, a PMU of its own) the load and store ops dispatched are PMCx029
+ * umasks 0x01 and 0x02 (AMD PPR for family 19h). */
+static void forced_mem(const char *pmu)
+{
+	ds_evspec e;
+	ds_err err = {0};
+
+	unit_current = pmu;
+	if (!strncmp(pmu, "amd64", 5)) {
+		check_enc("LS_DISPATCH:LD_DISPATCH", PERF_TYPE_RAW, 0x129, DS_EV_PFM);
+		check_enc("LS_DISPATCH:STORE_DISPATCH", PERF_TYPE_RAW, 0x229, DS_EV_PFM);
+		return;
+	}
+	CHECK(parse("MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30", &e, &err) == 0);
+	CHECK_STR(err.msg, "");
+	CHECK_EQ_U64(e.attr.type, PERF_TYPE_RAW);
+	CHECK_EQ_U64(e.attr.config & 0xffff, 0x1cd);
+	CHECK_EQ_U64(e.attr.config1, 30);
+	ds_evspec_fini(&e);
+	check_enc("MEM_INST_RETIRED:ALL_STORES", PERF_TYPE_RAW, 0x82d0, DS_EV_PFM);
+}
+
 /* Run this binary again with LIBPFM_FORCE_PMU=pmu; its checks print as ours. */
 static void run_forced(const char *self, const char *pmu)
 {
@@ -703,6 +730,8 @@ static void run_forced(const char *self, const char *pmu)
 
 int main(int argc, char **argv)
 {
+	/* Debian 12's libpfm4 (4.13) knows no hybrid: mem_plans covers it */
+	static const char *const mem_pmus[] = {"icl", "spr", "amd64_fam19h_zen3", "amd64_fam19h_zen4"};
 	/* Our own path, from the link rather than exec'ing /proc/self/exe, so
 	 * that the children also run under valgrind when we do. */
 	char self[4096] = "";
@@ -713,8 +742,10 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--forced")) {
 		if (!strcmp(argv[2], "skl"))
 			forced_skl();
-		else
+		else if (!strcmp(argv[2], "amd64_fam17h_zen1"))
 			forced_zen1();
+		if (strcmp(argv[2], "amd64_fam17h_zen1"))
+			forced_mem(argv[2]);
 		return unit_done();
 	}
 	RUN(software_names);
@@ -733,5 +764,7 @@ int main(int argc, char **argv)
 	RUN(list);
 	run_forced(self, "skl");
 	run_forced(self, "amd64_fam17h_zen1");
+	for (size_t i = 0; i < sizeof mem_pmus / sizeof mem_pmus[0]; i++)
+		run_forced(self, mem_pmus[i]);
 	return unit_done();
 }
