@@ -135,6 +135,8 @@ typedef struct ds_table_event {
 	uint64_t freq;
 	bool precise;
 	bool time_ns;         /* counts nanoseconds (cpu-clock, task-clock) */
+	bool derived;         /* latency:NAME: NAME's samples again, counting their weights
+			       * (memory cycles), not accesses */
 	uint64_t samples;     /* totals over the whole view (all rows, before --limit) */
 	uint64_t count;
 } ds_table_event;

@@ -166,6 +166,13 @@ uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off);
 /* Resolve a site's function (and optionally its line) once. */
 void ds_site_resolve(ds_session *s, size_t i, bool lines);
 
+/* Event e of the session: one of the perf.data's (e < npev), or one derived
+ * from it: "latency:NAME", whose records are NAME's samples that carry a
+ * weight (PEBS, IBS: the load's latency in cycles), each again with its
+ * period times that weight, so that the count of a row is the memory time
+ * of its samples, in every view.  A derived record follows its sample's. */
+const ds_event *ds_session_event(const ds_session *s, size_t e);
+
 /* ---- unwinding a stack copy (unwind.c) ---- */
 /* The user-space frames of a sample from its registers and stack copy,
  * appended to out (the sampled address first, then return addresses);
@@ -523,7 +530,10 @@ struct ds_session {
 	ds_perfdata *pd;
 	ds_meta meta;
 	ds_session_opts opts;
-	size_t nev;
+	size_t nev;                   /* events: the perf.data's, then the derived ones */
+	size_t npev;                  /* the perf.data's */
+	uint16_t *lat_ev;             /* per perf.data event: its latency event, UINT16_MAX none */
+	ds_event *xev;                /* the derived events, nev - npev of them */
 
 	DS_VEC(dso_ent) dsos;
 	ds_hash *dso_index;

@@ -1011,6 +1011,8 @@ static void count_record(ds_session *s, size_t i)
 
 	s->dobj_samples.v[slot]++;
 	s->dobj_count.v[slot] += rc->period;
+	if (rc->ev >= s->npev)
+		return; /* its sample counted in the statistics already */
 	if (rc->flags & SR_KERNEL)
 		return;
 	if (s->dobjs.v[rc->dobj].kind == DOBJ_TOOL) {
@@ -1126,6 +1128,22 @@ static bool of_second_access(const ds_sample *sm, const ds_trigger *t)
 	return sm->addr - a >= t->mem.size;
 }
 
+/* The optional columns of the record just kept: physical address, data
+ * source, weight. */
+static void keep_columns(ds_session *s, const ds_sample *sm)
+{
+	if (s->srec_paddr.cap) {
+		uint64_t pa = (sm->type & PERF_SAMPLE_PHYS_ADDR) ? sm->phys_addr : 0;
+		ds_vec_push(&s->srec_paddr, pa);
+		s->has_paddr |= pa != 0;
+	}
+	if (s->srec_data_src.cap)
+		ds_vec_push(&s->srec_data_src, (sm->type & PERF_SAMPLE_DATA_SRC) ? sm->data_src : 0);
+	if (s->srec_weight.cap)
+		ds_vec_push(&s->srec_weight, (sm->type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) &&
+						     sm->weight <= UINT32_MAX ? (uint32_t)sm->weight : 0);
+}
+
 /* Attribute sample k (the record loading made of it) to its data object. */
 static void attribute(ds_session *s, const ds_record *r, const bool *precise, size_t k)
 {
@@ -1197,16 +1215,19 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	rc.flags |= access_kind(sm, trig);
 keep:
 	s->srecs.v[k] = rc;
-	if (s->srec_paddr.cap) {
-		uint64_t pa = (sm->type & PERF_SAMPLE_PHYS_ADDR) ? sm->phys_addr : 0;
-		ds_vec_push(&s->srec_paddr, pa);
-		s->has_paddr |= pa != 0;
-	}
-	if (s->srec_data_src.cap)
-		ds_vec_push(&s->srec_data_src, (sm->type & PERF_SAMPLE_DATA_SRC) ? sm->data_src : 0);
-	if (s->srec_weight.cap)
-		ds_vec_push(&s->srec_weight, (sm->type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) &&
-						     sm->weight <= UINT32_MAX ? (uint32_t)sm->weight : 0);
+	keep_columns(s, sm);
+	count_record(s, k);
+}
+
+/* A derived record (ds_session_event) is the record of its sample, the
+ * one before it, with its own event and period. */
+static void derived_record(ds_session *s, const ds_sample *sm, size_t k)
+{
+	ds_srec rc = s->srecs.v[k - 1];
+	rc.ev = s->srecs.v[k].ev;
+	rc.period = s->srecs.v[k].period;
+	s->srecs.v[k] = rc;
+	keep_columns(s, sm);
 	count_record(s, k);
 }
 
@@ -1267,7 +1288,7 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	s->tident_index = ds_hash_new();
 	s->align_index = ds_hash_new();
 	for (size_t e = 0; e < s->nev; e++) {
-		const struct perf_event_attr *a = &ds_perfdata_event(s->pd, e)->attr;
+		const struct perf_event_attr *a = &ds_session_event(s, e)->attr;
 		precise[e] = ds_attr_precise(a);
 		types |= a->sample_type;
 	}
@@ -1283,8 +1304,11 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	while (k < s->srecs.n && (rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
 		if (s->opts.progress && (++n & 0xffff) == 0)
 			ds_progress_update(&pr, cur, total);
-		if (r.kind == DS_REC_SAMPLE && ds_sample_wanted(s, r.u.sample.tid))
+		if (r.kind == DS_REC_SAMPLE && ds_sample_wanted(s, r.u.sample.tid)) {
 			attribute(s, &r, precise, k++);
+			while (k < s->srecs.n && s->srecs.v[k].ev >= s->npev)
+				derived_record(s, &r.u.sample, k++);
+		}
 	}
 	ds_progress_end(&pr);
 	free(precise);

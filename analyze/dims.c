@@ -302,7 +302,7 @@ static uint32_t event_id(dim *d, size_t i, const ds_srec *r)
 
 static void event_name(dim *d, uint32_t id, ds_buf *out)
 {
-	ds_buf_puts(out, ds_perfdata_event(d->s->pd, d->raw.v[id])->name);
+	ds_buf_puts(out, ds_session_event(d->s, d->raw.v[id])->name);
 }
 
 /* ---- where the data came from: memlevel, snoop, tlb, locked, op, latency ----

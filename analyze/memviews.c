@@ -302,8 +302,11 @@ static void hl_count(hl_build *h, uint32_t e, const ds_srec *x, uint32_t lo, uin
 		a->lo = lo;
 	if (hi > a->hi)
 		a->hi = hi;
-	a->loads += (x->flags & SR_LOAD) != 0;
-	a->stores += (x->flags & SR_STORE) != 0;
+	/* a derived record is its sample again: its access counted already */
+	if (!h->b.t->events[x->ev].derived) {
+		a->loads += (x->flags & SR_LOAD) != 0;
+		a->stores += (x->flags & SR_STORE) != 0;
+	}
 	hl_who(h, e, &a->thread, HL_MORE_THREADS, x->thread);
 	if (x->cpu != UINT32_MAX)
 		hl_who(h, e, &a->cpu, HL_MORE_CPUS, x->cpu);

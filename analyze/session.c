@@ -39,9 +39,43 @@ size_t ds_session_nevents(const ds_session *s)
 	return s->nev;
 }
 
+const ds_event *ds_session_event(const ds_session *s, size_t e)
+{
+	return e < s->npev ? ds_perfdata_event(s->pd, e) : &s->xev[e - s->npev];
+}
+
+/* Simulated events carry the model's latency as their weight, for every
+ * kind of event; sim:MEM_CYCLES counts it already. */
+static bool simulated(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_RAW && (a->config & ~0xffull) == 0x5d0000;
+}
+
+/* A latency event for each event whose samples carry a weight (PEBS load
+ * latency, IBS op, imported perf mem recordings). */
+static void derive_events(ds_session *s)
+{
+	s->npev = s->nev;
+	s->lat_ev = ds_xcalloc(s->npev + 1, sizeof *s->lat_ev);
+	s->xev = ds_xcalloc(s->npev + 1, sizeof *s->xev);
+	for (size_t e = 0; e < s->npev; e++) {
+		const ds_event *b = ds_perfdata_event(s->pd, e);
+		ds_event *x = &s->xev[s->nev - s->npev];
+		s->lat_ev[e] = UINT16_MAX;
+		if (!(b->attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ||
+		    simulated(&b->attr) || s->nev >= UINT16_MAX)
+			continue;
+		x->name = ds_xasprintf("latency:%s", b->name);
+		x->attr = b->attr;
+		x->attr.freq = 0;
+		x->attr.sample_period = 0;
+		s->lat_ev[e] = (uint16_t)s->nev++;
+	}
+}
+
 const char *ds_session_event_name(const ds_session *s, size_t ev)
 {
-	return ds_perfdata_event(s->pd, ev)->name;
+	return ds_session_event(s, ev)->name;
 }
 
 size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
@@ -823,7 +857,7 @@ void ds_srec_count(ds_session *s, const ds_srec *x)
 	}
 	s->ev_samples[x->ev]++;
 	s->ev_count[x->ev] += x->period;
-	s->nsamples++;
+	s->nsamples += x->ev < s->npev; /* a derived record is its sample again */
 	if (x->time != UINT64_MAX && x->time && (!s->first_time || x->time < s->first_time))
 		s->first_time = x->time;
 	if (x->time != UINT64_MAX && x->time > s->last_time)
@@ -884,6 +918,12 @@ static int read_samples(ds_session *s, double seconds, ds_err *err)
 		}
 		ds_vec_push(&s->srecs, x);
 		ds_srec_count(s, &x);
+		if (s->lat_ev[x.ev] != UINT16_MAX && sm->weight) {
+			x.ev = s->lat_ev[x.ev];
+			x.period = sm->weight > UINT64_MAX / x.period ? UINT64_MAX : x.period * sm->weight;
+			ds_vec_push(&s->srecs, x);
+			ds_srec_count(s, &x);
+		}
 	}
 	ds_progress_end(&pr);
 	if (rc < 0)
@@ -1055,6 +1095,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 		ds_meta_from_perfdata(&s->meta, s->pd, "perf_event");
 	}
 	s->nev = ds_perfdata_nevents(s->pd);
+	derive_events(s);
 	s->ev_samples = ds_xcalloc(s->nev, sizeof *s->ev_samples);
 	s->ev_count = ds_xcalloc(s->nev, sizeof *s->ev_count);
 	unfinished(s, metapath != NULL);
@@ -1118,6 +1159,10 @@ void ds_session_free_model(ds_session *s)
 	ds_vec_free(&s->chain_count);
 	ds_vec_free(&s->srecs);
 	free(s->ev_samples);
+	for (size_t e = 0; s->xev && e < s->nev - s->npev; e++)
+		free(s->xev[e].name);
+	free(s->xev);
+	free(s->lat_ev);
 	free(s->ev_count);
 	for (size_t i = 0; i < s->notes.n; i++)
 		free(s->notes.v[i]);

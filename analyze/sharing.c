@@ -299,6 +299,8 @@ static void seen(const sh_build *h, const size_t *ix, size_t b, size_t e, uint64
 		io_max[k] = 0;
 	for (size_t ev = 0; ev < nev; ev++) {
 		uint64_t n = 0, c = 0, io[IO_N] = {0};
+		if (h->b.t->events[ev].derived)
+			continue; /* cycles, not accesses */
 		for (size_t k = b; k < e; k++) {
 			size_t ai = ix ? ix[k] : k;
 			n += h->samples.v[ai * nev + ev];

@@ -15,12 +15,13 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
 	t->nevents = s->nev;
 	t->events = ds_xcalloc(s->nev, sizeof *t->events);
 	for (size_t e = 0; e < s->nev; e++) {
-		const ds_event *ev = ds_perfdata_event(s->pd, e);
+		const ds_event *ev = ds_session_event(s, e);
 		t->events[e].name = ds_xstrdup(ev->name);
 		t->events[e].period = ev->attr.freq ? 0 : ev->attr.sample_period;
 		t->events[e].freq = ev->attr.freq ? ev->attr.sample_freq : 0;
 		t->events[e].precise = ds_attr_precise(&ev->attr);
 		t->events[e].time_ns = ds_attr_counts_time(&ev->attr);
+		t->events[e].derived = e >= s->npev;
 		t->events[e].samples = s->ev_samples[e];
 		t->events[e].count = s->ev_count[e];
 	}

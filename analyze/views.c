@@ -185,7 +185,7 @@ static void addr_check(ds_session *s, ds_table *t)
 	ds_err e = {0};
 	bool addr = false;
 	for (size_t i = 0; i < s->nev; i++)
-		addr |= (ds_perfdata_event(s->pd, i)->attr.sample_type & PERF_SAMPLE_ADDR) != 0;
+		addr |= (ds_session_event(s, i)->attr.sample_type & PERF_SAMPLE_ADDR) != 0;
 	if (!addr)
 		return;
 	if (ds_dataspace_build(s, &e)) {
@@ -362,13 +362,19 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	while ((rc = ds_perfdata_next(s->pd, &cur, &r, err)) > 0) {
 		const ds_sample *sm = &r.u.sample;
 		uint32_t si;
+		size_t at;
 		size_t row;
 		ds_row *w;
 		if (r.kind != DS_REC_SAMPLE || !ds_sample_wanted(s, sm->tid))
 			continue;
-		if (k >= s->srecs.n || !ds_srec_kept(s, k++))
+		if (k >= s->srecs.n)
 			continue;
-		si = s->srecs.v[k - 1].site;
+		at = k++;
+		while (k < s->srecs.n && s->srecs.v[k].ev >= s->npev)
+			k++; /* its derived records: the same sample */
+		if (!ds_srec_kept(s, at))
+			continue;
+		si = s->srecs.v[at].site;
 		ds_site_resolve(s, si, false);
 		row = tb_row(&b, &n, sizeof n, site_fname(s, si), NULL);
 		n++;
@@ -387,7 +393,7 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		if (sm->type & PERF_SAMPLE_PHYS_ADDR)
 			tb_cell_u64(w, SA_PHYS, sm->phys_addr);
 		tb_cell_u64(w, SA_PERIOD, sm->period);
-		sample_data(s, d, k - 1, w, &name);
+		sample_data(s, d, at, w, &name);
 	}
 	if (rc < 0) {
 		tb_discard(&b);

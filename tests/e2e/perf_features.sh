@@ -28,10 +28,16 @@ check_eq "perf mem: loads on the user line" \
 check_eq "perf mem: user samples per module as perf counts them" \
 	"$(perf_modules mem.data | awk '$1 == "prog" { print $2 }')" 300
 # perf mem's data sources and load latencies as keys (PEBS layout: DATA_SRC,
-# WEIGHT): every sample an L1 load of 30 cycles, user and kernel
+# WEIGHT): every sample an L1 load, of 90 cycles on the user line, 30 on
+# the kernel one
 "$DSPROF" report -i mem --by memlevel,op,latency -f csv 2>/dev/null >src.csv
-check_eq "perf mem: --by memlevel,op,latency" "$(awk -F, 'NR > 1 { print $2 "/" $3 "/" $4 "=" $5 }' src.csv)" \
-	"L1/load/8-31=500"
+check_eq "perf mem: --by memlevel,op,latency" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "/" $4 "=" $5 }' src.csv | tr '\n' ' ')" "L1/load/32-127=300 L1/load/8-31=200 "
+# memory time: the weighted event's latency:NAME counts period x weight, so
+# the user line holds 60% of the samples and 75% of the cycles
+check_eq "perf mem: the latency event, by line" \
+	"$(awk -F, 'NR > 1 && $3 == "line" { print $15 "/" $18 }' mem.csv | tr -d '\r' | tr '\n' ' ')" \
+	"300/$((300 * 2003 * 90)) 200/$((200 * 2003 * 30)) "
 # the recording describes no caches and comes from another machine
 check_contains "no caches: the view says which lines it used" mem.err \
 	"note: the experiment describes no caches: cache lines are taken as 64 bytes"

@@ -5,7 +5,8 @@
  *   mkperf mem OUT      a precise load event sampling ADDR, DATA_SRC and
  *                       WEIGHT, as `perf mem record` writes it: 300 user
  *                       samples on a heap line, 200 kernel samples on a kernel
- *                       line; every data source says load
+ *                       line; every data source says load, of 90 cycles on
+ *                       the heap line and 30 on the kernel one
  *   mkperf period OUT   `-c 10009` (no PERIOD field) with WEIGHT_STRUCT: 400
  *                       samples, weight 120 each (ins_lat 7, retire_lat 3 above)
  *   mkperf cache OUT    pipe mode with HEADER_CACHE (CPU 0: L1d 128-byte lines,
@@ -145,7 +146,7 @@ static int mem(const char *out)
 		bool kernel = i % 5 >= 3;
 		sample(&b, &a, 7, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
 		       kernel ? KERNEL_IP : 0x401000 + (uint64_t)(i % 7) * 4, t += 1000,
-		       (kernel ? KERNEL_LINE : HEAP_LINE) + (uint64_t)(i % 8) * 8, 30, LOAD_L1);
+		       (kernel ? KERNEL_LINE : HEAP_LINE) + (uint64_t)(i % 8) * 8, kernel ? 30 : 90, LOAD_L1);
 	}
 	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b, NULL, 0);
 	ds_buf_free(&b);
