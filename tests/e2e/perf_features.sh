@@ -1,8 +1,8 @@
 # perf.data features this machine cannot record (no PMU, no tracefs),
 # written with the kernel's and perf's layouts by tests/tools/mkperf.c:
-# perf mem's data sources on kernel addresses, a fixed period with
-# WEIGHT_STRUCT, HEADER_CACHE, a pipe's TRACING_DATA.  perf reads the first
-# three; its counts are the reference where it does.
+# perf mem's data sources on kernel addresses, AMD IBS op samples, a fixed
+# period with WEIGHT_STRUCT, HEADER_CACHE, a pipe's TRACING_DATA.  perf reads the first
+# four; its counts are the reference where it does.
 . "$TOP/tests/lib.sh"
 
 if ! command -v perf >/dev/null; then
@@ -61,6 +61,22 @@ check_eq "fixed period: count equals perf's" \
 	"$(csv_lookup period.csv name cycles count:cycles)" "$(perf_modules period.data | awk '{ n += $3 } END { print n }')"
 "$DSPROF" report -i period -v samples -f csv >psamples.csv 2>/dev/null
 check_eq "fixed period: each sample's period" "$(csv_col psamples.csv period | sort -u)" 10009
+
+# ---- AMD IBS op (the ibs_op PMU), data sources as the kernel decodes them:
+# levels, remote, snoop and TLB; the latency event; false sharing from HITM
+"$TOOLS/mkperf" ibs ibs.data
+"$DSPROF" import ibs.data -o ibs 2>/dev/null
+"$DSPROF" report -i ibs --by memlevel,op -f csv 2>/dev/null >ibs-src.csv
+check_eq "IBS: --by memlevel,op, with each one's memory cycles" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 "/" $7 }' ibs-src.csv | tr -d '\r' | tr '\n' ' ')" \
+	"local DRAM/load=100/$((100 * 100000 * 300)) remote DRAM/load=60/$((60 * 100000 * 500)) L1/store=40/0 remote cache/load=40/$((40 * 100000 * 150)) "
+"$DSPROF" report -i ibs --by snoop,tlb -f csv 2>/dev/null >ibs-snoop.csv
+check_eq "IBS: --by snoop,tlb" "$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 }' ibs-snoop.csv | tr -d '\r' | tr '\n' ' ')" \
+	"none/L1 hit=140 none/walk=60 HITM/L1 hit=40 "
+"$DSPROF" report -i ibs -v sharing -f csv 2>/dev/null >ibs-sh.csv
+check_eq "IBS: the line two threads write is false sharing, its HITMs from the data source" \
+	"$(awk -F, 'NR > 1 && $3 == "line" { print $5 "/" $6 "/" $11 }' ibs-sh.csv | tr -d '\r')" \
+	"false-sharing/2/$((40 * 100000))"
 
 # ---- HEADER_CACHE (pipe mode): the recording's geometry
 "$TOOLS/mkperf" cache cache.data

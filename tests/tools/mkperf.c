@@ -7,6 +7,11 @@
  *                       samples on a heap line, 200 kernel samples on a kernel
  *                       line; every data source says load, of 90 cycles on
  *                       the heap line and 30 on the kernel one
+ *   mkperf ibs OUT      AMD IBS op samples, data sources as the kernel decodes
+ *                       them: 100 loads from local DRAM (300 cycles), 60 from
+ *                       another node's (500, after a page walk), and two
+ *                       threads on one line: 40 loads of another CCX's
+ *                       modified copy (150) and 40 stores (L1, no latency)
  *   mkperf period OUT   `-c 10009` (no PERIOD field) with WEIGHT_STRUCT: 400
  *                       samples, weight 120 each (ins_lat 7, retire_lat 3 above)
  *   mkperf cache OUT    pipe mode with HEADER_CACHE (CPU 0: L1d 128-byte lines,
@@ -79,16 +84,17 @@ static void mmap2(ds_buf *b, const struct perf_event_attr *a, uint64_t id)
 	map_object(b, a, id, PROG, 0x400000, 0x10000);
 }
 
-/* A sample in the attr's sample_type order, for the fields these files use. */
-static void sample(ds_buf *b, const struct perf_event_attr *a, uint64_t id, uint16_t misc, uint64_t ip,
-		   uint64_t time, uint64_t addr, uint64_t weight, uint64_t data_src)
+/* A sample of thread tid of process PID in the attr's sample_type order,
+ * for the fields these files use. */
+static void sample_of(ds_buf *b, const struct perf_event_attr *a, uint64_t id, uint32_t tid, uint16_t misc,
+		      uint64_t ip, uint64_t time, uint64_t addr, uint64_t weight, uint64_t data_src)
 {
 	size_t start = b->len;
 	uint64_t t = a->sample_type;
 	header(b, PERF_RECORD_SAMPLE, misc);
 	if (t & PERF_SAMPLE_IDENTIFIER) u64(b, id);
 	if (t & PERF_SAMPLE_IP) u64(b, ip);
-	if (t & PERF_SAMPLE_TID) u64(b, (uint64_t)PID << 32 | PID);
+	if (t & PERF_SAMPLE_TID) u64(b, (uint64_t)tid << 32 | PID);
 	if (t & PERF_SAMPLE_TIME) u64(b, time);
 	if (t & PERF_SAMPLE_ADDR) u64(b, addr);
 	if (t & PERF_SAMPLE_CPU) u64(b, 0);
@@ -96,6 +102,13 @@ static void sample(ds_buf *b, const struct perf_event_attr *a, uint64_t id, uint
 	if (t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) u64(b, weight);
 	if (t & PERF_SAMPLE_DATA_SRC) u64(b, data_src);
 	fix_size(b, start);
+}
+
+/* One of the main thread. */
+static void sample(ds_buf *b, const struct perf_event_attr *a, uint64_t id, uint16_t misc, uint64_t ip,
+		   uint64_t time, uint64_t addr, uint64_t weight, uint64_t data_src)
+{
+	sample_of(b, a, id, PID, misc, ip, time, addr, weight, data_src);
 }
 
 static void attr_init(struct perf_event_attr *a, uint64_t sample_type, uint64_t period)
@@ -149,6 +162,46 @@ static int mem(const char *out)
 		       (kernel ? KERNEL_LINE : HEAP_LINE) + (uint64_t)(i % 8) * 8, kernel ? 30 : 90, LOAD_L1);
 	}
 	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b, NULL, 0);
+	ds_buf_free(&b);
+	return rc;
+}
+
+/* data_src as the kernel decodes an AMD IBS op (arch/x86/events/amd/ibs.c,
+ * perf_ibs_get_data_src): the level number, remote, snoop and TLB fields */
+#define SRC(op, lvlnum, remote, snoop, tlb)                                                          \
+	((uint64_t)(op) << PERF_MEM_OP_SHIFT | (uint64_t)(lvlnum) << PERF_MEM_LVLNUM_SHIFT |          \
+	 (uint64_t)(remote) << PERF_MEM_REMOTE_SHIFT | (uint64_t)(snoop) << PERF_MEM_SNOOP_SHIFT |    \
+	 (uint64_t)(tlb) << PERF_MEM_TLB_SHIFT)
+#define IBS_LINE(n) (0x5555cafe0000ull + (n) * 64)
+
+static int ibs(const char *out)
+{
+	struct perf_event_attr a;
+	ds_buf b = {0};
+	uint64_t t = 1000, hit = PERF_MEM_TLB_L1 | PERF_MEM_TLB_HIT;
+	int rc;
+
+	attr_init(&a, PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC, 100000);
+	a.type = 11; /* the ibs_op PMU's dynamic type */
+	a.config = 0;
+	a.precise_ip = 0;
+	mmap2(&b, &a, 7);
+	for (int i = 0; i < 100; i++) /* local DRAM, 300 cycles */
+		sample_of(&b, &a, 7, PID, PERF_RECORD_MISC_USER, 0x401000, t += 1000, IBS_LINE(0) + i % 8 * 8, 300,
+			  SRC(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM, 0, PERF_MEM_SNOOP_NONE, hit));
+	for (int i = 0; i < 60; i++) /* another node's DRAM, 500 cycles, after a page walk */
+		sample_of(&b, &a, 7, PID, PERF_RECORD_MISC_USER, 0x401010, t += 1000, IBS_LINE(1) + i % 8 * 8, 500,
+			  SRC(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM, PERF_MEM_REMOTE_REMOTE, PERF_MEM_SNOOP_NONE,
+			      PERF_MEM_TLB_WK | PERF_MEM_TLB_HIT));
+	for (int i = 0; i < 40; i++) { /* two threads on one line: another CCX's modified copy */
+		uint32_t tid = PID + (uint32_t)(i % 2);
+		sample_of(&b, &a, 7, tid, PERF_RECORD_MISC_USER, 0x401020, t += 1000, IBS_LINE(2) + (tid - PID) * 32,
+			  150, SRC(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_ANY_CACHE, PERF_MEM_REMOTE_REMOTE,
+				   PERF_MEM_SNOOP_HITM, hit));
+		sample_of(&b, &a, 7, tid, PERF_RECORD_MISC_USER, 0x401030, t += 1000, IBS_LINE(2) + (tid - PID) * 32,
+			  0, SRC(PERF_MEM_OP_STORE, PERF_MEM_LVLNUM_L1, 0, PERF_MEM_SNOOP_NONE, hit));
+	}
+	rc = write_file(out, "ibs_op//", &a, &b, NULL, 0);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -322,6 +375,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "mem"))
 		return mem(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "ibs"))
+		return ibs(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "period"))
 		return period(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "cache"))
@@ -330,7 +385,7 @@ int main(int argc, char **argv)
 		return tracing(argv[2]);
 	if ((argc == 6 || (argc == 7 && !strcmp(argv[6], "pipe"))) && !strcmp(argv[1], "buildid"))
 		return buildid(argv[2], argv[3], argv[4], argv[5], argc == 7);
-	fprintf(stderr, "usage: mkperf mem|period|cache|tracing OUT\n"
+	fprintf(stderr, "usage: mkperf mem|ibs|period|cache|tracing OUT\n"
 			"       mkperf buildid OUT OBJECT HEX OFFSET [pipe]\n");
 	return 2;
 }
