@@ -802,9 +802,10 @@ static uint32_t intern_chain(ds_session *s, const ds_sample *sm, uint16_t misc, 
 			continue; /* where a frame-pointer walk ran off the stack: no caller */
 		if (first) {
 			first = false;
-			if (ip != sm->ip) /* else the leaf itself */
-				key[n++] = found && found[i] != UINT32_MAX ? found[i]
-									 : ds_session_site(s, sm->pid, t, ip, kernel);
+			if (ip != sm->ip) { /* else the leaf itself */
+				uint32_t f = found ? found[i] : UINT32_MAX;
+				key[n++] = f != UINT32_MAX ? f : ds_session_site(s, sm->pid, t, ip, kernel);
+			}
 			continue;
 		}
 		if (i > from)

@@ -495,6 +495,7 @@ int cmd_record(int argc, char **argv)
 	ds_expdir_prev prev;
 	bool sim = false, cg_auto = true;
 	bool mem = false, only_loads = false, only_stores = false, ldlat_set = false;
+	const char *bad = NULL;
 	unsigned ldlat = 30;
 	ds_mem_plan plan = {0};
 	uint64_t unwound[DS_CHAIN_NENDS] = {0};
@@ -597,25 +598,29 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	ntarget = argc - optind;
+	/* the -e lists are kept: the way out frees them */
 	if (o.pid && ntarget > 0)
-		return cli_usage_error("record", "give either -p PID or a command, not both");
-	if (o.pid && o.detach)
-		return cli_usage_error("record", "--detach is for a command dsprof runs: a process attached "
-						 "to with -p never dies with dsprof");
-	if (!o.pid && ntarget <= 0)
-		return cli_usage_error("record", "no command to run");
-	if (o.period && o.freq)
-		return cli_usage_error("record", "give either -c or -F, not both");
-	if ((model || cache) && !sim)
-		return cli_usage_error("record", "--machine and --cache describe the caches --sim simulates");
-	if (heap && o.pid)
-		return cli_usage_error("record", "--heap preloads a tracker into a command dsprof runs: not with -p");
-	if (sim && (o.pid || o.freq || o.duration))
-		return cli_usage_error("record", "--sim runs a command and counts events: no -p, -F or -d");
-	if ((ldlat_set || only_loads || only_stores) && !mem)
-		return cli_usage_error("record", "--ldlat, --loads and --stores go with --mem");
-	if (mem && names.n)
-		return cli_usage_error("record", "--mem picks its own events: give --mem or -e, not both");
+		bad = "give either -p PID or a command, not both";
+	else if (o.pid && o.detach)
+		bad = "--detach is for a command dsprof runs: a process attached to with -p never dies with dsprof";
+	else if (!o.pid && ntarget <= 0)
+		bad = "no command to run";
+	else if (o.period && o.freq)
+		bad = "give either -c or -F, not both";
+	else if ((model || cache) && !sim)
+		bad = "--machine and --cache describe the caches --sim simulates";
+	else if (heap && o.pid)
+		bad = "--heap preloads a tracker into a command dsprof runs: not with -p";
+	else if (sim && (o.pid || o.freq || o.duration))
+		bad = "--sim runs a command and counts events: no -p, -F or -d";
+	else if ((ldlat_set || only_loads || only_stores) && !mem)
+		bad = "--ldlat, --loads and --stores go with --mem";
+	else if (mem && names.n)
+		bad = "--mem picks its own events: give --mem or -e, not both";
+	if (bad) {
+		status = cli_usage_error("record", "%s", bad);
+		goto out;
+	}
 	if (mem && pick_mem(sim, !only_stores || only_loads, !only_loads || only_stores, ldlat, &plan, &names,
 			    quiet, &err)) {
 		status = cli_fail(&err);

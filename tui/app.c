@@ -410,7 +410,6 @@ static void focus_hottest(tab_state *ts, const char *function)
 	free(name);
 }
 
-
 /* ---- asking for views ---- */
 
 /* The context a tab is shown with when switched to: the selection. */
@@ -449,8 +448,10 @@ static char *request_key(const tui_app *a, int tab)
 	const char *sort = tab_sort(a, tab);
 	const tab_def *td = tab_def_of(a, tab);
 	bool lines = (td->flags & TF_LINE) != 0;
-	return ds_xasprintf("%s|%s|%u|%s|%llu|%llu|%d|%s|%s",
-			    (td->flags & TF_ROWSEL) && !(annotated(ts) && !a->compare) ? "" : ts->ctx ? ts->ctx : "", sort ? sort : "",
+	/* a tab that picks its rows from one table has it whatever its context,
+	 * but for a function annotated whole */
+	bool by_ctx = !(td->flags & TF_ROWSEL) || (annotated(ts) && !a->compare);
+	return ds_xasprintf("%s|%s|%u|%s|%llu|%llu|%d|%s|%s", by_ctx && ts->ctx ? ts->ctx : "", sort ? sort : "",
 			    lines ? a->line : 0, lines && a->level ? a->level : "", (unsigned long long)ts->from,
 			    (unsigned long long)ts->to, tab == T_TIMELINE ? timeline_slices(a) : 0,
 			    a->filter ? a->filter : "", ts->by ? ts->by : "");
