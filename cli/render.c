@@ -195,6 +195,19 @@ static void text_table(FILE *f, const ds_table *t, bool ascii, const bool *show)
 	free(colw);
 }
 
+/* A latency event's average weight: its count over its samples' periods,
+ * when its event samples at a fixed period ("latency:NAME" is NAME's
+ * samples again, each counted as period x weight). */
+static void derived_average(FILE *f, const ds_table *t, size_t e)
+{
+	const char *base = t->events[e].name + strlen("latency:");
+	for (size_t b = 0; b < t->nevents; b++)
+		if (!t->events[b].derived && !strcmp(t->events[b].name, base) && t->events[b].period &&
+		    t->events[e].samples)
+			fprintf(f, " (%.1f cycles a sample on average)",
+				(double)t->events[e].count / ((double)t->events[e].samples * (double)t->events[b].period));
+}
+
 /* "# dsprof report: VIEW  (SOURCE)" and a line per event */
 static void text_head(FILE *f, const char *cmd, const ds_table *t, const char *source, bool ascii)
 {
@@ -209,6 +222,8 @@ static void text_head(FILE *f, const char *cmd, const ds_table *t, const char *s
 			fprintf(f, " (period %" PRIu64 ")", t->events[e].period);
 		else if (t->events[e].freq)
 			fprintf(f, " (%" PRIu64 " Hz)", t->events[e].freq);
+		else if (t->events[e].derived)
+			derived_average(f, t, e);
 		fputc('\n', f);
 		free(n);
 	}

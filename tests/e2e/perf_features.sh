@@ -38,6 +38,9 @@ check_eq "perf mem: --by memlevel,op,latency" \
 check_eq "perf mem: the latency event, by line" \
 	"$(awk -F, 'NR > 1 && $3 == "line" { print $15 "/" $18 }' mem.csv | tr -d '\r' | tr '\n' ' ')" \
 	"300/$((300 * 2003 * 90)) 200/$((200 * 2003 * 30)) "
+"$DSPROF" report -i mem 2>/dev/null >mem.txt
+check_contains "perf mem: the text head gives the latency event's average (200 x 30 + 300 x 90) / 500" \
+	mem.txt '^# latency:cpu/mem-loads,ldlat=30/P: 500 samples, count 66\.10M \(66\.0 cycles a sample on average\)$'
 # the recording describes no caches and comes from another machine
 check_contains "no caches: the view says which lines it used" mem.err \
 	"note: the experiment describes no caches: cache lines are taken as 64 bytes"
