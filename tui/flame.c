@@ -18,7 +18,7 @@
 
 static uint64_t incl(const ds_table *t, uint32_t i)
 {
-	return t->inclusive && t->nevents ? t->rows[i].incl_samples[0] : 0;
+	return t->inclusive && t->nevents && i < t->nrows ? t->rows[i].incl_samples[0] : 0;
 }
 
 bool flame_ok(const ds_table *t)
@@ -29,7 +29,7 @@ bool flame_ok(const ds_table *t)
 uint32_t flame_end(const ds_table *t, uint32_t i)
 {
 	uint32_t j = i + 1;
-	if (i == FLAME_ALL)
+	if (i >= t->nrows) /* FLAME_ALL too */
 		return (uint32_t)t->nrows;
 	while (j < t->nrows && t->rows[j].depth > t->rows[i].depth)
 		j++;
@@ -38,7 +38,7 @@ uint32_t flame_end(const ds_table *t, uint32_t i)
 
 uint32_t flame_parent(const ds_table *t, uint32_t i)
 {
-	unsigned d = i == FLAME_ALL ? 0 : t->rows[i].depth;
+	unsigned d = i < t->nrows ? t->rows[i].depth : 0;
 	/* in preorder, the nearest row before it that is less deep */
 	while (d && i-- > 0)
 		if (t->rows[i].depth < d)
@@ -48,7 +48,7 @@ uint32_t flame_parent(const ds_table *t, uint32_t i)
 
 unsigned flame_line(const ds_table *t, uint32_t i)
 {
-	return i == FLAME_ALL ? 0 : t->rows[i].depth + 1;
+	return i < t->nrows ? t->rows[i].depth + 1 : 0;
 }
 
 uint64_t flame_total(const ds_table *t, uint32_t root)
@@ -62,9 +62,9 @@ uint64_t flame_total(const ds_table *t, uint32_t root)
 	return n;
 }
 
-void flame_layout(const ds_table *t, uint32_t root, int w, int *x0, int *x1)
+void flame_layout(const ds_table *t, uint32_t want, int w, int *x0, int *x1)
 {
-	uint32_t end = flame_end(t, root);
+	uint32_t root = want < t->nrows ? want : FLAME_ALL, end = flame_end(t, root);
 	uint64_t total = flame_total(t, root);
 	unsigned base = root == FLAME_ALL ? 0 : t->rows[root].depth + 1;
 	/* per line under root: where its next frame starts, and whether the

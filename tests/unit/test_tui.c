@@ -1010,6 +1010,14 @@ TEST(flame_graph)
 	CHECK_HAS(line_of(screen(&s, 14), 3, buf, sizeof buf), "incl%");
 	CHECK_HAS(cursor_line(screen(&s, 14), buf, sizeof buf), " leaf ");
 	screens_free(&s);
+	/* a filter that keeps no sample: an empty graph, its keys, and back */
+	if (!run_keys(e, "tFfFUNC == \"nope\"<Enter><Left><Right>jk<Enter>/x<Enter>F", 100, 24, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK(strncmp(line_of(screen(&s, s.v.n - 1), 1, buf, sizeof buf), "CallTree", 8) == 0);
+	screens_free(&s);
 	free(e);
 }
 
