@@ -633,6 +633,13 @@ struct ds_session {
 	DS_VEC(uint32_t) site_charge;
 };
 
+/* Whether a record is a sample of its own, not a derived event's copy of
+ * the one before it (ds_session_event): what counts samples, rather than an
+ * event's metrics, counts these only. */
+static inline bool ds_srec_own(const ds_session *s, const ds_srec *x)
+{
+	return x->ev < s->npev;
+}
 
 /* ======== layer 3: records (records.c) ======== */
 

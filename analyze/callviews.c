@@ -24,7 +24,7 @@ static bool fkey_eq(const fkey *a, const fkey *b)
 static uint64_t site_total(const ds_session *s, size_t si)
 {
 	uint64_t n = 0;
-	for (size_t e = 0; e < s->nev; e++)
+	for (size_t e = 0; e < s->npev; e++) /* the derived events are its samples again */
 		n += s->site_samples.v[si * s->nev + e];
 	return n;
 }
@@ -749,7 +749,7 @@ int ds_view_annotate(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		tb_cell_u64(&b.v.v[r], AN_ADDRESS, a);
 		tb_cell_str(&b.v.v[r], AN_DISASM, dis);
 		tb_cell_str(&b.v.v[r], AN_ACCESS, ds_site_access(s, si));
-		for (size_t e = 0; (size_t)si * s->nev + e < s->site_samples.n && e < s->nev; e++)
+		for (size_t e = 0; (size_t)si * s->nev + e < s->site_samples.n && e < s->npev; e++)
 			taken += s->site_samples.v[(size_t)si * s->nev + e];
 		tb_cell_u64(&b.v.v[r], AN_TAKEN, taken);
 		if (st->file) {

@@ -1011,7 +1011,7 @@ static void count_record(ds_session *s, size_t i)
 
 	s->dobj_samples.v[slot]++;
 	s->dobj_count.v[slot] += rc->period;
-	if (rc->ev >= s->npev)
+	if (!ds_srec_own(s, rc))
 		return; /* its sample counted in the statistics already */
 	if (rc->flags & SR_KERNEL)
 		return;
@@ -1306,7 +1306,7 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 			ds_progress_update(&pr, cur, total);
 		if (r.kind == DS_REC_SAMPLE && ds_sample_wanted(s, r.u.sample.tid)) {
 			attribute(s, &r, precise, k++);
-			while (k < s->srecs.n && s->srecs.v[k].ev >= s->npev)
+			while (k < s->srecs.n && !ds_srec_own(s, &s->srecs.v[k]))
 				derived_record(s, &r.u.sample, k++);
 		}
 	}

@@ -64,7 +64,8 @@ static uint64_t leave_out_nomem(const ds_session *s, ds_table *t, size_t i)
 	for (size_t e = 0; e < s->nev; e++) {
 		t->events[e].samples -= s->dobj_samples.v[i * s->nev + e];
 		t->events[e].count -= s->dobj_count.v[i * s->nev + e];
-		n += s->dobj_samples.v[i * s->nev + e];
+		if (e < s->npev) /* the derived events are its samples again */
+			n += s->dobj_samples.v[i * s->nev + e];
 	}
 	return n;
 }
@@ -267,7 +268,7 @@ int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		stat_add(&v, 2, ds_how_name((enum ds_how)h), s->how_samples[h]);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		uint64_t n = 0;
-		for (size_t e = 0; e < s->nev; e++)
+		for (size_t e = 0; e < s->npev; e++)
 			n += s->dobj_samples.v[i * s->nev + e];
 		if (s->dobjs.v[i].kind == DOBJ_UNKNOWN)
 			stat_add(&v, 3, s->dobjs.v[i].path, n);
@@ -377,7 +378,7 @@ static size_t hot_types(const ds_session *s, const char *want, hot_type **out)
 		v[k] = (hot_type){(int32_t)k, s->tidents.v[k].t, s->tidents.v[k].name, 0};
 	for (size_t i = 0; i < s->dobjs.n; i++) {
 		const dobj *d = &s->dobjs.v[i];
-		for (size_t e = 0; d->kind == DOBJ_FIELD && e < s->nev; e++)
+		for (size_t e = 0; d->kind == DOBJ_FIELD && e < s->npev; e++)
 			v[d->tid].samples += s->dobj_samples.v[i * s->nev + e];
 	}
 	/* types named on the way to another answer, or whose samples the

@@ -321,10 +321,10 @@ static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 
 	(void)i;
 	if (!(x->flags & SR_EA)) {
-		h->without_ea++;
+		h->without_ea += ds_srec_own(s, x);
 		return;
 	}
-	h->with_ea++;
+	h->with_ea += ds_srec_own(s, x);
 	ds_srec_line_span(s, x, h->line_size, &line, &lo, &hi);
 	code = site_code(s, h, x->site);
 	/* a loop walking memory touches a line several times in a row, mostly

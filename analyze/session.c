@@ -858,7 +858,7 @@ void ds_srec_count(ds_session *s, const ds_srec *x)
 	}
 	s->ev_samples[x->ev]++;
 	s->ev_count[x->ev] += x->period;
-	s->nsamples += x->ev < s->npev; /* a derived record is its sample again */
+	s->nsamples += ds_srec_own(s, x);
 	if (x->time != UINT64_MAX && x->time && (!s->first_time || x->time < s->first_time))
 		s->first_time = x->time;
 	if (x->time != UINT64_MAX && x->time > s->last_time)

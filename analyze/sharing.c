@@ -239,10 +239,10 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	acc *a;
 
 	if (!(x->flags & SR_EA)) {
-		h->without_ea++;
+		h->without_ea += ds_srec_own(s, x);
 		return;
 	}
-	h->with_ea++;
+	h->with_ea += ds_srec_own(s, x);
 	memset(&k, 0, sizeof k);
 	ds_srec_line_span(s, x, h->line_size, &k.line, &k.lo, &k.hi);
 	if (h->owner.v[ds_u64map_get(&h->lines, k.line)] != SH_SHARED)
@@ -268,7 +268,7 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	io[IO_STORES] += x->flags & SR_STORE ? w : 0;
 	if (ds_srec_data_src(s, i, &src) && ((src >> PERF_MEM_SNOOP_SHIFT) & PERF_MEM_SNOOP_HITM))
 		io[IO_HITM] += w;
-	a->imprecise += !(x->flags & SR_PRECISE);
+	a->imprecise += ds_srec_own(s, x) && !(x->flags & SR_PRECISE);
 	/* precise events sample the stores themselves */
 	if ((x->flags & (SR_LOAD | SR_STORE | SR_KERNEL | SR_IFETCH | SR_PRECISE)) == SR_LOAD &&
 	    s->sites.v[x->site].ds) {

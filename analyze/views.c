@@ -370,7 +370,7 @@ static int view_samples(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		if (k >= s->srecs.n)
 			continue;
 		at = k++;
-		while (k < s->srecs.n && s->srecs.v[k].ev >= s->npev)
+		while (k < s->srecs.n && !ds_srec_own(s, &s->srecs.v[k]))
 			k++; /* its derived records: the same sample */
 		if (!ds_srec_kept(s, at))
 			continue;

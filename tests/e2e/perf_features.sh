@@ -80,6 +80,9 @@ check_eq "IBS: --by snoop,tlb" "$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 }' ib
 check_eq "IBS: the line two threads write is false sharing, its HITMs from the data source" \
 	"$(awk -F, 'NR > 1 && $3 == "line" { print $5 "/" $6 "/" $11 }' ibs-sh.csv | tr -d '\r')" \
 	"false-sharing/2/$((40 * 100000))"
+"$DSPROF" report -i ibs -v hotlines -f json 2>/dev/null >ibs-hl.json
+check_eq "IBS: the latency event's copies are no samples of their own (hotlines' samples_with_address)" \
+	"$("$TOOLS/dsjq" .properties.samples_with_address ibs-hl.json)" 240
 
 # ---- HEADER_CACHE (pipe mode): the recording's geometry
 "$TOOLS/mkperf" cache cache.data
