@@ -948,9 +948,7 @@ static bool flame_key(tui_app *a, int c)
 		return true;
 	if (sel >= t->nrows)
 		sel = 0;
-	x0 = ds_xcalloc(t->nrows, sizeof *x0);
-	x1 = ds_xcalloc(t->nrows, sizeof *x1);
-	flame_layout(t, ts->fl_root, a->scr.w, x0, x1);
+	flame_place(a, &x0, &x1);
 	switch (c) {
 	case K_LEFT: case K_RIGHT:
 		sel = flame_step(t, x0, ts->fl_root, sel, c == K_LEFT ? -1 : 1);
@@ -990,10 +988,10 @@ static void flame_search(tui_app *a, const char *what, int dir, bool again)
 	tab_state *ts = &a->tabs[T_CALLTREE];
 	const ds_table *t = ts->t;
 	size_t n = t->nrows;
-	int *x0 = ds_xcalloc(n + 1, sizeof *x0), *x1 = ds_xcalloc(n + 1, sizeof *x1);
+	int *x0, *x1;
 	bool found = false;
 
-	flame_layout(t, ts->fl_root, a->scr.w, x0, x1);
+	flame_place(a, &x0, &x1);
 	for (size_t k = again ? 1 : 0; k <= n && !found && n; k++) {
 		size_t i = (ts->fl_sel + (dir > 0 ? k : n - k % n)) % n;
 		if (x0[i] >= 0 && row_matches(t, &t->rows[i], what)) {

@@ -62,7 +62,7 @@ uint64_t flame_total(const ds_table *t, uint32_t root)
 	return n;
 }
 
-void flame_layout(const ds_table *t, uint32_t want, int w, int *x0, int *x1)
+static void flame_layout(const ds_table *t, uint32_t want, int w, int *x0, int *x1)
 {
 	uint32_t root = want < t->nrows ? want : FLAME_ALL, end = flame_end(t, root);
 	uint64_t total = flame_total(t, root);
@@ -98,6 +98,14 @@ void flame_layout(const ds_table *t, uint32_t want, int w, int *x0, int *x1)
 		if (!drawn[d])
 			x0[i] = x1[i] = -1;
 	}
+}
+
+void flame_place(const tui_app *a, int **x0, int **x1)
+{
+	const tab_state *ts = &a->tabs[T_CALLTREE];
+	*x0 = ds_xcalloc(ts->t->nrows + 1, sizeof **x0);
+	*x1 = ds_xcalloc(ts->t->nrows + 1, sizeof **x1);
+	flame_layout(ts->t, ts->fl_root, a->scr.w, *x0, *x1);
 }
 
 /* A frame's colour: by its name, so a function has one colour throughout. */
@@ -139,11 +147,10 @@ void draw_flame(tui_app *a)
 	tab_state *ts = &a->tabs[a->tab];
 	const ds_table *t = ts->t;
 	uint32_t root = ts->fl_root, end = flame_end(t, root);
-	int rows = body_rows(a), first = 0, x;
-	int *x0 = ds_xcalloc(t->nrows + 1, sizeof *x0), *x1 = ds_xcalloc(t->nrows + 1, sizeof *x1);
+	int rows = body_rows(a), first = 0, x, *x0, *x1;
 	uint64_t total = flame_total(t, FLAME_ALL);
 
-	flame_layout(t, root, s->w, x0, x1);
+	flame_place(a, &x0, &x1);
 	if (ts->fl_sel < t->nrows && (int)flame_line(t, ts->fl_sel) >= rows)
 		first = (int)flame_line(t, ts->fl_sel) - rows + 1;
 	x = grid_rawf(s, 2, 0, s->w, ST_HEADER, " Flame graph of %s: each frame as wide as its inclusive samples",

@@ -339,10 +339,11 @@ uint32_t flame_end(const ds_table *t, uint32_t i);
 uint32_t flame_parent(const ds_table *t, uint32_t i);
 unsigned flame_line(const ds_table *t, uint32_t i);
 uint64_t flame_total(const ds_table *t, uint32_t root);
-/* Columns [x0, x1) of each row in w columns, zoomed into root: -1 for
- * rows not drawn (outside it, or narrower than a column), the whole width
- * for root and its callers. */
-void flame_layout(const ds_table *t, uint32_t root, int w, int *x0, int *x1);
+/* Where the CallTree tab's graph puts each row, on this screen and zoomed as
+ * it is: columns [*x0, *x1), -1 for rows not drawn (outside the frame zoomed
+ * into, or narrower than a column), the whole width for that frame and its
+ * callers.  The caller frees both arrays. */
+void flame_place(const tui_app *a, int **x0, int **x1);
 void draw_flame(tui_app *a);
 /* The selected frame for the status line. */
 void flame_status(const tui_app *a, ds_buf *b);
