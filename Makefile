@@ -23,13 +23,14 @@ FUZZ_SECONDS ?= 30
 FUZZ_TARGETS ?=
 
 # Debian 12 packages (dsprof's dependencies are Debian packages only).
-# libc6-dbg resolves samples in libc the same on every machine.  make bench
+# libc6-dbg resolves samples in libc the same on every machine; Open MPI
+# runs the real MPI job of the experiment-group tests.  make bench
 # also installs BENCH_DEBS: dpkg-dev, cmake, tcl and libgmock-dev get and
 # build bench/realprogs.sh's real programs.
 DEBS := gcc make pkg-config libelf-dev libdwarf-dev libcapstone-dev libpfm4-dev \
         libpapi-dev libncurses-dev liblzma-dev zlib1g-dev libzstd-dev valgrind linux-perf \
         clang libclang-rt-14-dev g++ xz-utils binutils procps coreutils util-linux \
-        dwarves tmux libc6-dbg libunwind-dev
+        dwarves tmux libc6-dbg libunwind-dev openmpi-bin libopenmpi-dev
 BENCH_DEBS := dpkg-dev cmake tcl libgmock-dev heaptrack
 
 PKG_MODULES := libelf capstone papi liblzma zlib libzstd
@@ -41,7 +42,7 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=gnu11 $(CFLAGS) $(WARN) -D_GNU_SOURCE -I. -I/usr/include/libdwarf \
               $(PKG_CFLAGS) -MMD -MP
 # libdwarf 20210528 and libpfm4 ship no .pc file in Debian 12.
-LDLIBS  := -ldwarf $(PKG_LIBS) -lpfm -lstdc++ -lpthread
+LDLIBS  := -ldwarf $(PKG_LIBS) -lpfm -lstdc++ -lpthread -lm
 # tui/ uses ncurses' wide-character build; its .pc adds nothing our flags lack.
 LDLIBS  += $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 
@@ -123,6 +124,12 @@ TESTPROGS += $(BUILD)/tests/programs/heapleak_static
 $(BUILD)/tests/programs/heapleak_static: tests/programs/heapleak.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread -static -o $@ $<
+
+# An MPI program, built with Open MPI's mpicc: a real job for experiment groups.
+TESTPROGS += $(BUILD)/tests/programs/mpi_ranks
+$(BUILD)/tests/programs/mpi_ranks: tests/programs/mpi/ranks.c
+	@mkdir -p $(dir $@)
+	mpicc -std=gnu11 -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
 # C++ test programs, built the same way with g++.
 TESTPROG_CXX := $(wildcard tests/programs/*.cc)

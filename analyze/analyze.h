@@ -33,6 +33,11 @@ typedef struct ds_session_opts {
 	size_t ntids;
 	bool progress;            /* progress lines on a terminal */
 	bool deferred;            /* read no samples yet: ds_session_load reads them */
+	const char *label;        /* the experiment's name among others (dimension
+				   * `experiment`); NULL: its directory's name */
+	bool lenient_names;       /* one of several experiments reported as one: a filter's
+				   * names this one lacks are no error here (another may have
+				   * them), but kept: ds_session_filter_miss */
 } ds_session_opts;
 
 /* Open DIR (or a perf.data file) and read its samples.  Errors name the
@@ -79,6 +84,8 @@ void ds_finish_result_fini(ds_finish_result *r);
 /* The experiment's meta data (from meta.json, or made from the perf.data
  * header for imported recordings). */
 const ds_meta *ds_session_meta(const ds_session *s);
+/* The experiment's name: ds_session_opts.label, else its directory's. */
+const char *ds_session_label(const ds_session *s);
 /* Things the user should know (missing files, changed binaries...). */
 size_t ds_session_nnotes(const ds_session *s);
 const char *ds_session_note(const ds_session *s, size_t i);
@@ -124,6 +131,9 @@ typedef struct ds_row {
 			       * JSON with empty (null) metrics */
 	bool text_only;       /* a note whose text is also a cell of the row it annotates
 			       * (a sharing line's evidence and fix): CSV and JSON leave it out */
+	uint64_t *runs;       /* a merge of experiments (ds_table.nruns): per event ev, the
+			       * count in each experiment that recorded it, in the order
+			       * merged: runs[ev * nruns + k], k < events[ev].runs; else NULL */
 	unsigned depth;       /* in a tree (ds_table.tree), its level under the nearest row
 			       * before it one level up, its parent: text indents its name two
 			       * spaces a level; CSV and JSON give the parent's name */
@@ -139,6 +149,9 @@ typedef struct ds_table_event {
 			       * (memory cycles), not accesses */
 	uint64_t samples;     /* totals over the whole view (all rows, before --limit) */
 	uint64_t count;
+	size_t runs;          /* a merge (ds_table.nruns): the experiments that recorded it,
+			       * whose counts each row keeps in ds_row.runs */
+	uint64_t *run_count;  /* a merge: its count in each of them; else NULL (owned) */
 } ds_table_event;
 
 enum ds_prop_kind { DS_PROP_TEXT, DS_PROP_NUMBER, DS_PROP_BOOL };
@@ -148,6 +161,14 @@ typedef struct ds_prop {
 	char *value;          /* as text; DS_PROP_BOOL: "yes" or "no" */
 	enum ds_prop_kind kind; /* how JSON writes it */
 } ds_prop;
+
+/* The order of a table's rows, as a merge of experiments keeps it. */
+enum ds_order {
+	DS_ORDER_SORT,        /* every level by --sort (sort_default when none is given) */
+	DS_ORDER_KIDS,        /* top rows by --sort, the rows under each in the view's order
+			       * (a type's members by offset) */
+	DS_ORDER_VIEW,        /* every row in the view's order (a source file's lines) */
+};
 
 typedef struct ds_table {
 	char *view;
@@ -177,6 +198,10 @@ typedef struct ds_table {
 			       * in another run */
 	const uint8_t *diff_combine; /* per column, enum ds_col_combine: how ds_diff makes
 				      * the cell of rows it matches as one; NULL: the first */
+	enum ds_order order;  /* how a merge orders the rows it unites */
+	const char *sort_default; /* the --sort the view uses when none is given; NULL: the
+				   * first event's samples */
+	size_t nruns;         /* experiments merged (ds_merger), each row's runs; 0: one */
 } ds_table;
 
 typedef struct ds_view_opts {
@@ -264,6 +289,10 @@ const struct ds_mobjs *ds_session_mobjs(ds_session *s, ds_err *err);
  * again.  Errors point at the column ("filter: expected ')' at column 9");
  * on error the previous filter stays. */
 int ds_session_set_filter(ds_session *s, const char *filter, ds_err *err);
+/* With lenient_names: the i-th name the filter compares with that no
+ * value of s goes by, in *name, and the error it would have been (naming
+ * the nearest names there are); NULL past the last. */
+const char *ds_session_filter_miss(const ds_session *s, size_t i, const char **name);
 /* The filter in force (NULL: none). */
 const char *ds_session_filter(const ds_session *s);
 /* Cross-check the data views with experiment x, a recording of the same
@@ -396,6 +425,52 @@ int ds_session_load(ds_session *s, double seconds, ds_err *err);
 double ds_session_loaded(const ds_session *s);
 /* Samples read so far. */
 uint64_t ds_session_samples(const ds_session *s);
+
+/* ---- several experiments as one (analyze/merge.c) ----
+ * A group of experiments (record --group: the ranks of an MPI job,
+ * repeated runs, the programs a script ran) or any list of them reports as
+ * one: each experiment's view is built in turn, a session at a time, and
+ * its table is merged into the rest, so that memory holds one experiment's
+ * samples and the merged rows, not every experiment's samples.  Rows unite
+ * by their place in the table (their parent) and their name and module:
+ * the same function, field or path of --by keys in every run.  Events
+ * unite by name, so experiments recorded with different events make one
+ * table of all their events.  DS_MERGE_SUM adds the experiments up (the
+ * ranks of one job); DS_MERGE_MEAN averages them (repeated runs of one
+ * program), each metric rounded to a whole number.  Every row keeps each
+ * experiment's counts (ds_row.runs), so that a diff can tell run-to-run
+ * noise from a change. */
+enum ds_merge_how { DS_MERGE_SUM, DS_MERGE_MEAN };
+typedef struct ds_merger ds_merger;
+ds_merger *ds_merger_new(enum ds_merge_how how);
+/* Whether tables of `view` merge; the error says why not (one row per
+ * sample, a timeline of each run's own time). */
+int ds_merge_check_view(const char *view, ds_err *err);
+/* Add one experiment's table (built without --limit); t stays the caller's. */
+int ds_merger_add(ds_merger *m, const ds_table *t, ds_err *err);
+/* The tables merged, sorted by o->sort and cut at o->limit as the view
+ * sorts and cuts its own; the merger is spent. */
+int ds_merger_finish(ds_merger *m, const ds_view_opts *o, ds_table **out, ds_err *err);
+void ds_merger_free(ds_merger *m);
+
+/* One experiment of several reported as one. */
+typedef struct ds_merge_input {
+	const char *path;
+	const char *label;    /* its name among them (ds_session_opts.label); NULL: its directory's */
+} ds_merge_input;
+/* Before its view is built: what every experiment's session gets (a
+ * machine model, memory objects, the filter). */
+typedef int ds_merge_prepare_fn(ds_session *s, void *ctx, ds_err *err);
+/* After: what the caller keeps of it (its notes). */
+typedef void ds_merge_done_fn(const ds_session *s, void *ctx);
+/* View `view` of members m[0..n) merged (o->sort and o->limit apply to
+ * the merge): each opened in turn with so (its label and lenient_names
+ * set), made ready by prepare, its view built and merged, handed to done,
+ * and closed.  A filter's name that no member has is an error naming the
+ * nearest names, as with one experiment. */
+int ds_merged_view(const ds_merge_input *m, size_t n, enum ds_merge_how how, const ds_session_opts *so,
+		   const char *view, const ds_view_opts *o, ds_merge_prepare_fn *prepare, ds_merge_done_fn *done,
+		   void *ctx, ds_table **out, ds_err *err);
 
 /* ---- diff of two experiments ----
  * One view of two experiments, BEFORE and AFTER, side by side.  Rows are

@@ -527,6 +527,7 @@ int ds_view_line_size(ds_session *s, const ds_view_opts *o, unsigned *line, ds_e
 
 struct ds_session {
 	char *path;
+	char *label;                  /* the experiment's name (ds_session_label) */
 	ds_perfdata *pd;
 	ds_meta meta;
 	ds_session_opts opts;
@@ -620,6 +621,8 @@ struct ds_session {
 	ds_expr *filter;
 	char *filter_text;
 	struct ds_session *partner;   /* compared with it: its names count for the filter */
+	DS_VEC(char *) filter_misses; /* lenient_names: name, then its message, for each name
+				       * the filter compares with that no value here goes by */
 	ds_hash *cross_index;         /* --cross: an access (module, vaddr) -> index */
 	ds_vec_u64 cross_misses;      /* ... the other experiment's miss samples there */
 	char *cross_path;             /* that experiment */
@@ -736,6 +739,8 @@ void tb_discard(tb *b);
 int tb_cmp_cells(const ds_col *c, const ds_cell *a, const ds_cell *b);
 /* Ties of a sort: by name, then column by column (a stable, readable order). */
 int tb_cmp_ties(const ds_table *t, const ds_row *a, const ds_row *b);
+/* A copy of an event's counts per run (ds_table_event.run_count), or NULL. */
+uint64_t *ds_run_counts(const ds_table_event *e);
 void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* The properties that say which lines a cache-line view draws: the level,
@@ -910,6 +915,6 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 int ds_view_timeline(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 void ds_timeline_free(ds_session *s);
 
-/* ======== layer 7: experiments (diff.c finish.c) ======== */
+/* ======== layer 7: experiments (diff.c finish.c merge.c) ======== */
 
 #endif

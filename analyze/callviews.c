@@ -218,6 +218,7 @@ int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	}
 	ds_vec_free(&done);
 	free(fk);
+	b.t->order = DS_ORDER_VIEW; /* callers, the function, callees */
 	if ((rc = tb_finish(&b, &all, out, err)))
 		return rc;
 	group_relations(*out);
@@ -407,6 +408,7 @@ static int view_tree(ds_session *s, const ds_view_opts *o, bool inverted, ds_tab
 	ct_link(&t, &top);
 	ct_rows(&t, &b, top, 0, o ? o->limit : 0);
 	b.t->tree = true;
+	b.t->sort_default = "incl";
 	*out = tb_take(&b);
 	(*out)->total_rows = t.nodes.n;
 	ds_hash_free(t.index);
@@ -626,6 +628,7 @@ int ds_view_source(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err 
 	else if (b.v.n > nlines)
 		tb_prop(b.t, "note", DS_PROP_TEXT,
 			"the line table names lines past the end of '%s': it changed since the build", path);
+	b.t->order = DS_ORDER_VIEW;
 	return tb_finish(&b, &keep, out, err);
 }
 
@@ -770,6 +773,7 @@ int ds_view_annotate(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	ds_vec_free(&src.lines);
 	ds_buf_free(&name);
 	ds_buf_free(&text);
+	b.t->order = DS_ORDER_VIEW;
 	*out = tb_take(&b);
 	return 0;
 }

@@ -14,11 +14,19 @@
  * recordings with different periods, or one in frequency mode, count the
  * same events in the same unit.  A change that sampling alone could make
  * is marked as noise, so the verdict does not send anyone after it.
+ *
+ * Sampling is not the only noise: two runs of one program differ by more
+ * (other load on the machine, layout, timing).  When each side merges
+ * several runs (ds_merger, ds_table.nruns), every row and total gets the
+ * 95% confidence interval of its change across runs (Welch's t), and a
+ * change whose interval holds zero is no significant change.  With one run
+ * a side, the verdict says that it cannot tell.
  */
 #include "analyze/analyze_int.h"
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +197,7 @@ typedef struct entry {
 	DS_VEC(size_t) rows;   /* all its rows */
 	DS_VEC(char *) names;  /* the distinct names of its rows */
 	uint64_t *samples, *count; /* per event of the side's table */
+	uint64_t *runs;        /* merged runs: per event, each run's count (ds_row.runs) */
 	int64_t pair;          /* the other side's entry, -1 */
 } entry;
 
@@ -233,6 +242,8 @@ static void side_load(side *sd, const ds_table *t)
 			n.row = i;
 			n.samples = ds_xcalloc(t->nevents ? t->nevents : 1, sizeof *n.samples);
 			n.count = ds_xcalloc(t->nevents ? t->nevents : 1, sizeof *n.count);
+			if (t->nruns)
+				n.runs = ds_xcalloc(t->nevents * t->nruns + 1, sizeof *n.runs);
 			n.pair = -1;
 			ds_vec_push(&sd->v, n);
 		} else {
@@ -250,6 +261,8 @@ static void side_load(side *sd, const ds_table *t)
 			e->samples[ev] += r->samples[ev];
 			e->count[ev] += r->count[ev];
 		}
+		for (size_t j = 0; t->nruns && r->runs && j < t->nevents * t->nruns; j++)
+			e->runs[j] += r->runs[j];
 	}
 	ds_buf_free(&hk);
 }
@@ -265,6 +278,7 @@ static void side_free(side *sd)
 		ds_vec_free(&e->rows);
 		free(e->samples);
 		free(e->count);
+		free(e->runs);
 	}
 	ds_vec_free(&sd->v);
 	ds_hash_free(sd->index);
@@ -409,6 +423,71 @@ static bool within_noise(const ds_table_event *eb, const ds_table_event *ea, uin
 	return d * d < 4 * var;
 }
 
+/* ---- run-to-run noise ---- */
+
+/* Student's t at 97.5%, for a two-sided 95% interval with df degrees of
+ * freedom: exact values to 30 (a fractional df rounds down, to the wider
+ * interval), then the Cornish-Fisher expansion, within 0.001 there. */
+static double t975(double df)
+{
+	static const double exact[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+					 2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+					 2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+	const double z = 1.959964, z2 = z * z;
+
+	if (df < 31)
+		return exact[df < 1 ? 0 : (int)df - 1];
+	return z + (z2 + 1) * z / (4 * df) + ((5 * z2 + 16) * z2 + 3) * z / (96 * df * df) +
+	       (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / (384 * df * df * df) +
+	       ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / (92160 * df * df * df * df);
+}
+
+/* The 95% interval of mean(a) - mean(b) over runs (Welch's t): false
+ * when a side has fewer than two runs, which tell nothing of the spread. */
+static bool welch(const uint64_t *b, size_t nb, const uint64_t *a, size_t na, double *lo, double *hi)
+{
+	double mb = 0, ma = 0, vb = 0, va = 0, se2, df, h;
+
+	if (nb < 2 || na < 2)
+		return false;
+	for (size_t i = 0; i < nb; i++)
+		mb += (double)b[i] / (double)nb;
+	for (size_t i = 0; i < na; i++)
+		ma += (double)a[i] / (double)na;
+	for (size_t i = 0; i < nb; i++)
+		vb += ((double)b[i] - mb) * ((double)b[i] - mb) / (double)(nb - 1);
+	for (size_t i = 0; i < na; i++)
+		va += ((double)a[i] - ma) * ((double)a[i] - ma) / (double)(na - 1);
+	se2 = vb / (double)nb + va / (double)na;
+	*lo = *hi = ma - mb;
+	if (se2 <= 0)
+		return true; /* every run counted the same: the change is exact */
+	df = se2 * se2 / (vb * vb / ((double)nb * (double)nb * (double)(nb - 1)) +
+			  va * va / ((double)na * (double)na * (double)(na - 1)));
+	h = t975(df) * sqrt(se2);
+	*lo -= h;
+	*hi += h;
+	return true;
+}
+
+/* "+1.23k" */
+static void signed_text(ds_buf *b, double v, bool ns)
+{
+	char x[32];
+	ds_count_text(x, sizeof x, (uint64_t)llround(fabs(v)), ns);
+	ds_buf_printf(b, "%s%s", v < 0 ? "-" : "+", x);
+}
+
+/* "95% interval -1.2k..+3.4k over 5 and 5 runs" */
+static void interval_text(ds_buf *b, double lo, double hi, size_t nb, size_t na, bool ns)
+{
+	ds_buf_puts(b, "95% interval ");
+	signed_text(b, lo, ns);
+	ds_buf_puts(b, "..");
+	signed_text(b, hi, ns);
+	ds_buf_printf(b, " over %zu and %zu runs", nb, na);
+}
+
 /* ---- building the diff ---- */
 
 typedef DS_VEC(ds_diff_finding) finding_vec;
@@ -424,6 +503,7 @@ typedef struct builder {
 	ds_buf colnames;       /* the diff's own column names, '\0' after each */
 	size_t ncompared;
 	size_t src_cols, status_col, names_col, delta_col;
+	bool runs;             /* both sides merge runs: intervals (columns ci_low, ci_high) */
 } builder;
 
 static void add_col(builder *b, const char *name, enum ds_col_kind kind, bool text)
@@ -505,6 +585,7 @@ static int match_events(builder *b, const ds_table *t[2], ds_err *err)
 				continue;
 			te = t[s]->events[src[s]];
 			te.name = ds_xasprintf("%s:%s", s == BEFORE ? "before" : "after", de->name);
+			te.run_count = ds_run_counts(&t[s]->events[src[s]]);
 			b->ev[s][src[s]] = (int)b->events.n;
 			if (s == BEFORE)
 				de->before = (int)b->events.n;
@@ -550,6 +631,15 @@ static void make_cols(builder *b, const ds_table *src)
 		ds_buf_reset(&n);
 		ds_buf_printf(&n, "change:%s", de->name);
 		add_col(b, n.p, DS_COL_CHANGE, true);
+		if (b->runs) {
+			enum ds_col_kind kind = b->events.v[de->before].time_ns ? DS_COL_DELTA_NS : DS_COL_DELTA;
+			ds_buf_reset(&n);
+			ds_buf_printf(&n, "ci_low:%s", de->name);
+			add_col(b, n.p, kind, true);
+			ds_buf_reset(&n);
+			ds_buf_printf(&n, "ci_high:%s", de->name);
+			add_col(b, n.p, kind, true);
+		}
 		ds_buf_free(&n);
 	}
 }
@@ -652,6 +742,45 @@ static void combine_cells(const ds_table *t, const entry *e, ds_cell *cells)
 	}
 }
 
+/* An entry's count of one event in each run of its side: zeros where it
+ * has no row; NULL when the side did not record the event. */
+static const uint64_t *entry_runs(const builder *b, int s, const entry *e, int ev_diff, size_t *n,
+				  uint64_t **zeros)
+{
+	const ds_table *t = b->sd[s].t;
+	size_t ev;
+
+	for (ev = 0; ev < t->nevents && b->ev[s][ev] != ev_diff; ev++)
+		;
+	if (ev == t->nevents)
+		return NULL;
+	*n = t->events[ev].runs;
+	if (e)
+		return e->runs + ev * t->nruns;
+	*zeros = ds_xcalloc(*n + 1, sizeof **zeros);
+	return *zeros;
+}
+
+/* The cells ci_low and ci_high of a row: its change's 95% interval
+ * across the runs of each side. */
+static void row_interval(const builder *b, const entry *e[2], const ds_diff_event *de, ds_cell *lo,
+			 ds_cell *hi)
+{
+	uint64_t *zb = NULL, *za = NULL;
+	size_t nb = 0, na = 0;
+	const uint64_t *rb = entry_runs(b, BEFORE, e[BEFORE], de->before, &nb, &zb);
+	const uint64_t *ra = entry_runs(b, AFTER, e[AFTER], de->after, &na, &za);
+	double l, h;
+
+	if (rb && ra && welch(rb, nb, ra, na, &l, &h)) {
+		lo->u = (uint64_t)(int64_t)llround(l);
+		hi->u = (uint64_t)(int64_t)llround(h);
+		lo->set = hi->set = true;
+	}
+	free(zb);
+	free(za);
+}
+
 static void add_row(builder *b, const entry *e[2])
 {
 	ds_table *t = b->d->table;
@@ -703,6 +832,10 @@ static void add_row(builder *b, const entry *e[2])
 			r.cells[dc + 1].set = true;
 		}
 		dc += 2;
+		if (b->runs) {
+			row_interval(b, e, de, &r.cells[dc], &r.cells[dc + 1]);
+			dc += 2;
+		}
 	}
 	ds_vec_push(&b->rows, r);
 }
@@ -864,7 +997,8 @@ static void verdict_event(finding_vec *v, const ds_diff *d, const ds_diff_event 
 	const ds_table_event *eb, *ea;
 	ds_diff_finding *f;
 	ds_buf b = {0};
-	bool noise;
+	bool noise, runs;
+	double lo, hi;
 
 	if (de->before < 0 || de->after < 0) {
 		const ds_table_event *e = &t->events[de->before >= 0 ? de->before : de->after];
@@ -878,12 +1012,20 @@ static void verdict_event(finding_vec *v, const ds_diff *d, const ds_diff_event 
 	}
 	eb = &t->events[de->before];
 	ea = &t->events[de->after];
-	noise = eb->count != ea->count && within_noise(eb, ea, eb->samples, eb->count, ea->samples, ea->count);
+	runs = eb->run_count && ea->run_count && welch(eb->run_count, eb->runs, ea->run_count, ea->runs, &lo, &hi);
+	noise = runs ? lo <= 0 && hi >= 0
+		     : eb->count != ea->count &&
+			       within_noise(eb, ea, eb->samples, eb->count, ea->samples, ea->count);
 	if (ds_event_coherence(de->name))
 		ds_buf_puts(&b, "coherence misses: ");
 	change_text(&b, de->name, eb->count, ea->count, eb->time_ns);
-	if (noise)
+	if (runs) {
+		ds_buf_puts(&b, noise ? ", no significant change (" : ", significant (");
+		interval_text(&b, lo, hi, eb->runs, ea->runs, eb->time_ns);
+		ds_buf_putc(&b, ')');
+	} else if (noise) {
 		ds_buf_puts(&b, ", within sampling noise");
+	}
 	f = add_finding(v, "total", de->name, NULL, "%s", b.p);
 	set_counts(f, true, eb->count, true, ea->count);
 	f->noise = noise;
@@ -909,15 +1051,25 @@ static void verdict_rows(finding_vec *v, const ds_diff *d, const ds_diff_event *
 	size_t *top = ds_xcalloc(VERDICT_ROWS, sizeof *top), ntop = 0;
 	dsort sp = {.by = BY_DELTA, .b = de->before, .a = de->after, .t = t};
 	bool noisy = false;
+	ds_buf cn = {0};
+	size_t lo_col, hi_col;
 
+	ds_buf_printf(&cn, "ci_low:%s", de->name);
+	lo_col = find_col(t, cn.p, cn.len);
+	ds_buf_reset(&cn);
+	ds_buf_printf(&cn, "ci_high:%s", de->name);
+	hi_col = find_col(t, cn.p, cn.len);
+	ds_buf_free(&cn);
 	for (size_t i = 0; i < t->nrows; i++) {
 		const ds_row *r = &t->rows[i];
 		uint64_t x = r->count[de->before], y = r->count[de->after];
 		double m = sort_value(&sp, r);
 		size_t at;
+		bool runs = lo_col != (size_t)-1 && r->cells[lo_col].set;
 		if (x == y || m * VERDICT_SHARE < (double)total)
 			continue;
-		if (within_noise(eb, ea, r->samples[de->before], x, r->samples[de->after], y)) {
+		if (runs ? (int64_t)r->cells[lo_col].u <= 0 && (int64_t)r->cells[hi_col].u >= 0
+			 : within_noise(eb, ea, r->samples[de->before], x, r->samples[de->after], y)) {
 			noisy = true;
 			continue;
 		}
@@ -939,6 +1091,12 @@ static void verdict_rows(finding_vec *v, const ds_diff *d, const ds_diff_event *
 		change_text(&b, de->name, x, y, eb->time_ns);
 		if (!x || !y)
 			ds_buf_printf(&b, ", %s", row_status(x, y));
+		if (lo_col != (size_t)-1 && r->cells[lo_col].set) {
+			ds_buf_puts(&b, " (");
+			interval_text(&b, (double)(int64_t)r->cells[lo_col].u, (double)(int64_t)r->cells[hi_col].u,
+				      eb->runs, ea->runs, eb->time_ns);
+			ds_buf_putc(&b, ')');
+		}
 		/* for functions, what else they cost */
 		for (size_t j = 0; strcmp(kind, "function") == 0 && j < d->nevents; j++) {
 			const ds_diff_event *o = &d->events[j];
@@ -956,7 +1114,9 @@ static void verdict_rows(finding_vec *v, const ds_diff *d, const ds_diff_event *
 	}
 	if (!ntop && strcmp(kind, "row") == 0)
 		add_finding(v, "none", de->name, NULL, "%s: no %s changed by %s1%% of the total", de->name,
-			    t->name_label, noisy ? "more than sampling noise and " : "");
+			    t->name_label,
+			    !noisy ? "" : lo_col != (size_t)-1 ? "more than run-to-run noise and "
+							   : "more than sampling noise and ");
 	free(top);
 }
 
@@ -1025,6 +1185,25 @@ static void verdict_names(finding_vec *v, const builder *b)
 	ds_vec_free(&seen);
 }
 
+/* Whether the diff could tell run-to-run noise from change: else say so. */
+static void verdict_runs(finding_vec *v, const builder *b)
+{
+	size_t n[2];
+
+	for (int s = 0; s < 2; s++) {
+		const ds_table *t = b->sd[s].t;
+		n[s] = t->nruns ? t->nruns : 1;
+	}
+	if (n[BEFORE] >= 2 && n[AFTER] >= 2)
+		return;
+	add_finding(v, "runs", NULL, NULL,
+		    "%s: run-to-run noise (other load, memory layout, timing) cannot be told from change; "
+		    "record each side with --repeat 5 (or more) and compare the groups",
+		    n[BEFORE] < 2 && n[AFTER] < 2 ? "one run a side"
+		    : n[BEFORE] < 2		  ? "one run in BEFORE"
+						  : "one run in AFTER");
+}
+
 static void verdict(builder *b, finding_vec *v)
 {
 	const ds_diff *d = b->d;
@@ -1034,6 +1213,7 @@ static void verdict(builder *b, finding_vec *v)
 		if (d->events[k].before >= 0 && d->events[k].after >= 0)
 			verdict_rows(v, d, &d->events[k], "row");
 	verdict_names(v, b);
+	verdict_runs(v, b);
 }
 
 /* ---- the API ---- */
@@ -1064,11 +1244,14 @@ static int diff_tables(const ds_table *before, const ds_table *after, const ds_d
 	d->table = ds_xcalloc(1, sizeof *d->table);
 	d->table->view = ds_xstrdup(before->view);
 	d->table->has_metrics = true;
+	b.runs = before->nruns && after->nruns;
 	if (match_events(&b, t, err)) {
 		d->events = b.devs.v;
 		d->nevents = b.devs.n;
-		for (size_t i = 0; i < b.events.n; i++)
+		for (size_t i = 0; i < b.events.n; i++) {
 			free(b.events.v[i].name);
+			free(b.events.v[i].run_count);
+		}
 		ds_vec_free(&b.events);
 		builder_free(&b);
 		ds_diff_free(d);

@@ -305,6 +305,41 @@ static void event_name(dim *d, uint32_t id, ds_buf *out)
 	ds_buf_puts(out, ds_session_event(d->s, d->raw.v[id])->name);
 }
 
+/* ---- the experiment and the MPI rank: one value a session, apart when
+ * several experiments are merged (ds_merger) ---- */
+
+static uint32_t experiment_id(dim *d, size_t i, const ds_srec *r)
+{
+	const char *l = ds_session_label(d->s);
+
+	(void)i;
+	(void)r;
+	return d->raw.n ? 0 : named_id(d, l, strlen(l), l);
+}
+
+static uint32_t rank_id(dim *d, size_t i, const ds_srec *r)
+{
+	(void)i;
+	(void)r;
+	return value_id(d, (uint64_t)d->s->meta.rank);
+}
+
+static void rank_name(dim *d, uint32_t id, ds_buf *out)
+{
+	int64_t v = (int64_t)d->raw.v[id];
+
+	if (v < 0)
+		ds_buf_puts(out, "<no rank>");
+	else
+		ds_buf_printf(out, "%lld", (long long)v);
+}
+
+static bool rank_number(dim *d, uint32_t id, int64_t *v)
+{
+	*v = (int64_t)d->raw.v[id];
+	return *v >= 0;
+}
+
 /* ---- where the data came from: memlevel, snoop, tlb, locked, op, latency ----
  * From the sample's PERF_SAMPLE_DATA_SRC (perf_event.h's perf_mem_data_src:
  * PEBS, IBS, SPE and the simulator fill it) and its weight, the access's
@@ -1006,6 +1041,8 @@ static const ds_col page_cols[] = {{"page", DS_COL_HEX, false}};
 static const ds_col time_cols[] = {{"time", DS_COL_U64, false}};
 static const ds_col verdict_cols[] = {{"verdict", DS_COL_STR, false}};
 static const ds_col event_cols[] = {{"event", DS_COL_STR, false}};
+static const ds_col experiment_cols[] = {{"experiment", DS_COL_STR, false}};
+static const ds_col rank_cols[] = {{"rank", DS_COL_U64, false}};
 static const ds_col mobj_cols[] = {{"mobj", DS_COL_U64, false}};
 static const ds_col allocsite_cols[] = {{"allocsite", DS_COL_STR, false}, {"asite", DS_COL_U64, true},
 					{"blocks", DS_COL_U64, true},
@@ -1083,6 +1120,10 @@ static const dim_def defs[] = {
 	 latency_number, name_cell, NULL, NULL, NULL, latency_record, NULL},
 	{"callpath", "the whole call chain, outermost caller first (main;top;leaf)", NULL, 0,
 	 COLS(callpath_cols), NULL, callpath_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"experiment", "the experiment, by its name in its group (several -i, or a group)", NULL, 0,
+	 COLS(experiment_cols), NULL, experiment_id, NULL, NULL, name_cell, NULL, NULL, NULL, NULL, NULL},
+	{"rank", "the MPI rank the experiment's command ran as (record under mpirun)", NULL, DIM_NUMBER,
+	 COLS(rank_cols), NULL, rank_id, rank_name, rank_number, number_cell, NULL, NULL, NULL, NULL, NULL},
 };
 
 #define NDEFS (sizeof defs / sizeof defs[0])

@@ -849,6 +849,7 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	}
 	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS, false);
 	d.b.t->tree = true;
+	d.b.t->order = DS_ORDER_KIDS;
 	d.b.t->diff_key = "type,field"; /* a diff names a member type.field */
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
 		layout_type(&d, &hot[i]);

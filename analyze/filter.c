@@ -275,6 +275,11 @@ static int check_names(ds_session *s, const ds_expr *f, const fops *ops, fop *v,
 				ds_buf_printf(&b, "%s'%s'", k ? ", " : "; nearest: ", n.name[k]);
 			if (!n.name[0])
 				ds_buf_printf(&b, "; see %s", see_also(ops->op[op].name));
+			if (s->opts.lenient_names) {
+				ds_vec_push(&s->filter_misses, ds_xstrndup(want, len));
+				ds_vec_push(&s->filter_misses, ds_buf_steal(&b));
+				continue;
+			}
 			rc = ds_err_set(err, DS_EINPUT, "%s", ds_buf_str(&b));
 			ds_buf_free(&b);
 		}
@@ -304,6 +309,9 @@ int ds_session_set_filter(ds_session *s, const char *text, ds_err *err)
 	if (text && (!ds_session_mobjs(s, err) ||
 		     ds_filter_compile(text, &s->machine, &s->mobjs, ops.op, ops.n, &f, err)))
 		return -1;
+	for (size_t i = 0; i < s->filter_misses.n; i++)
+		free(s->filter_misses.v[i]);
+	s->filter_misses.n = 0;
 	if (ds_session_load(s, 0, err) || ds_dataspace_build(s, err) || (f && !(v = prepare(s, f, &ops, err))) ||
 	    (f && check_names(s, f, &ops, v, err))) {
 		ds_expr_free(f);
@@ -344,4 +352,15 @@ void ds_filter_free(ds_session *s)
 	ds_expr_free(s->filter);
 	free(s->filter_text);
 	ds_vec_free(&s->keep);
+	for (size_t i = 0; i < s->filter_misses.n; i++)
+		free(s->filter_misses.v[i]);
+	ds_vec_free(&s->filter_misses);
+}
+
+const char *ds_session_filter_miss(const ds_session *s, size_t i, const char **name)
+{
+	if (2 * i >= s->filter_misses.n)
+		return NULL;
+	*name = s->filter_misses.v[2 * i];
+	return s->filter_misses.v[2 * i + 1];
 }

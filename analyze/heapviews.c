@@ -252,6 +252,7 @@ int ds_view_accessmap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 	}
 	tb_init(&b, s, "accessmap", "allocation site, bytes", cols, AM_NCOLS, false);
 	b.t->tree = true;
+	b.t->order = DS_ORDER_KIDS;
 	for (size_t i = 0; i < hot.n && i < limit; i++)
 		map_site_rows(s, &b, hot.v[i].site, &recs.v[hot.v[i].site], &order);
 	heap_props(s, b.t);

@@ -655,6 +655,7 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	/* two runs share no addresses: a diff compares the objects and the code */
 	h.b.t->diff_rows = "object,code";
 	h.b.t->tree = true;
+	h.b.t->order = DS_ORDER_KIDS;
 	/* a field or a line of code on several lines is one row of a diff:
 	 * its accesses add up, its threads and CPUs are the union */
 	h.b.t->diff_combine = hl_combine;

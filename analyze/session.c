@@ -82,6 +82,30 @@ size_t ds_session_nnotes(const ds_session *s) { return s->notes.n; }
 const char *ds_session_note(const ds_session *s, size_t i) { return s->notes.v[i]; }
 const ds_meta *ds_session_meta(const ds_session *s) { return &s->meta; }
 
+const char *ds_session_label(const ds_session *s) { return s->label; }
+
+/* The name of the experiment at path: its directory's ("runs/run.3" ->
+ * "run.3", "exp/perf.data" -> "exp"), or the file's. */
+static char *path_label(const char *path)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 1 && path[end - 1] == '/')
+		end--;
+	start = end;
+	while (start && path[start - 1] != '/')
+		start--;
+	if (end - start == 9 && strncmp(path + start, "perf.data", 9) == 0 && start > 1) {
+		end = start - 1;
+		while (end > 1 && path[end - 1] == '/')
+			end--;
+		start = end;
+		while (start && path[start - 1] != '/')
+			start--;
+	}
+	return ds_xstrndup(path + start, end - start);
+}
+
 bool ds_ip_is_kernel(uint16_t misc)
 {
 	uint16_t m = misc & PERF_RECORD_MISC_CPUMODE_MASK;
@@ -1073,6 +1097,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	if (o)
 		s->opts = *o;
 	s->path = ds_xstrdup(path);
+	s->label = o && o->label ? ds_xstrdup(o->label) : path_label(path);
 	s->dso_index = ds_hash_new();
 	s->proc_index = ds_hash_new();
 	s->site_index = ds_hash_new();
@@ -1172,5 +1197,6 @@ void ds_session_free_model(ds_session *s)
 	ds_meta_fini(&s->meta);
 	ds_perfdata_close(s->pd);
 	free(s->path);
+	free(s->label);
 	free(s);
 }

@@ -1100,6 +1100,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
 	h.b.t->tree = true;
+	h.b.t->order = DS_ORDER_KIDS;
 	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);

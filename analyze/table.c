@@ -132,6 +132,7 @@ ds_table *tb_flatten(const ds_table *t)
 	for (size_t e = 0; e < t->nevents; e++) {
 		f->events[e] = t->events[e];
 		f->events[e].name = ds_xstrdup(t->events[e].name);
+		f->events[e].run_count = ds_run_counts(&t->events[e]);
 	}
 	f->cols = ds_xcalloc(t->ncols + 1, sizeof *f->cols);
 	memcpy(f->cols, t->cols, t->ncols * sizeof *f->cols);
@@ -177,6 +178,10 @@ ds_table *tb_flatten(const ds_table *t)
 			y->incl_count = ds_xcalloc(ne, sizeof *y->incl_count);
 			memcpy(y->incl_samples, x->incl_samples, t->nevents * sizeof *y->incl_samples);
 			memcpy(y->incl_count, x->incl_count, t->nevents * sizeof *y->incl_count);
+		}
+		if (t->nruns) {
+			y->runs = ds_xcalloc(ne * t->nruns, sizeof *y->runs);
+			memcpy(y->runs, x->runs, t->nevents * t->nruns * sizeof *y->runs);
 		}
 		f->nrows++;
 	}
@@ -432,6 +437,7 @@ void tb_row_free(ds_row *r, size_t ncols)
 	free(r->count);
 	free(r->incl_samples);
 	free(r->incl_count);
+	free(r->runs);
 }
 
 int tb_sort_rows(const ds_table *t, const char *sort, ds_row *rows, size_t n, ds_err *err)
@@ -500,8 +506,10 @@ void ds_table_free(ds_table *t)
 	for (size_t i = 0; i < t->nrows; i++)
 		tb_row_free(&t->rows[i], t->ncols);
 	free(t->rows);
-	for (size_t e = 0; e < t->nevents; e++)
+	for (size_t e = 0; e < t->nevents; e++) {
 		free(t->events[e].name);
+		free(t->events[e].run_count);
+	}
 	free(t->events);
 	free(t->cols);
 	for (size_t i = 0; i < t->nprops; i++) {
@@ -511,6 +519,17 @@ void ds_table_free(ds_table *t)
 	free(t->props);
 	free(t->view);
 	free(t);
+}
+
+uint64_t *ds_run_counts(const ds_table_event *e)
+{
+	uint64_t *v;
+
+	if (!e->run_count)
+		return NULL;
+	v = ds_xcalloc(e->runs + 1, sizeof *v);
+	memcpy(v, e->run_count, e->runs * sizeof *v);
+	return v;
 }
 
 void tb_prop(ds_table *t, const char *key, enum ds_prop_kind kind, const char *fmt, ...)

@@ -23,9 +23,10 @@
 # samples resolved to typed data, per backend), bench/callgraph.sh (call
 # chains from stack copies against perf's dwarf mode: dilation, size, the
 # same chains, report speed), bench/heap.sh (record
-# --heap's cost against heaptrack and DHAT, and its reach on SQLite) and
+# --heap's cost against heaptrack and DHAT, and its reach on SQLite),
 # bench/tui.sh (dsprof tui on ten million samples: first screen, keys,
-# memory), each with its own targets.
+# memory) and bench/group.sh (a group of 256 experiments merged: time and
+# memory against reading them one after another), each with its own targets.
 set -eu
 BUILD=$(cd "${1:?usage: bench/run.sh BUILD_DIR}" && pwd)
 DSPROF="$BUILD/dsprof"
@@ -120,3 +121,4 @@ sh "$(dirname "$0")/realprogs.sh" "$BUILD"
 echo; sh "$(dirname "$0")/callgraph.sh" "$BUILD"
 sh "$(dirname "$0")/heap.sh" "$BUILD"
 echo; sh "$(dirname "$0")/tui.sh" "$BUILD"
+sh "$(dirname "$0")/group.sh" "$BUILD"

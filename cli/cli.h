@@ -66,6 +66,33 @@ struct ds_diff;
 void cli_render_diff(FILE *f, const struct ds_diff *d, enum cli_format fmt, const char *before,
 		     const char *after, bool ascii, const bool *show);
 
+/* Experiments named on the command line (cli/group.c): -i DIR is an
+ * experiment, or a group (record --group) standing for its members, each
+ * labelled by its name in the group (by GROUP/NAME when several are
+ * named); run: a repeated run of its group. */
+typedef struct cli_exp {
+	char *path;
+	char *label;          /* NULL: the session names it by its directory */
+	bool run;
+} cli_exp;
+typedef DS_VEC(cli_exp) cli_exps;
+int cli_expand(const char *const *inputs, size_t n, cli_exps *out, ds_err *err);
+void cli_exps_free(cli_exps *v);
+/* --merge ARG (enum ds_merge_how): 0, or a usage error of CMD. */
+int cli_parse_merge(const char *cmd, const char *arg, int *how);
+/* The merge given (>= 0), else mean when every experiment is a repeated
+ * run, else sum (the ranks of a job, experiments of different events). */
+int cli_merge_how(const cli_exps *e, int given);
+/* View `view` of every experiment of e, merged: each session opened in
+ * turn with so (its label set), made ready by prepare (machine, memory
+ * objects, filter), its view built and merged, and closed.  The sessions'
+ * notes go to stderr once each, with who said them. */
+struct ds_session_opts;
+struct ds_view_opts;
+int cli_merged_view(const cli_exps *e, int how, const struct ds_session_opts *so, const char *view,
+		    const struct ds_view_opts *vo, int (*prepare)(struct ds_session *, void *, ds_err *), void *ctx,
+		    struct ds_table **out, ds_err *err);
+
 /* Keep in OUTDIR/kallsyms the kernel symbols that samples at ips[0..n)
  * need, while this kernel still runs: the experiment then reads the same
  * anywhere, and reports need not parse /proc/kallsyms.  On failure, a note

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include "analyze/analyze.h"
+#include "experiment/experiment.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 static const char diff_usage[] =
 	"usage: dsprof diff BEFORE AFTER [options]\n"
 	"\n"
-	"  BEFORE, AFTER          experiment directories or perf.data files\n"
+	"  BEFORE, AFTER          experiment directories or perf.data files, or groups of\n"
+	"                         experiments (record --repeat N, --group): a group's mean run\n"
+	"                         compares, and each change gets its 95% interval across runs\n"
 	"  -v, --view VIEW        functions (default), lines, dataobjects, datalayout, hotlines,\n"
 	"                         sharing, or another view with metrics\n"
 	"  -b, --by KEY[,KEY...]  compare the samples grouped by these keys (dsprof report --by):\n"
@@ -30,6 +33,34 @@ static const char diff_usage[] =
 	"                         functions that allocate for their callers (NAME or\n"
 	"                         PREFIX*, comma-separated): allocation sites are their callers\n"
 	"      --kallsyms FILE    kernel symbols of the recording machine\n";
+
+/* A side that is a group: its experiments' view, merged as their mean. */
+static int side_table(const char *path, const ds_session_opts *so, const char *view, ds_table **t,
+		      size_t *n, ds_err *err)
+{
+	cli_exps e = {0};
+	ds_view_opts vo = {0};
+	int rc = cli_expand(&path, 1, &e, err) ? -1
+		 : cli_merged_view(&e, DS_MERGE_MEAN, so, view, &vo, NULL, NULL, t, err);
+
+	*n = e.n;
+	cli_exps_free(&e);
+	return rc;
+}
+
+/* BEFORE or AFTER is a group: the diff of the two sides' mean runs. */
+static int diff_groups(const char *const path[2], const ds_session_opts *so, const char *view,
+		       const ds_diff_opts *dopts, ds_diff **d, ds_err *err)
+{
+	ds_table *t[2] = {NULL, NULL};
+	size_t n[2];
+	int rc = side_table(path[0], so, view, &t[0], &n[0], err) || side_table(path[1], so, view, &t[1], &n[1], err) ||
+		 ds_diff_tables(t[0], t[1], dopts, d, err);
+
+	ds_table_free(t[0]);
+	ds_table_free(t[1]);
+	return rc ? -1 : 0;
+}
 
 int cmd_diff(int argc, char **argv)
 {
@@ -100,6 +131,14 @@ int cmd_diff(int argc, char **argv)
 	path[0] = argv[optind];
 	path[1] = argv[optind + 1];
 	so.progress = isatty(STDERR_FILENO);
+	if (ds_group_is(path[0]) || ds_group_is(path[1])) {
+		if (diff_groups(path, &so, view, &dopts, &d, &err) || cli_metrics(d->table, metrics, fmt, &show, &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+		cli_render_diff(stdout, d, fmt, path[0], path[1], ascii, show);
+		goto written;
+	}
 	for (int i = 0; i < 2; i++)
 		if (ds_session_open(path[i], &so, &s[i], &err)) {
 			status = cli_fail(&err);
@@ -113,6 +152,7 @@ int cmd_diff(int argc, char **argv)
 	cli_render_diff(stdout, d, fmt, path[0], path[1], ascii, show);
 	cli_print_notes(s[0], path[0], NULL);
 	cli_print_notes(s[1], path[1], NULL);
+written:
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		ds_err_set(&err, DS_EENV, "cannot write the diff to standard output");
 		status = cli_fail(&err);

@@ -36,6 +36,11 @@ static const char record_usage[] =
 	"                             is killed with dsprof)\n"
 	"  -d, --duration SECONDS     stop recording after SECONDS\n"
 	"  -o, --output DIR           experiment directory (default dsprof.data)\n"
+	"      --group G              add the experiment to group G (a directory of experiments):\n"
+	"                             under MPI named by its rank (rank.N), else as the next\n"
+	"                             run (run.N)\n"
+	"      --repeat N             run the command N times, each run an experiment of one\n"
+	"                             group (--group G, else a new group at -o DIR)\n"
 	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
 	"  -q, --quiet                no summary line at the end\n"
 	"      --archive              keep the sampled object files with the experiment\n"
@@ -161,6 +166,21 @@ static void auto_callgraph(ds_record_opts *o)
 	free(path);
 }
 
+/* The MPI rank this process runs as, from the variables the launchers
+ * set (Open MPI, MPICH and Hydra, PMIx, Slurm); -1 outside MPI. */
+static int64_t mpi_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		uint64_t u;
+		if (v && ds_parse_u64(v, &u, false) && u <= INT32_MAX)
+			return (int64_t)u;
+	}
+	return -1;
+}
+
 static char **dup_argv(char **v, int n)
 {
 	char **o = ds_xcalloc((size_t)n + 1, sizeof *o);
@@ -199,6 +219,7 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 		m.ntarget = ntarget;
 	}
 	m.attach_pid = o->pid ? o->pid : -1;
+	m.rank = mpi_rank();
 	m.host = ds_xstrdup(h.hostname);
 	m.kernel = ds_xstrdup(h.kernel);
 	m.arch = ds_xstrdup(h.arch);
@@ -432,6 +453,134 @@ static int finish(const char *outdir, ds_record_result *res, uint64_t *unwound, 
 	return rc;
 }
 
+/* What every run of the command shares. */
+typedef struct run_ctx {
+	ds_record_opts *o;
+	const ds_machine *machine, *left_out;
+	bool sim, heap, archive, quiet;
+	int ntarget;
+} run_ctx;
+
+/* Record one run of the command into outdir; the exit status: the
+ * command's when it ran and dsprof did its part.  *complete: the
+ * experiment is complete; *killed: a signal ended the command. */
+static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool *killed)
+{
+	ds_record_opts *o = x->o;
+	ds_record_result res;
+	ds_sim_result sres = {0};
+	ds_expdir_prev prev;
+	uint64_t unwound[DS_CHAIN_NENDS] = {0};
+	char *heap_note = NULL;
+	ds_err err = {0};
+	int status = 0;
+
+	*complete = *killed = false;
+	o->outdir = outdir;
+	o->env = NULL;
+	if (ds_expdir_create(outdir, &prev, &err))
+		return cli_fail(&err);
+	cli_say_moved(&prev); /* even with -q: it is the user's data */
+	if (x->heap && ds_heap_env(outdir, o->argv, x->sim, &o->env, &heap_note, &err)) {
+		status = cli_fail(&err);
+		cli_discard(outdir, &prev);
+		return status;
+	}
+	if (heap_note)
+		cli_note(heap_note);
+	free(heap_note);
+	o->heap = x->sim && o->env;
+	if (x->sim ? ds_sim_record(o, x->machine->caches, x->machine->ncaches, &res, &sres, &err)
+		   : ds_sampler_record(o, &res, &err)) {
+		status = cli_fail(&err);
+		/* nothing was recorded: leave the directory as it was */
+		if (!res.target_started)
+			cli_discard(outdir, &prev);
+		ds_record_result_fini(&res);
+		goto out;
+	}
+	/* the experiment is complete when meta.json, the completed perf.data
+	 * and the kernel symbols are in place; until then it stays marked
+	 * unfinished */
+	if (write_meta(outdir, o, &res, x->sim ? x->machine : NULL, o->argc_self, o->argv_self, x->ntarget,
+		       &err) ||
+	    finish(outdir, &res, unwound, &err))
+		status = cli_fail(&err);
+	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
+	if (!status && ds_expdir_complete(outdir, &err))
+		status = cli_fail(&err);
+	*complete = !status;
+	summary(outdir, &res, x->quiet);
+	if (!x->quiet)
+		unwind_summary(unwound, o);
+	if (o->env)
+		heap_summary(outdir, x->quiet);
+	if (x->sim)
+		sim_summary(o, &sres, x->left_out, x->quiet);
+	if (!status && x->archive && cli_archive(outdir, x->quiet, &err))
+		status = cli_fail(&err);
+	if (!status && res.target_exited) {
+		int st = res.wait_status;
+		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		*killed = WIFSIGNALED(st);
+	}
+	ds_record_result_fini(&res);
+out:
+	ds_sim_result_fini(&sres);
+	ds_heap_env_free(o->env);
+	o->env = NULL;
+	return status;
+}
+
+/* Record the command `repeat` times: into outdir, or as members of a
+ * group (--group, or with --repeat a new group at outdir).  The exit
+ * status is the first run's that failed, else 0.  Repeating stops at a
+ * run dsprof could not complete or that a signal ended (Ctrl-C). */
+static int record_runs(const run_ctx *x, const char *outdir, const char *group, unsigned repeat)
+{
+	const char *gdir = group ? group : repeat > 1 ? outdir : NULL;
+	int64_t rank = mpi_rank();
+	const char *kind = rank >= 0 ? "rank" : "run";
+	ds_err err = {0};
+	int status = 0;
+
+	if (gdir && !group) {
+		/* a new group where the experiment would have been: what was there
+		 * moves aside as it would for an experiment */
+		ds_expdir_prev prev;
+		if (ds_expdir_create(outdir, &prev, &err) || ds_expdir_complete(outdir, &err))
+			return cli_fail(&err);
+		cli_say_moved(&prev);
+	}
+	for (unsigned k = 0; k < repeat; k++) {
+		char *path = NULL;
+		int64_t id = rank;
+		bool complete, killed;
+		int st;
+
+		if (gdir && ds_group_reserve(gdir, kind, rank, &path, &id, &err))
+			return status ? status : cli_fail(&err);
+		if (repeat > 1 && !x->quiet)
+			fprintf(stderr, "[ dsprof record: run %u of %u ]\n", k + 1, repeat);
+		st = record_run(x, path ? path : outdir, &complete, &killed);
+		if (gdir && complete && ds_group_add(gdir, path, kind, id, &err)) {
+			st = cli_fail(&err);
+			complete = false;
+		}
+		if (gdir && !x->quiet && complete) {
+			fputs("[ dsprof record: in group '", stderr);
+			cli_puts_safe(stderr, gdir);
+			fprintf(stderr, "' as %s.%lld ]\n", rank >= 0 ? "rank" : "run", (long long)id);
+		}
+		free(path);
+		if (!status)
+			status = st;
+		if (!complete || killed)
+			break;
+	}
+	return status;
+}
+
 /* -e takes a list, as perf's does: "cpu-clock,page-faults".  Commas inside
  * a PMU's terms ("cpu/event=0x3c,umask=0/") belong to that event; a slash
  * followed by digits only is a period ("page-faults/100,cpu-clock").  Cut
@@ -477,31 +626,29 @@ int cmd_record(int argc, char **argv)
 		{"ldlat", required_argument, NULL, 'L'},
 		{"loads", no_argument, NULL, 'l'},
 		{"stores", no_argument, NULL, 's'},
+		{"group", required_argument, NULL, 'U'},
+		{"repeat", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	ds_record_opts o = {0};
-	ds_record_result res;
 	name_vec names = {0};
 	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
-	const char *outdir = "dsprof.data";
-	bool quiet = false, archive = false, heap = false;
-	char *heap_note = NULL;
+	const char *outdir = "dsprof.data", *group = NULL;
+	bool quiet = false, archive = false, heap = false, outdir_given = false;
+	unsigned repeat = 1;
 	ds_err err = {0};
 	int c, status = 0, ntarget;
 	uint64_t u;
 	char **self = NULL;
-	ds_expdir_prev prev;
 	bool sim = false, cg_auto = true;
 	bool mem = false, only_loads = false, only_stores = false, ldlat_set = false;
 	const char *bad = NULL;
 	unsigned ldlat = 30;
 	ds_mem_plan plan = {0};
-	uint64_t unwound[DS_CHAIN_NENDS] = {0};
 	const char *model = NULL, *cache = NULL;
 	ds_machine machine = {0}, left_out = {0};
-	ds_sim_result sres = {0};
 
 	o.inherit = true;
 	o.callgraph = DS_CG_FP;
@@ -551,6 +698,15 @@ int cmd_record(int argc, char **argv)
 		}
 		case 'o':
 			outdir = optarg;
+			outdir_given = true;
+			break;
+		case 'U':
+			group = optarg;
+			break;
+		case 'R':
+			if (!ds_parse_u64(optarg, &u, false) || !u || u > 10000)
+				return cli_usage_error("record", "bad --repeat '%s' (1 to 10000 runs)", optarg);
+			repeat = (unsigned)u;
 			break;
 		case 'm':
 			if (!ds_parse_u64(optarg, &u, false) || u < 1 || u > (1u << 20) || (u & (u - 1)))
@@ -617,6 +773,12 @@ int cmd_record(int argc, char **argv)
 		bad = "--ldlat, --loads and --stores go with --mem";
 	else if (mem && names.n)
 		bad = "--mem picks its own events: give --mem or -e, not both";
+	else if (group && outdir_given)
+		bad = "give --group or -o, not both: a group names its experiments itself";
+	else if (repeat > 1 && o.pid)
+		bad = "--repeat runs a command again: not with -p";
+	else if (repeat > 1 && mpi_rank() >= 0)
+		bad = "under MPI each rank records once (its experiment is named by its rank): no --repeat";
 	if (bad) {
 		status = cli_usage_error("record", "%s", bad);
 		goto out;
@@ -672,58 +834,14 @@ int cmd_record(int argc, char **argv)
 		auto_callgraph(&o);
 	o.events = evs.v;
 	o.nevents = evs.n;
-	o.outdir = outdir;
 	/* the header's command line names the program, as perf's does */
 	self = ds_xcalloc((size_t)argc + 2, sizeof *self);
 	self[0] = "dsprof";
 	memcpy(self + 1, argv, (size_t)argc * sizeof *self);
 	o.argc_self = argc + 1;
 	o.argv_self = self;
-	if (ds_expdir_create(outdir, &prev, &err)) {
-		status = cli_fail(&err);
-		goto out;
-	}
-	cli_say_moved(&prev); /* even with -q: it is the user's data */
-	if (heap && ds_heap_env(outdir, o.argv, sim, &o.env, &heap_note, &err)) {
-		status = cli_fail(&err);
-		cli_discard(outdir, &prev);
-		goto out;
-	}
-	if (heap_note)
-		cli_note(heap_note);
-	o.heap = sim && o.env;
-	if (sim ? ds_sim_record(&o, machine.caches, machine.ncaches, &res, &sres, &err)
-		: ds_sampler_record(&o, &res, &err)) {
-		status = cli_fail(&err);
-		/* nothing was recorded: leave the directory as it was */
-		if (!res.target_started)
-			cli_discard(outdir, &prev);
-		ds_record_result_fini(&res);
-		goto out;
-	}
-	/* the experiment is complete when meta.json, the completed perf.data
-	 * and the kernel symbols are in place; until then it stays marked
-	 * unfinished */
-	if (write_meta(outdir, &o, &res, sim ? &machine : NULL, o.argc_self, self, ntarget, &err) ||
-	    finish(outdir, &res, unwound, &err))
-		status = cli_fail(&err);
-	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
-	if (!status && ds_expdir_complete(outdir, &err))
-		status = cli_fail(&err);
-	summary(outdir, &res, quiet);
-	if (!quiet)
-		unwind_summary(unwound, &o);
-	if (o.env)
-		heap_summary(outdir, quiet);
-	if (sim)
-		sim_summary(&o, &sres, &left_out, quiet);
-	if (!status && archive && cli_archive(outdir, quiet, &err))
-		status = cli_fail(&err);
-	if (!status && res.target_exited) {
-		int st = res.wait_status;
-		status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	}
-	ds_record_result_fini(&res);
+	status = record_runs(&(run_ctx){&o, &machine, &left_out, sim, heap, archive, quiet, ntarget}, outdir,
+			     group, repeat);
 out:
 	for (size_t i = 0; i < evs.n; i++)
 		ds_evspec_fini(&evs.v[i]);
@@ -733,11 +851,8 @@ out:
 		free(lists.v[i]);
 	ds_vec_free(&lists);
 	free(self);
-	ds_sim_result_fini(&sres);
 	ds_machine_fini(&machine);
 	ds_mem_plan_fini(&plan);
 	ds_machine_fini(&left_out);
-	ds_heap_env_free(o.env);
-	free(heap_note);
 	return status;
 }

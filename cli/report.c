@@ -14,7 +14,11 @@
 static const char report_usage[] =
 	"usage: dsprof report [options]\n"
 	"\n"
-	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
+	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data), or\n"
+	"                         a group of experiments (record --group, --repeat); several -i\n"
+	"                         report their experiments as one\n"
+	"      --merge HOW        several experiments: sum (the ranks of a job; the default) or\n"
+	"                         mean (the default for repeated runs of a group)\n"
 	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
 	"                         dataobjects, datalayout, typestats, callers, calltree, bottomup,\n"
 	"                         annotate, source, timeline, hotlines, sharing, heap, leaks,\n"
@@ -25,7 +29,8 @@ static const char report_usage[] =
 	"  -b, --by KEY[,KEY...]  group the samples by these keys, nested in that order (function,\n"
 	"                         module, line, pc, thread, cpu, dataobject, field, offset,\n"
 	"                         cacheline, page, mobj:NAME, allocsite, allocation, time, verdict,\n"
-	"                         event, memlevel, snoop, tlb, locked, op, latency, callpath);\n"
+	"                         event, memlevel, snoop, tlb, locked, op, latency, callpath,\n"
+	"                         experiment, rank);\n"
 	"                         '--by help' says what each is\n"
 	"  -n, --limit N          print the first N rows (with --by, at each level)\n"
 	"  -t, --tid T[,T...]     only these threads\n"
@@ -80,6 +85,62 @@ static int parse_tids(const char *s, ds_vec_u32 *out)
 	return out->n ? 0 : -1;
 }
 
+/* What every experiment's session gets before its view is built. */
+typedef struct prep {
+	const char *machine, *filter, *cross;
+	const char *const *mobjs;
+	size_t nmobjs;
+	const ds_session_opts *so;
+} prep;
+
+static int prepare(ds_session *s, void *ctx, ds_err *err)
+{
+	const prep *p = ctx;
+
+	if (p->machine && ds_session_set_machine(s, p->machine, err))
+		return -1;
+	for (size_t i = 0; i < p->nmobjs; i++)
+		if (ds_session_add_mobj(s, p->mobjs[i], err))
+			return -1;
+	if (p->cross) {
+		ds_session_opts xo = {.debug_root = p->so->debug_root, .kallsyms = p->so->kallsyms,
+				      .heap_wrappers = p->so->heap_wrappers, .progress = p->so->progress};
+		ds_session *x = NULL;
+		int bad = ds_session_open(p->cross, &xo, &x, err) || ds_session_set_cross(s, x, err);
+		ds_session_close(x);
+		if (bad)
+			return -1;
+	}
+	return p->filter ? ds_session_set_filter(s, p->filter, err) : 0;
+}
+
+/* Several experiments as one table (cli/group.c). */
+static int report_merged(const cli_exps *e, int how, const ds_session_opts *so, const char *view,
+			 const ds_view_opts *vo, prep *p, const char *metrics, enum cli_format fmt, bool ascii)
+{
+	ds_table *t = NULL;
+	bool *show = NULL;
+	ds_err err = {0};
+	ds_buf src = {0};
+	int status = 0;
+
+	if (cli_merged_view(e, how, so, view, vo, prepare, p, &t, &err) ||
+	    cli_metrics(t, metrics, fmt, &show, &err)) {
+		ds_table_free(t);
+		return cli_fail(&err);
+	}
+	ds_buf_printf(&src, "%zu experiments, %s", e->n, how == DS_MERGE_MEAN ? "mean" : "sum");
+	cli_render(stdout, t, fmt, ds_buf_str(&src), ascii, show);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		ds_err_set(&err, DS_EENV, "cannot write the report to standard output");
+		status = cli_fail(&err);
+	}
+	ds_buf_free(&src);
+	ds_table_free(t);
+	free(show);
+	return status;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -109,14 +170,17 @@ int cmd_report(int argc, char **argv)
 		{"mobj", required_argument, NULL, 'O'},
 		{"machine", required_argument, NULL, 'C'},
 		{"cross", required_argument, NULL, 'R'},
+		{"merge", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL, *cross = NULL;
+	DS_VEC(const char *) inputs = {0};
+	cli_exps exps = {0};
+	int merge = -1;
 	const char *by = NULL, *metrics = NULL;
 	bool *show = NULL;
 	char *by_view = NULL;
-	bool input_given = false;
 	const char *mobjs[64]; /* --mobj, in order */
 	size_t nmobjs = 0;
 	ds_session_opts so = {0};
@@ -134,7 +198,11 @@ int cmd_report(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":i:v:b:s:n:t:f:m:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': input = optarg; input_given = true; break;
+		case 'i': ds_vec_push(&inputs, optarg); break;
+		case 'M':
+			if (cli_parse_merge("report", optarg, &merge))
+				return 1;
+			break;
 		case 'v': view = optarg; break;
 		case 'b': by = optarg; break;
 		case 'm': metrics = optarg; break;
@@ -280,36 +348,30 @@ int cmd_report(int argc, char **argv)
 		free(by_view);
 		return cli_usage_error("report", "--cross applies to --view dataobjects");
 	}
-	if (!input_given && cli_default_experiment("report")) {
+	if (!inputs.n && cli_default_experiment("report")) {
 		ds_vec_free(&tids);
 		free(by_view);
 		return 1;
 	}
+	if (!inputs.n)
+		ds_vec_push(&inputs, input);
 	so.tids = tids.v;
 	so.ntids = tids.n;
 	so.progress = isatty(STDERR_FILENO);
-	if (ds_session_open(input, &so, &s, &err) || (machine && ds_session_set_machine(s, machine, &err))) {
+	if (cli_expand(inputs.v, inputs.n, &exps, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
-	for (size_t i = 0; i < nmobjs; i++)
-		if (ds_session_add_mobj(s, mobjs[i], &err)) {
-			status = cli_fail(&err);
-			goto out;
-		}
-	if (cross) {
-		ds_session_opts xo = {.debug_root = so.debug_root, .kallsyms = so.kallsyms, .heap_wrappers = so.heap_wrappers,
-				      .progress = so.progress};
-		ds_session *x = NULL;
-		int bad = ds_session_open(cross, &xo, &x, &err) || ds_session_set_cross(s, x, &err);
-		ds_session_close(x);
-		if (bad) {
-			status = cli_fail(&err);
-			goto out;
-		}
+	if (exps.n > 1) {
+		prep p = {machine, filter, cross, mobjs, nmobjs, &so};
+		status = report_merged(&exps, cli_merge_how(&exps, merge), &so, view, &vo, &p, metrics, fmt, ascii);
+		goto out;
 	}
-	if ((filter && ds_session_set_filter(s, filter, &err)) || ds_view_build(s, view, &vo, &t, &err) ||
-	    cli_metrics(t, metrics, fmt, &show, &err)) {
+	input = exps.v[0].path;
+	so.label = exps.v[0].label;
+	if (ds_session_open(input, &so, &s, &err) ||
+	    prepare(s, &(prep){machine, filter, cross, mobjs, nmobjs, &so}, &err) ||
+	    ds_view_build(s, view, &vo, &t, &err) || cli_metrics(t, metrics, fmt, &show, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
@@ -325,6 +387,8 @@ int cmd_report(int argc, char **argv)
 out:
 	ds_table_free(t);
 	ds_session_close(s);
+	cli_exps_free(&exps);
+	ds_vec_free(&inputs);
 	ds_vec_free(&tids);
 	free(by_view);
 	free(show);

@@ -306,6 +306,8 @@ typedef struct ds_meta {
 	char **target;     /* the profiled command, or NULL with attach/import */
 	int ntarget;
 	int64_t attach_pid; /* -1 unless -p */
+	int64_t rank;      /* the MPI rank the command ran as (OMPI_COMM_WORLD_RANK, PMI_RANK,
+			    * SLURM_PROCID at record time); -1 none */
 	char *host, *kernel, *arch, *cpu_model;
 	unsigned ncpus;
 	uint64_t page_size;
@@ -391,6 +393,33 @@ int ds_expdir_save_vdso(const char *dir, ds_err *err);
 /* Given DIR or DIR/perf.data or any perf.data file, the perf.data path and
  * the meta.json path (NULL when the experiment has none).  Malloc'd. */
 int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err);
+
+/* ---- experiment groups (docs/experiment-format.md, "Groups") ----
+ * A group is a directory of experiments and an index, GROUP/group: the
+ * line "dsprof-group 1", then a line "NAME<tab>KIND<tab>ID" for each
+ * complete experiment GROUP/NAME.  KIND is rank (ID: the MPI rank; NAME
+ * rank.ID), run (a repeated run, ID its number from 1; run.ID) or process
+ * (ID: the pid of the dsprof that recorded it; pid.ID).  Writers take an
+ * exclusive lock on the index, so that processes adding to one group at
+ * once never mix their lines or their names. */
+typedef struct ds_group_member {
+	char *name;
+	char *kind;        /* "rank", "run", "process" */
+	int64_t id;
+} ds_group_member;
+
+/* Whether dir is a group (its index says so). */
+bool ds_group_is(const char *dir);
+/* Make the directory for a new member of group (made when absent; an
+ * empty directory becomes one): for run, the next number after every run
+ * there (id is ignored); its path in *path (malloc'd) and its id in *got.
+ * A rank or process already there is an error. */
+int ds_group_reserve(const char *group, const char *kind, int64_t id, char **path, int64_t *got, ds_err *err);
+/* List the complete experiment at path (a member ds_group_reserve made). */
+int ds_group_add(const char *group, const char *path, const char *kind, int64_t id, ds_err *err);
+/* The members the index lists, in its order (malloc'd). */
+int ds_group_members(const char *group, ds_group_member **out, size_t *n, ds_err *err);
+void ds_group_members_free(ds_group_member *v, size_t n);
 
 /* ---- heap files (record --heap; the layout: experiment/heapfile.h) ----
  * One file per process image in DIR/heap/, read record by record; a

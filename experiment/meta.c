@@ -16,6 +16,7 @@ void ds_meta_init(ds_meta *m)
 {
 	memset(m, 0, sizeof *m);
 	m->attach_pid = -1;
+	m->rank = -1;
 	m->exit_status = -1;
 }
 
@@ -128,6 +129,7 @@ int ds_meta_write(const ds_meta *m, const char *path, ds_err *err)
 	put_strv(&w, "argv", m->argv, m->argc);
 	put_strv(&w, "target", m->target, m->ntarget);
 	ds_jw_key(&w, "attach_pid"); ds_jw_i64(&w, m->attach_pid);
+	ds_jw_key(&w, "rank"); ds_jw_i64(&w, m->rank);
 	ds_jw_key(&w, "host"); ds_jw_str(&w, m->host);
 	ds_jw_key(&w, "kernel"); ds_jw_str(&w, m->kernel);
 	ds_jw_key(&w, "arch"); ds_jw_str(&w, m->arch);
@@ -450,6 +452,7 @@ int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 	m->argv = get_strv(m, j, "argv", &m->argc);
 	m->target = get_strv(m, j, "target", &m->ntarget);
 	get_int(m, j, NULL, "attach_pid", -1, INT32_MAX, &m->attach_pid);
+	get_int(m, j, NULL, "rank", -1, INT32_MAX, &m->rank);
 	m->host = get_str(m, j, NULL, "host");
 	m->kernel = get_str(m, j, NULL, "kernel");
 	m->arch = get_str(m, j, NULL, "arch");
