@@ -3,6 +3,7 @@
  *            [--stats FILE] */
 #include "cli/cli.h"
 
+#include "experiment/experiment.h"
 #include "tui/tui.h"
 
 #include <getopt.h>
@@ -14,7 +15,9 @@ static const char tui_usage[] =
 	"usage: dsprof tui [-i DIR] [options]\n"
 	"       dsprof tui BEFORE AFTER [options]   (compare two experiments, as dsprof diff)\n"
 	"\n"
-	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data)\n"
+	"  -i, --input DIR        experiment directory or perf.data file (default dsprof.data), or\n"
+	"                         a group of experiments; several -i show their experiments as one\n"
+	"      --merge HOW        several experiments: sum or mean (as dsprof report)\n"
 	"      --ascii            plain ASCII (also on terminals whose locale is not UTF-8)\n"
 	"      --no-color         monochrome (also when NO_COLOR is set)\n"
 	"  -m, --metrics LIST     the metric columns shown first (as dsprof report --metrics;\n"
@@ -35,6 +38,7 @@ int cmd_tui(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"input", required_argument, NULL, 'i'},
+		{"merge", required_argument, NULL, 'M'},
 		{"ascii", no_argument, NULL, 'A'},
 		{"no-color", no_argument, NULL, 'C'},
 		{"metrics", required_argument, NULL, 'm'},
@@ -51,8 +55,10 @@ int cmd_tui(int argc, char **argv)
 	const char *no_color = getenv("NO_COLOR");
 	tui_opts o;
 	ds_err err = {0};
-	bool input_given = false;
-	int c;
+	DS_VEC(const char *) inputs = {0};
+	cli_exps exps = {0};
+	ds_merge_input *group = NULL;
+	int c, merge = -1, status = 0;
 
 	memset(&o, 0, sizeof o);
 	o.input = "dsprof.data";
@@ -63,8 +69,13 @@ int cmd_tui(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":i:m:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			o.input = optarg;
-			input_given = true;
+			ds_vec_push(&inputs, optarg);
+			break;
+		case 'M':
+			if (cli_parse_merge("tui", optarg, &merge)) {
+				ds_vec_free(&inputs);
+				return 1;
+			}
 			break;
 		case 'A': o.ascii = true; break;
 		case 'C': o.color = false; break;
@@ -83,29 +94,57 @@ int cmd_tui(int argc, char **argv)
 		case 'K': o.session.kallsyms = optarg; break;
 		case 'H': o.session.heap_wrappers = optarg; break;
 		case 'h':
+			ds_vec_free(&inputs);
 			fputs(tui_usage, stdout);
 			return 0;
 		default:
+			ds_vec_free(&inputs);
 			return cli_bad_option("tui", argv, c, NULL);
 		}
 	}
 	if (optind + 2 == argc) {
 		/* dsprof tui BEFORE AFTER */
-		if (input_given)
-			return cli_usage_error("tui", "give either -i DIR or two experiments BEFORE AFTER, not both");
+		if (inputs.n)
+			status = cli_usage_error("tui", "give either -i DIR or two experiments BEFORE AFTER, not both");
+		else if (ds_group_is(argv[optind]) || ds_group_is(argv[optind + 1]))
+			status = cli_usage_error("tui", "groups are compared by dsprof diff BEFORE AFTER (each run's "
+							"spread: dsprof tui -i GROUP, key b, experiment)");
 		o.input = argv[optind];
 		o.input2 = argv[optind + 1];
 	} else if (optind < argc) {
-		return cli_usage_error("tui", "unexpected argument '%s' (give -i DIR, or BEFORE AFTER to compare two)",
-				       argv[optind + (optind + 2 < argc ? 2 : 0)]);
+		status = cli_usage_error("tui", "unexpected argument '%s' (give -i DIR, or BEFORE AFTER to compare two)",
+					 argv[optind + (optind + 2 < argc ? 2 : 0)]);
 	}
-	if (!input_given && !o.input2 && cli_default_experiment("tui"))
-		return 1;
-	if (o.dump && !o.keys)
-		return cli_usage_error("tui", "--dump goes with --keys (scripted mode)");
+	if (!status && !inputs.n && !o.input2 && cli_default_experiment("tui"))
+		status = 1;
+	if (!status && o.dump && !o.keys)
+		status = cli_usage_error("tui", "--dump goes with --keys (scripted mode)");
+	if (status)
+		goto out;
 	if (o.keys && !o.dump)
 		o.dump = "-";
+	if (inputs.n && cli_expand(inputs.v, inputs.n, &exps, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	if (exps.n) {
+		o.input = exps.v[0].path;
+		o.session.label = exps.v[0].label;
+	}
+	if (exps.n > 1) {
+		group = ds_xcalloc(exps.n, sizeof *group);
+		for (size_t i = 0; i < exps.n; i++)
+			group[i] = (ds_merge_input){exps.v[i].path, exps.v[i].label};
+		o.group = group;
+		o.ngroup = exps.n;
+		o.merge = (enum ds_merge_how)cli_merge_how(&exps, merge);
+		o.group_name = inputs.n == 1 ? inputs.v[0] : "-i";
+	}
 	if (tui_run(&o, &err))
-		return cli_fail(&err);
-	return 0;
+		status = cli_fail(&err);
+out:
+	free(group);
+	cli_exps_free(&exps);
+	ds_vec_free(&inputs);
+	return status;
 }

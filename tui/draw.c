@@ -330,7 +330,10 @@ static void draw_crumbs(tui_app *a)
 	tui_screen *s = &a->scr;
 	ds_buf b = {0};
 	const char *p;
-	char *src = a->compare ? ds_xasprintf("%s -> %s", a->o->input, a->o->input2) : ds_xstrdup(a->o->input);
+	char *src = a->compare ? ds_xasprintf("%s -> %s", a->o->input, a->o->input2)
+		    : a->o->group  ? ds_xasprintf("%s (%zu experiments, %s)", a->o->group_name, a->o->ngroup,
+						  a->o->merge == DS_MERGE_MEAN ? "mean" : "sum")
+				   : ds_xstrdup(a->o->input);
 	int srcw = grid_width(s, src) + 1;
 
 	for (size_t i = 0; i < a->back.n; i++) {

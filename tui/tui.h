@@ -11,6 +11,11 @@
  * shows while a large experiment is still loading (from the samples read
  * so far, marked as partial) and keys are answered while views are built.
  *
+ * A group of experiments (or several -i) shows every view merged, as
+ * dsprof report does (ds_merged_view): each view reads the experiments
+ * again, one at a time; the first experiment answers for the rest in what
+ * is not a view (its machine, its memory objects).
+ *
  * Comparing two experiments (dsprof tui BEFORE AFTER), every tab shows the
  * diff of its view that dsprof diff prints (ds_diff_sessions, or
  * ds_diff_tables of the two views built with the tab's function or type),
@@ -34,6 +39,11 @@
 typedef struct tui_opts {
 	const char *input;          /* the experiment (directory or perf.data); BEFORE when comparing */
 	const char *input2;         /* dsprof tui BEFORE AFTER: AFTER; NULL: one experiment */
+	const ds_merge_input *group; /* a group or several -i: every tab merges their views
+				     * (ds_merged_view); input is the first; NULL: one */
+	size_t ngroup;
+	enum ds_merge_how merge;
+	const char *group_name;     /* what the title calls the group (the -i given) */
 	ds_session_opts session;    /* how to open it (progress and deferred are the TUI's) */
 	bool ascii;                 /* ASCII only, whatever the terminal can show */
 	bool color;                 /* false: monochrome (NO_COLOR, --no-color) */

@@ -45,6 +45,8 @@ struct tui_worker {
 	int wake[2];                 /* a byte in it: results or news for the interface */
 	ds_session *s;
 	ds_session *s2;               /* comparing: AFTER (s is BEFORE) */
+	char *filter;                 /* a group: the filter each experiment gets */
+	DS_VEC(char *) defs;          /* a group: the memory objects each experiment gets */
 	/* under mu */
 	tui_status st;
 	tui_req *want;
@@ -190,6 +192,26 @@ out:
 	return rc;
 }
 
+/* A group: each experiment gets the interface's memory objects and filter. */
+static int group_prepare(ds_session *s, void *ctx, ds_err *err)
+{
+	const tui_worker *w = ctx;
+
+	for (size_t i = 0; i < w->defs.n; i++)
+		if (ds_session_add_mobj(s, w->defs.v[i], err))
+			return -1;
+	return w->filter ? ds_session_set_filter(s, w->filter, err) : 0;
+}
+
+/* A view of the session, or of the group merged. */
+static int view_build(tui_worker *w, const char *view, const ds_view_opts *vo, ds_table **t, ds_err *err)
+{
+	if (!w->o->group)
+		return ds_view_build(w->s, view, vo, t, err);
+	return ds_merged_view(w->o->group, w->o->ngroup, w->o->merge, &w->o->session, view, vo, group_prepare, NULL,
+			      w, t, err);
+}
+
 static void build(tui_worker *w, const tui_req *r, bool partial)
 {
 	tui_res res;
@@ -207,10 +229,10 @@ static void build(tui_worker *w, const tui_req *r, bool partial)
 			res.t = res.t2 = NULL;
 			res.msg = ds_xstrdup(err.msg);
 		}
-	} else if (ds_view_build(w->s, r->view, &r->vo, &res.t, &err))
+	} else if (view_build(w, r->view, &r->vo, &res.t, &err))
 		res.msg = ds_xstrdup(err.msg);
-	else if (r->view2 && ds_view_build(w->s, r->view2, &r->vo, &res.t2, &err))
-		res.msg = ds_xstrdup(err.msg);
+	else if (r->view2 && view_build(w, r->view2, &r->vo, &res.t2, &err) && !w->o->group)
+		res.msg = ds_xstrdup(err.msg); /* a group's second view may not merge (typestats): left out */
 	post(w, &res);
 }
 
@@ -237,12 +259,18 @@ static void act(tui_worker *w, const tui_req *r)
 			ds_session_set_filter(w->s, was, &keep);
 		}
 		free(was);
+		if (!rc && w->o->group) {
+			free(w->filter);
+			w->filter = r->arg && *r->arg ? ds_xstrdup(r->arg) : NULL;
+		}
 		break;
 	}
 	case REQ_DEFINE:
 		rc = ds_session_add_mobj(w->s, r->arg, &err);
 		if (!rc && w->s2)
 			rc = ds_session_add_mobj(w->s2, r->arg, &err);
+		if (!rc && w->o->group)
+			ds_vec_push(&w->defs, ds_xstrdup(r->arg));
 		break;
 	case REQ_MOBJS: {
 		const ds_mobjs *objs = ds_session_mobjs(w->s, &err);
@@ -282,7 +310,11 @@ static int open_session(tui_worker *w, bool deferred, ds_err *err)
 {
 	ds_session_opts so = w->o->session;
 	so.progress = false;
-	so.deferred = deferred && !w->o->input2;
+	so.deferred = deferred && !w->o->input2 && !w->o->group;
+	if (w->o->group) {
+		so.label = w->o->group[0].label;
+		so.lenient_names = true; /* another experiment may have the filter's names */
+	}
 	if (ds_session_open(w->o->input, &so, &w->s, err))
 		return -1;
 	if (!w->o->input2)
@@ -369,7 +401,7 @@ static void *run(void *arg)
 				/* attribute the samples to data objects now, not on the first data tab */
 				ds_table *t = NULL;
 				set_busy(w, true);
-				if (ds_view_build(w->s, "typestats", NULL, &t, &err) == 0)
+				if (!w->o->group && ds_view_build(w->s, "typestats", NULL, &t, &err) == 0)
 					ds_table_free(t);
 				prepared = true;
 				pthread_mutex_lock(&w->mu);
@@ -472,6 +504,10 @@ void worker_free(tui_worker *w)
 	ds_vec_free(&w->results);
 	ds_session_close(w->s);
 	ds_session_close(w->s2);
+	free(w->filter);
+	for (size_t i = 0; i < w->defs.n; i++)
+		free(w->defs.v[i]);
+	ds_vec_free(&w->defs);
 	if (w->wake[0] >= 0) {
 		close(w->wake[0]);
 		close(w->wake[1]);

@@ -158,3 +158,13 @@ check_ge "rank 0's work sampled" "${w0:-0}" 50
 check_within "rank 3 works 4 times as long as rank 0" "$(awk -v a="${w3:-0}" -v b="${w0:-1}" 'BEGIN { printf "%.2f", a / b }')" 4 1.2
 "$DSPROF" report -i mpi --by function,rank --filter 'function == "work"' >imb.txt
 check_contains "--by function,rank: work's ranks under it" imb.txt '^ +[0-9.]+% +[0-9]+ +[0-9.]+s +[0-9.]+% +[0-9]+ +[0-9.]+s +3 *$'
+
+# ---- the interface: a group's tabs merged, b experiment its runs ----
+"$DSPROF" tui -i runs --keys "b<End><Up><Enter>q" --size 100x24 >tui.txt 2>tui.err
+check_eq "tui -i GROUP: status" "$?" 0
+check_contains "tui: the breadcrumb names the group" tui.txt 'runs \(2 experiments, mean\)$'
+check_eq "tui: by experiment, each run whole" "$(grep -E "^.  ?100\.0% +[0-9]+ run\.[12] *$" tui.txt | sed "s/^.//" | sort -u | wc -l)" 2
+"$DSPROF" tui -i runs --keys "0q" --size 100x24 >tuit.txt 2>&1
+check_contains "tui: the timeline of a group says why not" tuit.txt "a timeline is in one run's own time"
+expect_error "tui compares groups no more than diff's way" 1 'groups are compared by dsprof diff' \
+	"$DSPROF" tui adj1 pad
