@@ -78,6 +78,14 @@ typedef struct cli_exp {
 typedef DS_VEC(cli_exp) cli_exps;
 int cli_expand(const char *const *inputs, size_t n, cli_exps *out, ds_err *err);
 void cli_exps_free(cli_exps *v);
+/* The notes of several sessions, each printed once on stderr with the
+ * first experiment that said it and how many more did ("dsprof: note:
+ * run.1 and 4 more: ..."); print frees. */
+typedef struct cli_said cli_said;
+struct ds_session;
+cli_said *cli_said_new(void);
+void cli_said_add(cli_said *n, const struct ds_session *s);
+void cli_said_print(cli_said *n);
 /* --merge ARG (enum ds_merge_how): 0, or a usage error of CMD. */
 int cli_parse_merge(const char *cmd, const char *arg, int *how);
 /* The merge given (>= 0), else mean when every experiment is a repeated

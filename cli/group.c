@@ -67,12 +67,19 @@ int cli_merge_how(const cli_exps *e, int given)
 }
 
 /* Each note of several experiments once, with who said it. */
-typedef struct said {
+struct cli_said {
 	ds_hash *index;       /* note -> its entry */
 	DS_VEC(struct said_one { const char *first; size_t more; }) v;
-} said;
+};
 
-static void said_add(said *n, const ds_session *s)
+cli_said *cli_said_new(void)
+{
+	cli_said *n = ds_xcalloc(1, sizeof *n);
+	n->index = ds_hash_new();
+	return n;
+}
+
+void cli_said_add(cli_said *n, const ds_session *s)
 {
 	for (size_t i = 0; i < ds_session_nnotes(s); i++) {
 		const char *t = ds_session_note(s, i);
@@ -87,7 +94,7 @@ static void said_add(said *n, const ds_session *s)
 	}
 }
 
-static void said_print(said *n)
+void cli_said_print(cli_said *n)
 {
 	for (size_t k = 0; k < n->v.n; k++) {
 		size_t len;
@@ -103,13 +110,14 @@ static void said_print(said *n)
 	}
 	ds_vec_free(&n->v);
 	ds_hash_free(n->index);
+	free(n);
 }
 
 /* The caller's preparation of each session, and the notes kept. */
 typedef struct prep_said {
 	ds_merge_prepare_fn *prepare;
 	void *ctx;
-	said *notes;
+	cli_said *notes;
 } prep_said;
 
 static int prep_call(ds_session *s, void *ctx, ds_err *err)
@@ -120,22 +128,21 @@ static int prep_call(ds_session *s, void *ctx, ds_err *err)
 
 static void said_done(const ds_session *s, void *ctx)
 {
-	said_add(((prep_said *)ctx)->notes, s);
+	cli_said_add(((prep_said *)ctx)->notes, s);
 }
 
 int cli_merged_view(const cli_exps *e, int how, const ds_session_opts *so, const char *view,
 		    const ds_view_opts *vo, ds_merge_prepare_fn *prepare, void *ctx, ds_table **out, ds_err *err)
 {
 	ds_merge_input *m = ds_xcalloc(e->n + 1, sizeof *m);
-	said notes = {.index = ds_hash_new()};
-	prep_said ps = {prepare, ctx, &notes};
+	prep_said ps = {prepare, ctx, cli_said_new()};
 	int rc;
 
 	for (size_t i = 0; i < e->n; i++)
 		m[i] = (ds_merge_input){e->v[i].path, e->v[i].label};
 	rc = ds_merged_view(m, e->n, (enum ds_merge_how)how, so, view, vo, prepare ? prep_call : NULL, said_done,
 			    &ps, out, err);
-	said_print(&notes);
+	cli_said_print(ps.notes);
 	free(m);
 	return rc;
 }

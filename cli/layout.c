@@ -20,7 +20,9 @@ static const char layout_usage[] =
 	"Without TYPE, every named struct, union and class the binary defines.\n"
 	"\n"
 	"  -i, --input DIR        the program of an experiment (its recorded command), each\n"
-	"                         member with its samples; without TYPE, the sampled types\n"
+	"                         member with its samples; without TYPE, the sampled types;\n"
+	"                         a group of experiments: the first one's program, the samples\n"
+	"                         of all of them added up\n"
 	"  -l, --line N           cache-line size in bytes (default: the experiment's L1D\n"
 	"                         line, else this machine's, else 64)\n"
 	"  -a, --all              also the anonymous structs and unions named by a typedef;\n"
@@ -37,6 +39,14 @@ typedef struct source {
 	unsigned line;
 	bool all;
 	ds_session *session; /* -i: where the per-member metrics come from */
+	/* -i GROUP: the metrics of every layout to print, gathered from each
+	 * experiment in turn before printing */
+	const cli_exps *group;
+	DS_VEC(char *) events;      /* the experiments' events, by name */
+	DS_VEC(ds_layout *) layouts; /* what to print, hottest first without TYPE */
+	ds_hash *at;                /* layout, row, event -> its samples in `samples` */
+	ds_vec_u64 samples;
+	ds_vec_u64 hot;             /* per layout: its type's samples, every event */
 } source;
 
 static bool is_file(const char *path)
@@ -160,22 +170,67 @@ static void put_safe(ds_buf *out, const char *text)
 	}
 }
 
+static size_t nevents(const source *src)
+{
+	return src->group ? src->events.n : ds_session_nevents(src->session);
+}
+
+static const char *event_name(const source *src, size_t e)
+{
+	return src->group ? src->events.v[e] : ds_session_event_name(src->session, e);
+}
+
+/* A group's samples of row `row` of layout l (SIZE_MAX: the whole type),
+ * event e: where they are kept. */
+static uint64_t *group_samples(source *src, const ds_layout *l, size_t row, size_t e)
+{
+	struct {
+		const ds_layout *l;
+		size_t row, e;
+	} key = {l, row, e};
+	bool added;
+	size_t i = ds_hash_intern(src->at, &key, sizeof key, &added);
+
+	if (added)
+		ds_vec_push(&src->samples, 0);
+	return &src->samples.v[i];
+}
+
+/* Per event, the samples of row i of l (SIZE_MAX: its whole type). */
+static int row_samples(source *src, const ds_layout *l, size_t i, uint64_t *samples, ds_err *err)
+{
+	size_t nev = nevents(src);
+	uint64_t *count;
+	int rc;
+
+	if (src->group) {
+		for (size_t e = 0; e < nev; e++)
+			samples[e] = *group_samples(src, l, i, e);
+		return 0;
+	}
+	count = ds_xcalloc(nev + 1, sizeof *count);
+	rc = i == SIZE_MAX ? ds_session_member_metrics(src->session, l->type, "", samples, count, err)
+			   : ds_session_layout_metrics(src->session, l, i, samples, count, err);
+	free(count);
+	return rc;
+}
+
 /* With an experiment, each line of pahole's text is preceded by metrics,
  * per event: the samples of a member (with everything nested in it) and
  * its share of the type's; the type's own line has its total. */
 static int metrics_prefix(source *src, const ds_layout *l, const ds_layout_row *r, ds_buf *out,
 			  ds_err *err)
 {
-	size_t nev = ds_session_nevents(src->session);
-	uint64_t *tot = ds_xcalloc(nev * 4, sizeof *tot), *tc = tot + nev, *ms = tc + nev, *mc = ms + nev;
+	size_t nev = nevents(src);
+	uint64_t *tot = ds_xcalloc(nev * 2 + 1, sizeof *tot), *ms = tot + nev;
 	bool member = (r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE;
 	int rc = 0;
 
 	member &= !r->pointee;
 	if (r->kind == DS_LROW_BEGIN || member)
-		rc = ds_session_member_metrics(src->session, l->type, "", tot, tc, err);
+		rc = row_samples(src, l, SIZE_MAX, tot, err);
 	if (!rc && member)
-		rc = ds_session_layout_metrics(src->session, l, (size_t)(r - l->rows), ms, mc, err);
+		rc = row_samples(src, l, (size_t)(r - l->rows), ms, err);
 	for (size_t e = 0; !rc && e < nev; e++) {
 		if (r->kind == DS_LROW_BEGIN)
 			ds_buf_printf(out, "%9llu %7s ", (unsigned long long)tot[e], "");
@@ -189,22 +244,20 @@ static int metrics_prefix(source *src, const ds_layout *l, const ds_layout_row *
 	return rc;
 }
 
-/* One type, pahole's text row by row; member rows carry the member's path,
- * which is how an experiment's metrics are put beside them. */
-static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
+/* One type's layout, pahole's text row by row; member rows carry the
+ * member's path, which is how an experiment's metrics are put beside them. */
+static int print_built(source *src, const ds_layout *l, ds_buf *out, ds_err *err)
 {
-	ds_layout *l = ds_layout_build(t, src->line, err);
+	const ds_type *t = l->type;
 	int rc = 0;
 
-	if (!l)
-		return -1;
 	/* a definition whose name another one shares says which it is */
 	if (ds_type_strip(t)->where) {
 		ds_buf label = {0};
 		ds_type_ident(t->kind == DS_TYPE_TYPEDEF && ds_type_strip(t)->name ? ds_type_strip(t) : t,
 			      &label);
-		if (src->session)
-			ds_buf_printf(out, "%*s", (int)(18 * ds_session_nevents(src->session)), "");
+		if (src->session || src->group)
+			ds_buf_printf(out, "%*s", (int)(18 * nevents(src)), "");
 		put_safe(out, "/* ");
 		put_safe(out, ds_buf_str(&label));
 		put_safe(out, " */");
@@ -214,11 +267,29 @@ static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
 	for (size_t i = 0; rc == 0 && i < l->nrows; i++) {
 		if (!l->rows[i].text)
 			continue;
-		if (src->session && l->rows[i].kind != DS_LROW_BLANK)
+		if ((src->session || src->group) && l->rows[i].kind != DS_LROW_BLANK)
 			rc = metrics_prefix(src, l, &l->rows[i], out, err);
 		put_safe(out, l->rows[i].text);
 		ds_buf_putc(out, '\n');
 	}
+	return rc;
+}
+
+/* Type t: printed now, or with a group kept to be printed once every
+ * experiment's metrics are in. */
+static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
+{
+	ds_layout *l = ds_layout_build(t, src->line, err);
+	int rc;
+
+	if (!l)
+		return -1;
+	if (src->group) {
+		ds_vec_push(&src->layouts, l);
+		ds_vec_push(&src->hot, 0);
+		return 0;
+	}
+	rc = print_built(src, l, out, err);
 	ds_layout_free(l);
 	return rc;
 }
@@ -226,10 +297,12 @@ static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
 /* The header over the metric columns: event names, then what each is. */
 static void metrics_header(source *src, ds_buf *out)
 {
-	size_t nev = ds_session_nevents(src->session);
+	size_t nev = nevents(src);
+	if (src->group)
+		ds_buf_printf(out, "# %zu experiments, their samples added up\n", src->group->n);
 	for (size_t e = 0; e < nev; e++) {
 		ds_buf b = {0};
-		ds_sanitize(&b, ds_session_event_name(src->session, e), false);
+		ds_sanitize(&b, event_name(src, e), false);
 		ds_buf_printf(out, e ? "%17.17s " : "#%16.16s ", ds_buf_str(&b));
 		ds_buf_free(&b);
 	}
@@ -302,6 +375,105 @@ static int print_named(source *src, const char *name, ds_buf *out, ds_err *err)
 	return rc;
 }
 
+/* The row of a layout that has metrics: a member (not behind a pointer),
+ * or an anonymous struct or union closed. */
+static bool metric_row(const ds_layout_row *r)
+{
+	return ((r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE) && !r->pointee;
+}
+
+/* One experiment's samples of every layout kept, added to the group's. */
+static int gather_one(source *src, ds_session *s, ds_err *err)
+{
+	size_t nev = ds_session_nevents(s), *ev = ds_xcalloc(nev + 1, sizeof *ev);
+	uint64_t *v = ds_xcalloc(nev * 2 + 1, sizeof *v), *c = v + nev;
+	int rc = 0;
+
+	for (size_t e = 0; e < nev; e++) {
+		const char *name = ds_session_event_name(s, e);
+		for (ev[e] = 0; ev[e] < src->events.n && strcmp(src->events.v[ev[e]], name) != 0; ev[e]++)
+			;
+		if (ev[e] == src->events.n)
+			ds_vec_push(&src->events, ds_xstrdup(name));
+	}
+	for (size_t k = 0; !rc && k < src->layouts.n; k++) {
+		const ds_layout *l = src->layouts.v[k];
+		if ((rc = ds_session_member_metrics(s, l->type, "", v, c, err)))
+			break;
+		for (size_t e = 0; e < nev; e++) {
+			*group_samples(src, l, SIZE_MAX, ev[e]) += v[e];
+			src->hot.v[k] += v[e];
+		}
+		for (size_t i = 0; !rc && i < l->nrows; i++) {
+			if (!metric_row(&l->rows[i]))
+				continue;
+			rc = ds_session_layout_metrics(s, l, i, v, c, err);
+			for (size_t e = 0; !rc && e < nev; e++)
+				*group_samples(src, l, i, ev[e]) += v[e];
+		}
+	}
+	free(ev);
+	free(v);
+	return rc;
+}
+
+/* Hottest first; the order found among equals. */
+static void sort_hot(source *src)
+{
+	for (size_t i = 1; i < src->layouts.n; i++)
+		for (size_t j = i; j > 0 && src->hot.v[j] > src->hot.v[j - 1]; j--) {
+			ds_layout *l = src->layouts.v[j];
+			uint64_t h = src->hot.v[j];
+			src->layouts.v[j] = src->layouts.v[j - 1];
+			src->hot.v[j] = src->hot.v[j - 1];
+			src->layouts.v[j - 1] = l;
+			src->hot.v[j - 1] = h;
+		}
+}
+
+/* -i GROUP: each experiment in turn, its samples of every layout kept;
+ * without TYPE, the layouts are those of the types any of them sampled
+ * (in the program of the first), hottest first over them all. */
+static int gather(source *src, bool hot, const char *debug_root, ds_err *err)
+{
+	cli_said *notes = cli_said_new();
+	int rc = 0;
+
+	for (size_t k = 0; !rc && k < src->group->n; k++) {
+		ds_session_opts so = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO),
+				      .label = src->group->v[k].label};
+		ds_session *s = NULL;
+		const ds_type **types = NULL;
+		size_t n = 0;
+		ds_buf sink = {0};
+
+		rc = ds_session_open(src->group->v[k].path, &so, &s, err) ||
+		     (hot && ds_session_hot_types(s, &types, &n, err));
+		for (size_t i = 0; !rc && i < n; i++) {
+			ds_buf label = {0};
+			const ds_type *t;
+			bool have = false;
+			ds_type_ident(types[i], &label);
+			t = ds_dso_find_type(src->dso, ds_buf_str(&label));
+			for (size_t j = 0; t && j < src->layouts.n && !have; j++)
+				have = src->layouts.v[j]->type == t;
+			if (t && !have)
+				rc = print_layout(src, t, &sink, err);
+			ds_buf_free(&label);
+		}
+		free(types);
+		if (!rc)
+			rc = gather_one(src, s, err);
+		if (s)
+			cli_said_add(notes, s);
+		ds_session_close(s);
+	}
+	cli_said_print(notes);
+	if (hot)
+		sort_hot(src);
+	return rc;
+}
+
 static int run(source *src, char **types, int ntypes, const char *debug_root, ds_err *err)
 {
 	ds_dso_opts o = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
@@ -318,10 +490,21 @@ static int run(source *src, char **types, int ntypes, const char *debug_root, ds
 	}
 	if (src->session)
 		metrics_header(src, &out);
-	if (ntypes == 0)
+	if (ntypes == 0 && !(src->group && !src->all))
 		rc = src->session && !src->all ? print_hot(src, &out, err) : print_all(src, &out, err);
 	for (int i = 0; rc == 0 && i < ntypes; i++)
 		rc = print_named(src, types[i], &out, err);
+	if (rc == 0 && src->group) {
+		/* the layouts are known (TYPE, --all) or found (the sampled types):
+		 * their metrics first, then the text */
+		rc = gather(src, ntypes == 0 && !src->all, debug_root, err);
+		metrics_header(src, &out);
+		if (!rc && !src->layouts.n)
+			ds_buf_puts(&out, "# no sampled access touched a struct, union or class "
+					  "(see 'dsprof report --view dataobjects')\n");
+		for (size_t k = 0; !rc && k < src->layouts.n; k++)
+			rc = print_built(src, src->layouts.v[k], &out, err);
+	}
 	if (rc == 0 && (fwrite(out.p ? out.p : "", 1, out.len, stdout) != out.len || fflush(stdout))) {
 		ds_err_set(err, DS_EENV, "cannot write the layout to standard output");
 		rc = -1;
@@ -344,6 +527,7 @@ int cmd_layout(int argc, char **argv)
 	};
 	const char *input = NULL, *debug_root = NULL;
 	source src = {0};
+	cli_exps exps = {0};
 	ds_err err = {0};
 	uint64_t u;
 	int c, status = 0;
@@ -369,13 +553,23 @@ int cmd_layout(int argc, char **argv)
 	}
 	if (!input && optind >= argc)
 		return cli_usage_error("layout", "give a binary, or an experiment with -i");
+	if (input && ds_group_is(input)) {
+		/* the program of the first experiment; the samples of all */
+		if (cli_expand(&input, 1, &exps, &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+		src.group = &exps;
+		src.at = ds_hash_new();
+		input = exps.v[0].path;
+	}
 	if (input ? open_experiment(&src, input, &err) != 0 : (src.binary = ds_xstrdup(argv[optind++]), 0)) {
 		status = cli_fail(&err);
 		goto out;
 	}
 	if (!src.line)
 		src.line = default_line(&src);
-	if (input) {
+	if (input && !src.group) {
 		ds_session_opts so = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
 		if (ds_session_open(input, &so, &src.session, &err)) {
 			status = cli_fail(&err);
@@ -387,6 +581,16 @@ int cmd_layout(int argc, char **argv)
 	for (size_t i = 0; status == 0 && src.session && i < ds_session_nnotes(src.session); i++)
 		cli_note(ds_session_note(src.session, i));
 out:
+	for (size_t i = 0; i < src.layouts.n; i++)
+		ds_layout_free(src.layouts.v[i]);
+	ds_vec_free(&src.layouts);
+	for (size_t i = 0; i < src.events.n; i++)
+		free(src.events.v[i]);
+	ds_vec_free(&src.events);
+	ds_vec_free(&src.samples);
+	ds_vec_free(&src.hot);
+	ds_hash_free(src.at);
+	cli_exps_free(&exps);
 	ds_dso_close(src.dso);
 	ds_session_close(src.session);
 	ds_meta_fini(&src.meta);

@@ -168,3 +168,15 @@ check_eq "tui: by experiment, each run whole" "$(grep -E "^.  ?100\.0% +[0-9]+ r
 check_contains "tui: the timeline of a group says why not" tuit.txt "a timeline is in one run's own time"
 expect_error "tui compares groups no more than diff's way" 1 'groups are compared by dsprof diff' \
 	"$DSPROF" tui adj1 pad
+
+# ---- layout -i GROUP: the program's layouts with every run's samples ----
+"$DSPROF" record -q --repeat 2 --sim -e sim:L1D_MISS/1 -o lruns -- "$PROGS/example" >/dev/null 2>&1
+"$DSPROF" layout -i lruns/run.1 >lay1.txt
+"$DSPROF" layout -i lruns >lay2.txt
+x1=$(awk '$4 == "x;" { print $1; exit }' lay1.txt)
+x2=$(awk '$4 == "x;" { print $1; exit }' lay2.txt)
+check_ge "layout -i run: particle.x sampled" "${x1:-0}" 1000
+check_eq "layout -i GROUP: particle.x twice one run's" "${x2:-0}" "$((2 * ${x1:-0}))"
+check_eq "layout -i GROUP: the same shares" "$(awk '$4 == "x;" { print $2; exit }' lay2.txt)" \
+	"$(awk '$4 == "x;" { print $2; exit }' lay1.txt)"
+check_contains "layout -i GROUP: says what it added" lay2.txt '^# 2 experiments, their samples added up$'
