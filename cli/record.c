@@ -41,6 +41,9 @@ static const char record_usage[] =
 	"                             run (run.N)\n"
 	"      --repeat N             run the command N times, each run an experiment of one\n"
 	"                             group (--group G, else a new group at -o DIR)\n"
+	"      --follow-exec          each program the command's processes exec is an\n"
+	"                             experiment of its own, PROG.PID in one group (--group\n"
+	"                             G, else a new group at -o DIR): a script's programs\n"
 	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
 	"  -q, --quiet                no summary line at the end\n"
 	"      --archive              keep the sampled object files with the experiment\n"
@@ -532,13 +535,104 @@ out:
 	return status;
 }
 
+/* Copy (link) file NAME of experiment `from` into `to`, when it has one. */
+static void share_file(const char *from, const char *to, const char *name)
+{
+	char *a = ds_xasprintf("%s/%s", from, name), *b = ds_xasprintf("%s/%s", to, name);
+	ds_err err = {0};
+
+	if (access(a, F_OK) == 0 && link(a, b) != 0 && cli_copy_file(a, b, &err))
+		fprintf(stderr, "dsprof: warning: %s\n", err.msg);
+	free(a);
+	free(b);
+}
+
+/* --follow-exec: the recording in `whole` as a member of group gdir for
+ * each program its processes exec'd (kind process), each with the
+ * recording's meta data for its program; then `whole` goes. */
+static int split_programs(const char *gdir, const char *whole, bool quiet)
+{
+	char *pdpath = ds_xasprintf("%s/perf.data", whole), *metapath = ds_xasprintf("%s/meta.json", whole);
+	char **dirs = NULL, **paths = NULL;
+	ds_image *im = NULL;
+	size_t n = 0, made = 0;
+	ds_meta m;
+	ds_err err = {0};
+	int status = 0;
+
+	ds_meta_init(&m);
+	if (ds_perfdata_images(pdpath, &im, &n, &err) || ds_meta_read(&m, metapath, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	dirs = ds_xcalloc(n + 1, sizeof *dirs);
+	paths = ds_xcalloc(n + 1, sizeof *paths);
+	for (made = 0; made < n; made++) {
+		int64_t id;
+		if (ds_group_reserve(gdir, "process", im[made].pid, im[made].comm, &dirs[made], &id, &err)) {
+			status = cli_fail(&err);
+			goto out;
+		}
+		paths[made] = ds_xasprintf("%s/perf.data", dirs[made]);
+	}
+	if (ds_perfdata_split(pdpath, n, paths, &err)) {
+		status = cli_fail(&err);
+		goto out;
+	}
+	for (size_t k = 0; k < n && !status; k++) {
+		char **target = m.target, *prog[2] = {im[k].exe ? im[k].exe : im[k].comm, NULL};
+		int ntarget = m.ntarget;
+		char *meta = ds_xasprintf("%s/meta.json", dirs[k]);
+		/* the program's own: what it was, how many samples it has */
+		m.target = prog;
+		m.ntarget = 1;
+		m.samples = im[k].samples;
+		m.exit_status = -1;
+		status = ds_meta_write(&m, meta, &err) ? cli_fail(&err) : 0;
+		m.target = target;
+		m.ntarget = ntarget;
+		free(meta);
+		share_file(whole, dirs[k], "kallsyms");
+		share_file(whole, dirs[k], "vdso.so");
+		if (!status && ds_group_add(gdir, dirs[k], "process", im[k].pid, &err))
+			status = cli_fail(&err);
+	}
+	if (!status) {
+		ds_expdir_prev none = {0};
+		ds_expdir_discard(whole, &none);
+	}
+	if (!status && !quiet) {
+		fprintf(stderr, "[ dsprof record: %zu program%s in group '", n, n == 1 ? "" : "s");
+		cli_puts_safe(stderr, gdir);
+		fputs("':", stderr);
+		for (size_t k = 0; k < n; k++) {
+			fprintf(stderr, "%s ", k ? "," : "");
+			cli_puts_safe(stderr, strrchr(dirs[k], '/') + 1);
+			fprintf(stderr, " (%llu samples)", (unsigned long long)im[k].samples);
+		}
+		fputs(" ]\n", stderr);
+	}
+out:
+	for (size_t k = 0; k < made; k++) {
+		free(dirs[k]);
+		free(paths[k]);
+	}
+	free(dirs);
+	free(paths);
+	ds_images_free(im, n);
+	ds_meta_fini(&m);
+	free(pdpath);
+	free(metapath);
+	return status;
+}
+
 /* Record the command `repeat` times: into outdir, or as members of a
  * group (--group, or with --repeat a new group at outdir).  The exit
  * status is the first run's that failed, else 0.  Repeating stops at a
  * run dsprof could not complete or that a signal ended (Ctrl-C). */
-static int record_runs(const run_ctx *x, const char *outdir, const char *group, unsigned repeat)
+static int record_runs(const run_ctx *x, const char *outdir, const char *group, unsigned repeat, bool follow)
 {
-	const char *gdir = group ? group : repeat > 1 ? outdir : NULL;
+	const char *gdir = group ? group : repeat > 1 || follow ? outdir : NULL;
 	int64_t rank = mpi_rank();
 	const char *kind = rank >= 0 ? "rank" : "run";
 	ds_err err = {0};
@@ -548,9 +642,25 @@ static int record_runs(const run_ctx *x, const char *outdir, const char *group, 
 		/* a new group where the experiment would have been: what was there
 		 * moves aside as it would for an experiment */
 		ds_expdir_prev prev;
-		if (ds_expdir_create(outdir, &prev, &err) || ds_expdir_complete(outdir, &err))
+		if (ds_expdir_create(outdir, &prev, &err) || ds_expdir_complete(outdir, &err) ||
+		    ds_group_make(outdir, &err))
 			return cli_fail(&err);
 		cli_say_moved(&prev);
+	}
+	if (follow) {
+		/* the whole recording first, in the group but not of it; then a
+		 * member for each program */
+		char *whole = ds_xasprintf("%s/.recording.%d", gdir, (int)getpid());
+		bool complete, killed;
+		int st;
+		if (group && ds_group_make(group, &err)) {
+			free(whole);
+			return cli_fail(&err);
+		}
+		st = record_run(x, whole, &complete, &killed);
+		status = complete ? split_programs(gdir, whole, x->quiet) : 0;
+		free(whole);
+		return status ? status : st;
 	}
 	for (unsigned k = 0; k < repeat; k++) {
 		char *path = NULL;
@@ -558,7 +668,7 @@ static int record_runs(const run_ctx *x, const char *outdir, const char *group, 
 		bool complete, killed;
 		int st;
 
-		if (gdir && ds_group_reserve(gdir, kind, rank, &path, &id, &err))
+		if (gdir && ds_group_reserve(gdir, kind, rank, NULL, &path, &id, &err))
 			return status ? status : cli_fail(&err);
 		if (repeat > 1 && !x->quiet)
 			fprintf(stderr, "[ dsprof record: run %u of %u ]\n", k + 1, repeat);
@@ -628,6 +738,7 @@ int cmd_record(int argc, char **argv)
 		{"stores", no_argument, NULL, 's'},
 		{"group", required_argument, NULL, 'U'},
 		{"repeat", required_argument, NULL, 'R'},
+		{"follow-exec", no_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -636,7 +747,7 @@ int cmd_record(int argc, char **argv)
 	DS_VEC(char *) lists = {0}; /* copies of the -e arguments that names point into */
 	DS_VEC(ds_evspec) evs = {0};
 	const char *outdir = "dsprof.data", *group = NULL;
-	bool quiet = false, archive = false, heap = false, outdir_given = false;
+	bool quiet = false, archive = false, heap = false, outdir_given = false, follow = false;
 	unsigned repeat = 1;
 	ds_err err = {0};
 	int c, status = 0, ntarget;
@@ -702,6 +813,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'U':
 			group = optarg;
+			break;
+		case 'E':
+			follow = true;
 			break;
 		case 'R':
 			if (!ds_parse_u64(optarg, &u, false) || !u || u > 10000)
@@ -779,6 +893,11 @@ int cmd_record(int argc, char **argv)
 		bad = "--repeat runs a command again: not with -p";
 	else if (repeat > 1 && mpi_rank() >= 0)
 		bad = "under MPI each rank records once (its experiment is named by its rank): no --repeat";
+	else if (follow && (o.pid || repeat > 1 || heap || archive || !o.inherit))
+		bad = o.pid ? "--follow-exec follows a command dsprof runs: not with -p"
+		      : repeat > 1 ? "--follow-exec records one run of the command: not with --repeat"
+		      : !o.inherit ? "--follow-exec follows the command's children: not with --no-inherit"
+				  : "--follow-exec splits the recording by program; the files of --heap and --archive are not split: give them without it";
 	if (bad) {
 		status = cli_usage_error("record", "%s", bad);
 		goto out;
@@ -841,7 +960,7 @@ int cmd_record(int argc, char **argv)
 	o.argc_self = argc + 1;
 	o.argv_self = self;
 	status = record_runs(&(run_ctx){&o, &machine, &left_out, sim, heap, archive, quiet, ntarget}, outdir,
-			     group, repeat);
+			     group, repeat, follow);
 out:
 	for (size_t i = 0; i < evs.n; i++)
 		ds_evspec_fini(&evs.v[i]);

@@ -399,9 +399,10 @@ int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *er
  * line "dsprof-group 1", then a line "NAME<tab>KIND<tab>ID" for each
  * complete experiment GROUP/NAME.  KIND is rank (ID: the MPI rank; NAME
  * rank.ID), run (a repeated run, ID its number from 1; run.ID) or process
- * (ID: the pid of the dsprof that recorded it; pid.ID).  Writers take an
- * exclusive lock on the index, so that processes adding to one group at
- * once never mix their lines or their names. */
+ * (a program a recording's process tree exec'd, record --follow-exec; ID
+ * its pid, NAME its name and pid, PROG.ID).  Writers take an exclusive lock
+ * on the index, so that processes adding to one group at once never mix
+ * their lines or their names. */
 typedef struct ds_group_member {
 	char *name;
 	char *kind;        /* "rank", "run", "process" */
@@ -410,16 +411,40 @@ typedef struct ds_group_member {
 
 /* Whether dir is a group (its index says so). */
 bool ds_group_is(const char *dir);
+/* Make group (when absent; an empty directory becomes one). */
+int ds_group_make(const char *group, ds_err *err);
 /* Make the directory for a new member of group (made when absent; an
  * empty directory becomes one): for run, the next number after every run
- * there (id is ignored); its path in *path (malloc'd) and its id in *got.
- * A rank or process already there is an error. */
-int ds_group_reserve(const char *group, const char *kind, int64_t id, char **path, int64_t *got, ds_err *err);
+ * there (id is ignored); for process, named by prog (its characters other
+ * than letters, digits, '_', '-' and '.' made '_') and id, with ".2", ".3"
+ * after a name taken; its path in *path (malloc'd) and its id in *got.  A
+ * rank already there is an error. */
+int ds_group_reserve(const char *group, const char *kind, int64_t id, const char *prog, char **path, int64_t *got,
+		     ds_err *err);
 /* List the complete experiment at path (a member ds_group_reserve made). */
 int ds_group_add(const char *group, const char *path, const char *kind, int64_t id, ds_err *err);
 /* The members the index lists, in its order (malloc'd). */
 int ds_group_members(const char *group, ds_group_member **out, size_t *n, ds_err *err);
 void ds_group_members_free(ds_group_member *v, size_t n);
+
+/* ---- a recording split by program (record --follow-exec; experiment/split.c) ----
+ * Every exec starts a process image: the program a process runs from its
+ * exec on, and the forked children that run it until they exec in turn. */
+typedef struct ds_image {
+	uint32_t pid;            /* the process whose exec started it */
+	char comm[16];           /* the program's name after the exec */
+	char *exe;               /* its executable file (the first mapping after the exec), or NULL */
+	uint64_t samples;
+	uint64_t first_time, last_time; /* of its samples */
+} ds_image;
+/* The images of the recording at path, in the order of their execs in time. */
+int ds_perfdata_images(const char *path, ds_image **out, size_t *n, ds_err *err);
+void ds_images_free(ds_image *v, size_t n);
+/* Write image k's records into paths[k], for each of the first nimages
+ * images (as ds_perfdata_images lists them); the kernel's mappings and
+ * the records of no process (lost, throttled) go to each.  The files keep
+ * the recording's events and header features. */
+int ds_perfdata_split(const char *path, size_t nimages, char *const *paths, ds_err *err);
 
 /* ---- heap files (record --heap; the layout: experiment/heapfile.h) ----
  * One file per process image in DIR/heap/, read record by record; a

@@ -123,6 +123,16 @@ out:
 	return fd;
 }
 
+int ds_group_make(const char *group, ds_err *err)
+{
+	int fd = lock_index(group, err);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static bool member_line(char *line, ds_group_member *m)
 {
 	char *kind = strchr(line, '\t'), *id, *end;
@@ -195,10 +205,29 @@ void ds_group_members_free(ds_group_member *v, size_t n)
 	free(v);
 }
 
-int ds_group_reserve(const char *group, const char *kind, int64_t id, char **path, int64_t *got, ds_err *err)
+/* A process member's name: its program's, made safe for a directory. */
+static char *process_name(const char *group, const char *prog, int64_t id)
+{
+	ds_buf b = {0};
+	char *path;
+
+	for (const char *p = prog && *prog ? prog : "process"; *p; p++)
+		ds_buf_putc(&b, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+					*p == '_' || *p == '-' || (*p == '.' && p != prog) ? *p : '_');
+	ds_buf_printf(&b, ".%" PRId64, id);
+	path = ds_xasprintf("%s/%s", group, ds_buf_str(&b));
+	for (int k = 2; access(path, F_OK) == 0; k++) {
+		free(path);
+		path = ds_xasprintf("%s/%s.%d", group, ds_buf_str(&b), k);
+	}
+	ds_buf_free(&b);
+	return path;
+}
+
+int ds_group_reserve(const char *group, const char *kind, int64_t id, const char *prog, char **path, int64_t *got,
+		     ds_err *err)
 {
 	int fd = lock_index(group, err), rc = -1;
-	const char *prefix = !strcmp(kind, "rank") ? "rank" : !strcmp(kind, "run") ? "run" : "pid";
 
 	*path = NULL;
 	if (fd < 0)
@@ -209,11 +238,12 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, char **pat
 		scan_group(group, &others, &id);
 		id++;
 	}
-	*path = ds_xasprintf("%s/%s.%" PRId64, group, prefix, id);
+	*path = !strcmp(kind, "process") ? process_name(group, prog, id)
+		: ds_xasprintf("%s/%s.%" PRId64, group, !strcmp(kind, "rank") ? "rank" : "run", id);
 	if (mkdir(*path, 0755) < 0) {
 		ds_err_set(err, errno == EEXIST ? DS_EINPUT : DS_EENV, "cannot make '%s' in group '%s': %s%s", *path,
 			   group, strerror(errno),
-			   errno == EEXIST ? " (each rank or process is recorded once into a group: give a new one)"
+			   errno == EEXIST ? " (each rank is recorded once into a group: give a new one)"
 					   : "");
 		free(*path);
 		*path = NULL;

@@ -180,3 +180,31 @@ check_eq "layout -i GROUP: particle.x twice one run's" "${x2:-0}" "$((2 * ${x1:-
 check_eq "layout -i GROUP: the same shares" "$(awk '$4 == "x;" { print $2; exit }' lay2.txt)" \
 	"$(awk '$4 == "x;" { print $2; exit }' lay1.txt)"
 check_contains "layout -i GROUP: says what it added" lay2.txt '^# 2 experiments, their samples added up$'
+
+# ---- --follow-exec: a script's programs, each an experiment of one group ----
+cat >prog.sh <<SCRIPT
+#!/bin/sh
+"$PROGS/example" 20 >/dev/null
+"$PROGS/counters" 2000000 >/dev/null
+"$PROGS/example" 10 >/dev/null
+SCRIPT
+chmod +x prog.sh
+"$DSPROF" record --follow-exec -o script -- ./prog.sh >/dev/null 2>fe.err
+check_eq "--follow-exec: status" "$?" 0
+check_eq "--follow-exec: the shell and its three programs, in the order they ran" \
+	"$(tail -n +2 script/group | cut -f1 | sed 's/\.[0-9]*$//' | tr '\n' ' ')" "prog.sh example counters example "
+check_eq "--follow-exec: members of kind process, by pid" \
+	"$(tail -n +2 script/group | awk -F'\t' '$2 == "process" && $1 ~ ("\\." $3 "$")' | wc -l)" 4
+check_eq "--follow-exec: no whole recording left behind" "$(ls -a script | grep -c recording)" 0
+total=$(sed -n 's/^\[ dsprof record: \([0-9]*\) samples, .*/\1/p' fe.err)
+check_ge "--follow-exec: the recording had samples" "${total:-0}" 100
+"$DSPROF" report -i script -v summary -f json >fe.json
+check_contains "--follow-exec: every sample is in one program's experiment" fe.json "\"samples\":${total:-x},"
+ex=$(tail -n +2 script/group | cut -f1 | grep '^example' | head -1)
+check_contains "--follow-exec: a member's command is its program" "script/$ex/meta.json" "\"$PROGS/example\""
+"$DSPROF" report -i "script/$ex" -f csv >ex1.csv
+check_ge "--follow-exec: the first example's own samples" "$(csv_lookup ex1.csv name walk_cells samples:cpu-clock)" 50
+co=$(tail -n +2 script/group | cut -f1 | grep '^counters')
+check_eq "--follow-exec: counters keeps its three threads" \
+	"$("$DSPROF" report -i "script/$co" --by thread -f csv | tail -n +2 | wc -l)" 3
+expect_error "--follow-exec with -p" 1 'not with -p' "$DSPROF" record --follow-exec -p 1
