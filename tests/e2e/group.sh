@@ -106,15 +106,15 @@ expect_error "a damaged index" 1 "busy/group' has 1 lines that are not" "$DSPROF
 for g in adj1 adj2 pad; do
 	mode=adjacent
 	[ "$g" = pad ] && mode=padded
-	"$DSPROF" record -q --repeat 3 --sim -e sim:HITM/1 -o "$g" -- "$PROGS/sim_false_sharing" "$mode" \
+	"$DSPROF" record -q --repeat 5 --sim -e sim:HITM/1 -o "$g" -- "$PROGS/sim_false_sharing" "$mode" \
 		>/dev/null 2>&1
 done
 "$DSPROF" diff adj1 adj2 >same.txt
-check_contains "same program, 3 vs 3 runs: no significant change" same.txt \
-	'^#   coherence misses: sim:HITM .* \(no change\), no significant change \(95% interval \+0\.\.\+0 over 3 and 3 runs\)$'
+check_contains "same program, 5 vs 5 runs: no significant change" same.txt \
+	'^#   coherence misses: sim:HITM .* \(no change\), no significant change \(95% interval \+0\.\.\+0 over 5 and 5 runs\)$'
 "$DSPROF" diff adj1 pad >fix.txt
-check_contains "padding fix, 3 vs 3 runs: significant" fix.txt \
-	'^#   coherence misses: sim:HITM 399\.6k -> [0-9]+ \(-399\.[0-9]k, -[0-9.]+%\), significant \(95% interval -399\.[0-9]k\.\.-399\.[0-9]k over 3 and 3 runs\)$'
+check_contains "padding fix, 5 vs 5 runs: significant" fix.txt \
+	'^#   coherence misses: sim:HITM 399\.6k -> [0-9]+ \(-399\.[0-9]k, -[0-9.]+%\), significant \(95% interval -399\.[0-9]k\.\.-399\.[0-9]k over 5 and 5 runs\)$'
 "$DSPROF" diff adj1 pad -f csv >fix.csv
 check_eq "padding fix: bump_a's interval" "$(csv_lookup fix.csv name bump_a ci_low:sim:HITM)" \
 	"$(csv_lookup fix.csv name bump_a delta:sim:HITM)"
