@@ -568,8 +568,13 @@ static int split_programs(const char *gdir, const char *whole, bool quiet)
 	dirs = ds_xcalloc(n + 1, sizeof *dirs);
 	paths = ds_xcalloc(n + 1, sizeof *paths);
 	for (made = 0; made < n; made++) {
+		/* named by its command name (a script's, not its interpreter's), or
+		 * by its file's when the kernel cut the name at 15 characters */
+		const char *file = im[made].exe ? strrchr(im[made].exe, '/') + 1 : NULL;
+		const char *prog = file && strlen(im[made].comm) == 15 && !strncmp(file, im[made].comm, 15)
+					   ? file : im[made].comm;
 		int64_t id;
-		if (ds_group_reserve(gdir, "process", im[made].pid, im[made].comm, &dirs[made], &id, &err)) {
+		if (ds_group_reserve(gdir, "process", im[made].pid, prog, &dirs[made], &id, &err)) {
 			status = cli_fail(&err);
 			goto out;
 		}

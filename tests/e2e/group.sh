@@ -208,3 +208,21 @@ co=$(tail -n +2 script/group | cut -f1 | grep '^counters')
 check_eq "--follow-exec: counters keeps its three threads" \
 	"$("$DSPROF" report -i "script/$co" --by thread -f csv | tail -n +2 | wc -l)" 3
 expect_error "--follow-exec with -p" 1 'not with -p' "$DSPROF" record --follow-exec -p 1
+
+# under the simulator, exactly: every access in one program's experiment,
+# each program's what it has alone
+cat >simprogs.sh <<SCRIPT
+#!/bin/sh
+"$PROGS/sim_chase" >/dev/null
+"$PROGS/sim_false_sharing" adjacent 1000 >/dev/null
+SCRIPT
+chmod +x simprogs.sh
+"$DSPROF" record --follow-exec --sim -e sim:L1D_MISS/1 -o simfe -- ./simprogs.sh >/dev/null 2>sfe.err
+check_eq "--follow-exec --sim: the programs, a long name whole (not the kernel's 15 characters)" \
+	"$(tail -n +2 simfe/group | cut -f1 | sed 's/\.[0-9]*$//' | tr '\n' ' ')" "simprogs.sh sim_chase sim_false_sharing "
+misses=$(sed -n 's/^\[ dsprof record: simulated [0-9]* accesses: sim:L1D_MISS \([0-9]*\) \]$/\1/p' sfe.err)
+"$DSPROF" report -i simfe -v summary -f json >sfe.json
+check_contains "--follow-exec --sim: every miss in one program's experiment" sfe.json "\"samples\":${misses:-x},"
+"$DSPROF" report -i "simfe/$(tail -n +2 simfe/group | cut -f1 | grep '^sim_chase')" -f csv >sfe.csv
+check_eq "--follow-exec --sim: sim_chase's chase as when recorded alone" \
+	"$(csv_lookup sfe.csv name chase samples:sim:L1D_MISS)" "$one"
