@@ -296,7 +296,7 @@ static double row_weight(const ds_table *t, const ds_row *r)
 }
 
 static size_t find_node(ds_merger *m, const ds_table *t, const ds_row *r, size_t parent, ds_hash *seen,
-			ds_vec_u32 *occ, bool *added)
+			ds_vec_u32 *occ, bool *is_new)
 {
 	size_t module = (size_t)-1, n, k;
 	ds_buf key = {0};
@@ -316,7 +316,7 @@ static size_t find_node(ds_merger *m, const ds_table *t, const ds_row *r, size_t
 	if (fresh)
 		ds_vec_push(occ, 0);
 	ds_buf_printf(&key, "\001%u", occ->v[k]++);
-	n = ds_hash_intern(m->index, key.p, key.len, added);
+	n = ds_hash_intern(m->index, key.p, key.len, is_new);
 	ds_buf_free(&key);
 	return n;
 }
