@@ -175,7 +175,8 @@ int cmd_report(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = "dsprof.data", *view = NULL, *filter = NULL, *machine = NULL, *cross = NULL;
-	DS_VEC(const char *) inputs = {0};
+	const char *inputs[64]; /* -i, in order */
+	size_t ninputs = 0;
 	cli_exps exps = {0};
 	int merge = -1;
 	const char *by = NULL, *metrics = NULL;
@@ -198,7 +199,14 @@ int cmd_report(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":i:v:b:s:n:t:f:m:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': ds_vec_push(&inputs, optarg); break;
+		case 'i':
+			if (ninputs == sizeof inputs / sizeof inputs[0]) {
+				ds_vec_free(&tids);
+				return cli_usage_error("report", "more than %zu -i options (a group stands for many)",
+						       ninputs);
+			}
+			inputs[ninputs++] = optarg;
+			break;
 		case 'M':
 			if (cli_parse_merge("report", optarg, &merge))
 				return 1;
@@ -348,17 +356,17 @@ int cmd_report(int argc, char **argv)
 		free(by_view);
 		return cli_usage_error("report", "--cross applies to --view dataobjects");
 	}
-	if (!inputs.n && cli_default_experiment("report")) {
+	if (!ninputs && cli_default_experiment("report")) {
 		ds_vec_free(&tids);
 		free(by_view);
 		return 1;
 	}
-	if (!inputs.n)
-		ds_vec_push(&inputs, input);
+	if (!ninputs)
+		inputs[ninputs++] = input;
 	so.tids = tids.v;
 	so.ntids = tids.n;
 	so.progress = isatty(STDERR_FILENO);
-	if (cli_expand(inputs.v, inputs.n, &exps, &err)) {
+	if (cli_expand(inputs, ninputs, &exps, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
@@ -388,7 +396,6 @@ out:
 	ds_table_free(t);
 	ds_session_close(s);
 	cli_exps_free(&exps);
-	ds_vec_free(&inputs);
 	ds_vec_free(&tids);
 	free(by_view);
 	free(show);

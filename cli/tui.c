@@ -55,7 +55,8 @@ int cmd_tui(int argc, char **argv)
 	const char *no_color = getenv("NO_COLOR");
 	tui_opts o;
 	ds_err err = {0};
-	DS_VEC(const char *) inputs = {0};
+	const char *inputs[64]; /* -i, in order */
+	size_t ninputs = 0;
 	cli_exps exps = {0};
 	ds_merge_input *group = NULL;
 	int c, merge = -1, status = 0;
@@ -69,13 +70,14 @@ int cmd_tui(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":i:m:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			ds_vec_push(&inputs, optarg);
+			if (ninputs == sizeof inputs / sizeof inputs[0])
+				return cli_usage_error("tui", "more than %zu -i options (a group stands for many)",
+						       ninputs);
+			inputs[ninputs++] = optarg;
 			break;
 		case 'M':
-			if (cli_parse_merge("tui", optarg, &merge)) {
-				ds_vec_free(&inputs);
+			if (cli_parse_merge("tui", optarg, &merge))
 				return 1;
-			}
 			break;
 		case 'A': o.ascii = true; break;
 		case 'C': o.color = false; break;
@@ -94,17 +96,15 @@ int cmd_tui(int argc, char **argv)
 		case 'K': o.session.kallsyms = optarg; break;
 		case 'H': o.session.heap_wrappers = optarg; break;
 		case 'h':
-			ds_vec_free(&inputs);
 			fputs(tui_usage, stdout);
 			return 0;
 		default:
-			ds_vec_free(&inputs);
 			return cli_bad_option("tui", argv, c, NULL);
 		}
 	}
 	if (optind + 2 == argc) {
 		/* dsprof tui BEFORE AFTER */
-		if (inputs.n)
+		if (ninputs)
 			status = cli_usage_error("tui", "give either -i DIR or two experiments BEFORE AFTER, not both");
 		else if (ds_group_is(argv[optind]) || ds_group_is(argv[optind + 1]))
 			status = cli_usage_error("tui", "groups are compared by dsprof diff BEFORE AFTER (each run's "
@@ -115,7 +115,7 @@ int cmd_tui(int argc, char **argv)
 		status = cli_usage_error("tui", "unexpected argument '%s' (give -i DIR, or BEFORE AFTER to compare two)",
 					 argv[optind + (optind + 2 < argc ? 2 : 0)]);
 	}
-	if (!status && !inputs.n && !o.input2 && cli_default_experiment("tui"))
+	if (!status && !ninputs && !o.input2 && cli_default_experiment("tui"))
 		status = 1;
 	if (!status && o.dump && !o.keys)
 		status = cli_usage_error("tui", "--dump goes with --keys (scripted mode)");
@@ -123,7 +123,7 @@ int cmd_tui(int argc, char **argv)
 		goto out;
 	if (o.keys && !o.dump)
 		o.dump = "-";
-	if (inputs.n && cli_expand(inputs.v, inputs.n, &exps, &err)) {
+	if (ninputs && cli_expand(inputs, ninputs, &exps, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
@@ -138,13 +138,12 @@ int cmd_tui(int argc, char **argv)
 		o.group = group;
 		o.ngroup = exps.n;
 		o.merge = (enum ds_merge_how)cli_merge_how(&exps, merge);
-		o.group_name = inputs.n == 1 ? inputs.v[0] : "-i";
+		o.group_name = ninputs == 1 ? inputs[0] : "-i";
 	}
 	if (tui_run(&o, &err))
 		status = cli_fail(&err);
 out:
 	free(group);
 	cli_exps_free(&exps);
-	ds_vec_free(&inputs);
 	return status;
 }
