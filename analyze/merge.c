@@ -295,16 +295,22 @@ static double row_weight(const ds_table *t, const ds_row *r)
 	return w > 0 ? w : 1;
 }
 
-static size_t find_node(ds_merger *m, const ds_table *t, const ds_row *r, size_t parent, ds_hash *seen,
+/* t's module column, (size_t)-1 when it has none. */
+static size_t module_col(const ds_table *t)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (strcmp(t->cols[c].name, "module") == 0 && t->cols[c].kind == DS_COL_STR)
+			return c;
+	return (size_t)-1;
+}
+
+static size_t find_node(ds_merger *m, const ds_row *r, size_t module, size_t parent, ds_hash *seen,
 			ds_vec_u32 *occ, bool *is_new)
 {
-	size_t module = (size_t)-1, n, k;
+	size_t n, k;
 	ds_buf key = {0};
 	bool fresh;
 
-	for (size_t c = 0; c < t->ncols; c++)
-		if (strcmp(t->cols[c].name, "module") == 0 && t->cols[c].kind == DS_COL_STR)
-			module = c;
 	ds_buf_append(&key, &parent, sizeof parent);
 	ds_buf_puts(&key, r->note ? "n" : "r");
 	ds_buf_puts(&key, r->name);
@@ -348,6 +354,7 @@ int ds_merger_add(ds_merger *m, const ds_table *t, ds_err *err)
 	size_t *parent, *node, *ev;
 	ds_hash *seen;
 	ds_vec_u32 occ = {0};
+	size_t module = module_col(t);
 
 	if (ds_merge_check_view(t->view, err))
 		return -1;
@@ -376,7 +383,7 @@ int ds_merger_add(ds_merger *m, const ds_table *t, ds_err *err)
 		const ds_row *r = &t->rows[i];
 		size_t up = parent[i] == SIZE_MAX ? SIZE_MAX : node[parent[i]];
 		bool fresh;
-		size_t n = find_node(m, t, r, up, seen, &occ, &fresh);
+		size_t n = find_node(m, r, module, up, seen, &occ, &fresh);
 		mnode *x;
 		double w = row_weight(t, r);
 

@@ -215,6 +215,13 @@ static int row_samples(source *src, const ds_layout *l, size_t i, uint64_t *samp
 	return rc;
 }
 
+/* The row of a layout that has metrics: a member (not behind a pointer),
+ * or an anonymous struct or union closed. */
+static bool metric_row(const ds_layout_row *r)
+{
+	return ((r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE) && !r->pointee;
+}
+
 /* With an experiment, each line of pahole's text is preceded by metrics,
  * per event: the samples of a member (with everything nested in it) and
  * its share of the type's; the type's own line has its total. */
@@ -223,10 +230,9 @@ static int metrics_prefix(source *src, const ds_layout *l, const ds_layout_row *
 {
 	size_t nev = nevents(src);
 	uint64_t *tot = ds_xcalloc(nev * 2 + 1, sizeof *tot), *ms = tot + nev;
-	bool member = (r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE;
+	bool member = metric_row(r);
 	int rc = 0;
 
-	member &= !r->pointee;
 	if (r->kind == DS_LROW_BEGIN || member)
 		rc = row_samples(src, l, SIZE_MAX, tot, err);
 	if (!rc && member)
@@ -373,13 +379,6 @@ static int print_named(source *src, const char *name, ds_buf *out, ds_err *err)
 		rc = print_layout(src, found[i], out, err);
 	free(found);
 	return rc;
-}
-
-/* The row of a layout that has metrics: a member (not behind a pointer),
- * or an anonymous struct or union closed. */
-static bool metric_row(const ds_layout_row *r)
-{
-	return ((r->kind == DS_LROW_MEMBER && r->path) || r->kind == DS_LROW_CLOSE) && !r->pointee;
 }
 
 /* One experiment's samples of every layout kept, added to the group's. */
