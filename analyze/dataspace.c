@@ -1195,6 +1195,11 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 		rc.flags |= SR_EA;
 	d = rc.flags & SR_MEM2 ? x->obj2[pr] : x->obj[pr];
 	rc.flags |= (uint16_t)((rc.flags & SR_MEM2 ? x->how2[pr] : x->how[pr]) << SR_HOW_SHIFT);
+	/* a string function's access: what its caller's argument points
+	 * into, named by the function, whether or not the address is known */
+	if (d.id == NO_DOBJ && x->strfn && trig->verdict == DS_BT_OK &&
+	    (d = by_caller_argument(s, sm, rc.site, trig)).id != NO_DOBJ)
+		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_VIA << SR_HOW_SHIFT);
 	/* the address names the global it is in where the code said nothing,
 	 * or only scalars (an array's elements through a double *) */
 	if ((d.id == NO_DOBJ || s->dobjs.v[d.id].kind == DOBJ_SCALAR) && (rc.flags & SR_EA) &&
@@ -1202,9 +1207,6 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 		d = a;
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_ADDRESS << SR_HOW_SHIFT);
 	}
-	if (d.id == NO_DOBJ && x->strfn && trig->verdict == DS_BT_OK &&
-	    (d = by_caller_argument(s, sm, rc.site, trig)).id != NO_DOBJ)
-		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_VIA << SR_HOW_SHIFT);
 	if (d.id == NO_DOBJ && es == DS_EA_REGS_CHANGED)
 		d = unknown(s, "regs-changed");
 	else if (d.id == NO_DOBJ) /* a string function is resolved without its own debug information */

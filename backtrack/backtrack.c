@@ -301,11 +301,54 @@ static enum ds_bt_verdict at_target(const fn *f, int64_t ip_k)
 	return block_accesses_memory(f, ip_k) ? DS_BT_BRANCH_TARGET : DS_BT_NO_MEMORY;
 }
 
+/* Whether in adds a constant to a whole register, and which and how much:
+ * add/sub with an immediate, lea of the register itself plus a
+ * displacement.  A 32-bit operation clears the upper half: no. */
+static bool steps_register(const ds_insn *in, int *reg, int64_t *delta)
+{
+	const ds_memop *m = &in->mem[0];
+
+	if (in->dst == DS_REG_NONE || in->move_size != 8 || in->regs_written != (1ull << in->dst))
+		return false;
+	*reg = in->dst;
+	if (in->move == DS_MOVE_ADD_IMM) {
+		*delta = in->imm;
+		return true;
+	}
+	if (in->move == DS_MOVE_LEA && in->nmem && m->base == in->dst && m->index == DS_REG_NONE &&
+	    !m->rip_relative && !m->segment) {
+		*delta = m->disp;
+		return true;
+	}
+	return false;
+}
+
+/* The trigger's registers that were only stepped since it ran. */
+static void keep_steps(ds_trigger *out, uint64_t stepped, const int64_t *delta)
+{
+	const int regs[] = {out->mem.base, out->mem.index, out->mem2.base, out->mem2.index};
+
+	out->nstepped = 0;
+	for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
+		int r = regs[i];
+		bool dup = false;
+		if (r == DS_REG_NONE || r < 0 || r >= 64 || !(stepped & (1ull << r)))
+			continue;
+		for (uint32_t j = 0; j < out->nstepped; j++)
+			dup |= out->stepped[j].reg == r;
+		if (dup)
+			continue;
+		out->stepped[out->nstepped].reg = r;
+		out->stepped[out->nstepped++].delta = delta[r];
+	}
+}
+
 /* The instruction that accessed memory at or before ip, in the same block. */
 static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 {
 	const int64_t ip_k = k;
-	uint64_t clobbered = 0;
+	uint64_t clobbered = 0, stepped = 0;
+	int64_t delta[64] = {0};
 
 	for (uint32_t steps = 0; steps < MAX_WALK; steps++) {
 		const ds_insn *prev;
@@ -341,12 +384,22 @@ static void walk_back(const fn *f, int64_t k, ds_trigger *out)
 		default:
 			break;
 		}
-		clobbered |= prev->regs_written;
 		out->distance = steps + 1;
 		if (accesses_memory(prev)) {
 			set_trigger(out, prev);
-			out->clobbered = clobbered;
+			out->clobbered = clobbered | prev->regs_written;
+			keep_steps(out, stepped & ~out->clobbered, delta);
 			return;
+		}
+		{
+			int r;
+			int64_t d;
+			if (steps_register(prev, &r, &d) && r < 64 && !(clobbered & (1ull << r))) {
+				stepped |= 1ull << r;
+				delta[r] += d;
+			} else {
+				clobbered |= prev->regs_written;
+			}
 		}
 	}
 	out->verdict = DS_BT_NOT_FOUND;
@@ -427,6 +480,12 @@ enum ds_ea_status ds_trigger_ea(const ds_arch *a, const ds_trigger *t, const ds_
 	if ((m->base != DS_REG_NONE && !reg_value(a, s, m->base, &base)) ||
 	    (m->index != DS_REG_NONE && !reg_value(a, s, m->index, &index)))
 		return DS_EA_NO_REGS;
+	for (uint32_t i = 0; i < t->nstepped; i++) {
+		if (t->stepped[i].reg == m->base)
+			base -= (uint64_t)t->stepped[i].delta;
+		if (t->stepped[i].reg == m->index)
+			index -= (uint64_t)t->stepped[i].delta;
+	}
 	*ea = base + index * (uint64_t)m->scale + (uint64_t)m->disp;
 	return DS_EA_OK;
 }

@@ -53,7 +53,16 @@ typedef struct ds_trigger {
 	ds_memop mem;         /* the access (the first memory operand) */
 	ds_memop mem2;        /* the instruction's second access, size 0 when none: call [mem]
 			       * and push [mem] also write the stack, pop [mem] reads it */
-	uint64_t clobbered;   /* DWARF registers written from the trigger up to the IP */
+	uint64_t clobbered;   /* DWARF registers written from the trigger up to the IP
+			       * in a way that cannot be undone */
+	/* Registers only stepped by constants since the trigger (add rdi, 8;
+	 * lea rcx, [rcx+24]: a loop's pointer moving on): each one's value at
+	 * the IP minus its delta is its value at the trigger. */
+	struct {
+		int reg;
+		int64_t delta;
+	} stepped[4];
+	uint32_t nstepped;
 	uint32_t distance;    /* instructions walked back (0: the IP itself) */
 } ds_trigger;
 

@@ -269,6 +269,19 @@ static const char asm_src[] =
 	"	ret\n"
 	"	.size f_entry, .-f_entry\n"
 	"\n"
+	"	.type f_step, @function\n"
+	"f_step:\n"
+	"	mov 16(%rdi,%rcx,8), %rax\n"
+	"	add $8, %rdi\n"
+	"	lea 24(%rcx), %rcx\n"
+	"	sub $4, %rdi\n"
+	".Lip_step:\n"
+	"	mov 8(%rsi,%rdx), %rax\n"
+	"	add $1, %edx\n"
+	".Lip_step32:\n"
+	"	ret\n"
+	"	.size f_step, .-f_step\n"
+	"\n"
 	"	.type f_loophead, @function\n"
 	"f_loophead:\n"
 	".Lip_loophead:\n"
@@ -296,6 +309,8 @@ static const char asm_src[] =
 	"	.globl ip_entry\n	.set ip_entry, .Lip_entry - f_entry\n"
 	"	.globl ip_entry2\n	.set ip_entry2, .Lip_entry2 - f_entry\n"
 	"	.globl ip_loophead\n	.set ip_loophead, .Lip_loophead - f_loophead\n"
+	"	.globl ip_step\n	.set ip_step, .Lip_step - f_step\n"
+	"	.globl ip_step32\n	.set ip_step32, .Lip_step32 - f_step\n"
 	"	.section .rodata\n"
 	"	.p2align 2\n"
 	"table:	.long case0-table, case1-table\n"
@@ -333,6 +348,8 @@ static uint64_t ip_of(const char *label)
 		{"ip_entry", "f_entry"},
 		{"ip_entry2", "f_entry"},
 		{"ip_loophead", "f_loophead"},
+		{"ip_step", "f_step"},
+		{"ip_step32", "f_step"},
 	};
 	for (size_t i = 0; i < sizeof where / sizeof where[0]; i++)
 		if (strcmp(where[i].label, label) == 0)
@@ -353,7 +370,9 @@ TEST(verdicts)
 	at("ip_load", false, &t);
 	CHECK(t.verdict == DS_BT_OK && t.distance == 2);
 	CHECK(t.mem.base == RDI && t.mem.disp == 8);
-	CHECK((t.clobbered & (1u << RCX)) && (t.clobbered & (1u << RAX)) && !(t.clobbered & (1u << RDI)));
+	/* the load's own destination is lost; add $1, %rcx only steps rcx */
+	CHECK((t.clobbered & (1u << RAX)) && !(t.clobbered & (1u << RCX)) && !(t.clobbered & (1u << RDI)));
+	CHECK(t.nstepped == 0); /* rcx is no register of the access */
 	load = t.pc;
 	CHECK(load == unit_nm_addr("libbt.so", "f_load"));
 
@@ -426,6 +445,17 @@ TEST(effective_address)
 	s.ip = 0x555555554000 + ip_vaddr;
 	CHECK(ds_trigger_ea(a, &t, &s, ip_vaddr, &ea) == DS_EA_STATIC);
 	CHECK_EQ_U64(ea, 0x555555554000 + unit_nm_addr("libbt.so", "sym"));
+	/* a pointer and an index stepped by constants after the load (a
+	 * loop moving on): undone */
+	regs[__builtin_popcountll(s.regs_mask & ((1ull << ds_arch_perf_reg(a, RCX)) - 1))] = 100 + 24;
+	at("ip_step", false, &t);
+	CHECK(t.verdict == DS_BT_OK && t.nstepped == 2 && !(t.clobbered & (1u << RDI)));
+	CHECK(ds_trigger_ea(a, &t, &s, ip_of("ip_step"), &ea) == DS_EA_OK);
+	CHECK_EQ_U64(ea, 0x7f0000001000 - 4 + 100 * 8 + 16);
+	/* a 32-bit add clears the register's upper half: not undone */
+	at("ip_step32", false, &t);
+	CHECK(t.verdict == DS_BT_OK && t.mem.base == RSI && (t.clobbered & (1u << RDX)));
+	CHECK(ds_trigger_ea(a, &t, &s, ip_of("ip_step32"), &ea) == DS_EA_REGS_CHANGED);
 	s.regs = NULL;
 	at("ip_load", false, &t);
 	CHECK(ds_trigger_ea(a, &t, &s, ip_vaddr, &ea) == DS_EA_NO_REGS);
