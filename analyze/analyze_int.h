@@ -59,6 +59,11 @@ typedef struct map_ent {
 	uint32_t dso;
 } map_ent;
 
+/* An address range mapped at a time. */
+typedef struct stack_span {
+	uint64_t start, end, time;
+} stack_span;
+
 typedef struct proc {
 	uint32_t pid;
 	DS_VEC(map_ent) maps;         /* sorted by start after loading */
@@ -67,6 +72,8 @@ typedef struct proc {
 	int64_t parent;               /* proc index of the forking process, -1 */
 	uint64_t fork_time;
 	uint64_t stack_top;           /* the end of its main thread's stack ([stack]), 0 unknown */
+	DS_VEC(stack_span) anon;            /* anonymous data mappings (other threads' stacks among them) */
+	DS_VEC(stack_span) stacks;          /* the ones a sampled stack pointer was in */
 } proc;
 
 /* How a sample in a site finds its caller (see leaf_caller in session.c). */
@@ -111,6 +118,7 @@ typedef struct thread_ent {
 	uint32_t ptid;                /* for threads without their own COMM */
 	uint64_t fork_time;
 	bool forked;
+	uint8_t stack_looks;          /* samples whose stack pointer looked for its stack; 255: found */
 } thread_ent;
 
 /* The per-sample records.  Loading keeps a record of every sample as it
@@ -181,6 +189,11 @@ const ds_event *ds_session_event(const ds_session *s, size_t e);
  * its address, a caller's at its return address - 1, UINT32_MAX for a
  * frame it looked up otherwise (the one a signal interrupted, exactly). */
 int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_vec_u32 *sites);
+/* Which frame of sample sm holds the stack address ea, by the same walk:
+ * 1 and in *frame_site the frame's instruction (the leaf's, or a caller's call),
+ * 0 when ea is in a thread's stack (ds_session_in_stack) but in no frame
+ * the walk reached, -1 when it is in no stack. */
+int ds_session_stack_frame(ds_session *s, const ds_sample *sm, uint64_t ea, uint32_t *frame_site);
 /* The object (dso index) and vaddr of a runtime data address. */
 bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, uint32_t *dso,
 			uint64_t *vaddr);
@@ -202,9 +215,14 @@ bool ds_ip_is_kernel(uint16_t misc);
 /* Free what loading made (the layers above free theirs first:
  * ds_session_close). */
 void ds_session_free_model(ds_session *s);
-/* Whether ea is in the main thread's stack of process pid (its [stack]
- * mapping, grown down by at most 8 MiB, the usual limit). */
+/* Whether ea is in a thread's stack of process pid: the main thread's
+ * ([stack], grown down by at most 8 MiB, the usual limit) or another's
+ * that ds_session_note_sp saw. */
 bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea);
+/* A sample's stack pointer: the anonymous mapping that holds it is a
+ * thread's stack (glibc mmaps the stacks of the threads it creates).
+ * Whether sp is in a stack known now. */
+bool ds_session_note_sp(ds_session *s, uint32_t pid, uint64_t time, uint64_t sp);
 /* The experiment's directory (the folder of a bare perf.data). */
 char *ds_session_dir(const ds_session *s);
 

@@ -32,7 +32,7 @@ static const char *const how_names[HOW_NHOW] = {
 	[HOW_REG_VAR] = "variable in a register",
 	[HOW_STACK] = "stack",
 	[HOW_TRACKED] = "tracked through the function",
-	[HOW_ADDRESS] = "global (by address)",
+	[HOW_ADDRESS] = "by address (global or stack frame)",
 	[HOW_VIA] = "argument of a string function",
 	[HOW_HEAP] = "heap block (record --heap)",
 };
@@ -929,6 +929,29 @@ static dref by_address(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, 
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
 }
 
+/* The sample's user stack pointer, when its registers were sampled. */
+static bool sp_of(const ds_sample *sm, uint64_t *sp)
+{
+	const ds_arch *arch = ds_arch_host();
+	return sm->regs_abi && sm->regs && ds_arch_sampled_reg(arch, sm->regs_mask, sm->regs, ds_arch_dwarf_sp(arch), sp);
+}
+
+/* An address in a thread's stack: the frame that holds it, as the sample's
+ * stack unwinds (<stack F>: a char buffer of F's that a callee reads
+ * through a pointer), or <stack> when the walk does not reach it. */
+static dref by_stack_address(ds_session *s, const ds_sample *sm, uint64_t ea, uint32_t size)
+{
+	uint32_t si;
+	int found = ds_session_stack_frame(s, sm, ea, &si);
+
+	if (found < 0)
+		return (dref){.id = NO_DOBJ, .off = 0};
+	if (!found)
+		return (dref){.id = dobj_add(s, DOBJ_STACK, "<stack>", NULL, NULL), .off = 0};
+	ds_site_resolve(s, si, false);
+	return object_in(s, NULL, 0, size, function_name(&s->sites.v[si]), DOBJ_STACK);
+}
+
 /* Where instances of the type sit relative to cache lines: the sample's
  * address minus its offset in the instance, modulo DS_ALIGN_MOD. */
 static void count_alignment(ds_session *s, const dobj *o, uint64_t instance, int ev)
@@ -1155,6 +1178,8 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	ds_trigger second;
 	dref d, a;
 	enum ds_ea_status es;
+	uint64_t sp;
+	thread_ent *te;
 
 	rc.ea = 0;
 	rc.off = 0;
@@ -1195,15 +1220,21 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 		rc.flags |= SR_EA;
 	d = rc.flags & SR_MEM2 ? x->obj2[pr] : x->obj[pr];
 	rc.flags |= (uint16_t)((rc.flags & SR_MEM2 ? x->how2[pr] : x->how[pr]) << SR_HOW_SHIFT);
+	/* a thread's stack stays where it is: a few samples find it */
+	te = &s->threads.v[rc.thread];
+	if (te->stack_looks < 8 && sp_of(sm, &sp))
+		te->stack_looks = ds_session_note_sp(s, sm->pid, rc.time, sp) ? UINT8_MAX : te->stack_looks + 1;
 	/* a string function's access: what its caller's argument points
 	 * into, named by the function, whether or not the address is known */
 	if (d.id == NO_DOBJ && x->strfn && trig->verdict == DS_BT_OK &&
 	    (d = by_caller_argument(s, sm, rc.site, trig)).id != NO_DOBJ)
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_VIA << SR_HOW_SHIFT);
-	/* the address names the global it is in where the code said nothing,
-	 * or only scalars (an array's elements through a double *) */
+	/* the address names the global or the stack frame it is in where the
+	 * code said nothing, or only scalars (an array's elements through a
+	 * double *, a caller's buffer through a char *) */
 	if ((d.id == NO_DOBJ || s->dobjs.v[d.id].kind == DOBJ_SCALAR) && (rc.flags & SR_EA) &&
-	    (a = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ) {
+	    ((a = by_address(s, sm->pid, rc.time, rc.ea, trig->mem.size)).id != NO_DOBJ ||
+	     (a = by_stack_address(s, sm, rc.ea, trig->mem.size)).id != NO_DOBJ)) {
 		d = a;
 		rc.flags = (uint16_t)((rc.flags & ~(7u << SR_HOW_SHIFT)) | HOW_ADDRESS << SR_HOW_SHIFT);
 	}

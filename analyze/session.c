@@ -362,17 +362,53 @@ bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea,
 	return false;
 }
 
+static bool in_spans(const proc *p, uint64_t a)
+{
+	for (size_t i = 0; i < p->stacks.n; i++)
+		if (a >= p->stacks.v[i].start && a < p->stacks.v[i].end)
+			return true;
+	return false;
+}
+
+/* A fork's child runs on its parent's mappings until it execs: each walks
+ * the process and its ancestors. */
 bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea)
 {
 	const proc *p = proc_find(s, pid);
-	for (int depth = 0; p && depth < 64; depth++) { /* a fork's child: its parent's */
-		if (p->stack_top)
-			return ea < p->stack_top && ea >= p->stack_top - (8u << 20);
-		if (p->parent < 0)
+	for (int depth = 0; p && depth < 64; depth++) {
+		if (p->stack_top && ea < p->stack_top && ea >= p->stack_top - (8u << 20))
+			return true;
+		if (in_spans(p, ea))
+			return true;
+		if (p->parent < 0 || p->execs.n)
 			break;
 		p = &s->procs.v[p->parent];
 	}
 	return false;
+}
+
+bool ds_session_note_sp(ds_session *s, uint32_t pid, uint64_t time, uint64_t sp)
+{
+	proc *p = proc_find(s, pid), *owner = p;
+	const stack_span *best = NULL;
+
+	if (!p || ds_session_in_stack(s, pid, sp))
+		return p != NULL;
+	for (int depth = 0; p && depth < 64 && !best; depth++) {
+		for (size_t i = 0; i < p->anon.n; i++) {
+			const stack_span *a = &p->anon.v[i];
+			if (sp >= a->start && sp < a->end && a->time <= time && (!best || a->time > best->time))
+				best = a;
+		}
+		if (p->parent < 0 || p->execs.n)
+			break;
+		p = &s->procs.v[p->parent];
+	}
+	if (best) {
+		stack_span st = *best;
+		ds_vec_push(&owner->stacks, st);
+	}
+	return best != NULL;
 }
 
 /* ---- loading objects ---- */
@@ -594,6 +630,10 @@ static void side_band(ds_session *s, const ds_record *r)
 		map_ent e;
 		if (!m->executable && !kernel && m->len && !strcmp(m->filename, "[stack]"))
 			proc_get(s, m->pid)->stack_top = m->start + m->len;
+		if (!m->executable && !kernel && m->len && !strcmp(m->filename, "//anon")) {
+			stack_span a = {m->start, m->start + m->len, r->time};
+			ds_vec_push(&proc_get(s, m->pid)->anon, a);
+		}
 		if (!m->executable || !m->len)
 			return;
 		e.start = m->start;
@@ -1154,6 +1194,8 @@ void ds_session_free_model(ds_session *s)
 		ds_vec_free(&s->procs.v[i].maps);
 		ds_vec_free(&s->procs.v[i].end_max);
 		ds_vec_free(&s->procs.v[i].execs);
+		ds_vec_free(&s->procs.v[i].anon);
+		ds_vec_free(&s->procs.v[i].stacks);
 	}
 	ds_vec_free(&s->procs);
 	ds_vec_free(&s->kernel.maps);

@@ -17,6 +17,7 @@
  */
 #include "analyze/analyze_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* perf's own limit (PERF_MAX_STACK_DEPTH) */
@@ -87,7 +88,14 @@ static int fp_step(const ds_arch *arch, const ds_unwind_env *env, ds_uregs *regs
 	return -1;
 }
 
-int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_vec_u32 *sites)
+/* The walk of ds_session_unwind; sps (NULL: not wanted) gets each frame's
+ * stack pointer, the bottom of the frame (its top is the next one's).
+ * Given ras, the frames' addresses as a call chain has them (the sampled
+ * one first), each caller's is taken from it instead of the copy: the CFI
+ * then gives the extent of every frame whose stack pointer it can compute
+ * without reading the stack. */
+static int walk(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_vec_u32 *sites, ds_vec_u64 *sps,
+		const uint64_t *ras, size_t nras)
 {
 	const ds_arch *arch = ds_arch_host();
 	int sp = ds_arch_dwarf_sp(arch), ip = ds_arch_dwarf_ip(arch);
@@ -114,6 +122,8 @@ int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_ve
 		int rc;
 
 		ds_vec_push(out, pc);
+		if (sps)
+			ds_vec_push(sps, old_sp);
 		si = ds_session_site(s, sm->pid, t, at, false);
 		if (sites)
 			ds_vec_push(sites, n == 0 || !exact ? si : UINT32_MAX);
@@ -123,6 +133,12 @@ int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_ve
 			return DS_CHAIN_BAD_RA;
 		/* an object that cannot be read has no CFI to go by */
 		rc = DS_UNWIND_NO_CFI;
+		if (ras && n + 1 >= nras)
+			return DS_CHAIN_STACK_END;
+		if (ras) {
+			env.has_ra = true;
+			env.ra = ras[n + 1];
+		}
 		if (st->has_vaddr && s->dsos.v[st->dso].dso) {
 			env.bias = at - st->vaddr;
 			rc = ds_dso_unwind_step(s->dsos.v[st->dso].dso, st->vaddr, &env, &regs, &ra, &exact);
@@ -149,4 +165,60 @@ int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_ve
 		regs.known |= 1ull << ip;
 	}
 	return DS_CHAIN_DEPTH;
+}
+
+int ds_session_unwind(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_vec_u32 *sites)
+{
+	return walk(s, sm, out, sites, NULL, NULL, 0);
+}
+
+/* Below the stack pointer, the leaf's frame has the 128 bytes of the
+ * System V red zone (a leaf function's locals, never moved off). */
+#define RED_ZONE 128
+
+/* The user-space part of a sample's call chain, or NULL. */
+static const uint64_t *user_chain(const ds_sample *sm, size_t *n)
+{
+	for (uint64_t i = 0; i < sm->nr_callchain; i++)
+		if (sm->callchain[i] == (uint64_t)PERF_CONTEXT_USER) {
+			size_t e = (size_t)i + 1;
+			while (e < sm->nr_callchain && sm->callchain[e] < (uint64_t)PERF_CONTEXT_MAX)
+				e++;
+			*n = e - ((size_t)i + 1);
+			return *n ? sm->callchain + i + 1 : NULL;
+		}
+	return NULL;
+}
+
+int ds_session_stack_frame(ds_session *s, const ds_sample *sm, uint64_t ea, uint32_t *frame_site)
+{
+	ds_vec_u64 pcs = {0}, sps = {0};
+	uint64_t t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
+	const uint64_t *ras = NULL;
+	size_t nras = 0;
+	int end, found = -1;
+
+	/* a recording's copy is gone once its chain is written (finish.c) */
+	if (!sm->stack_size) {
+		ras = user_chain(sm, &nras);
+		if (!ras)
+			return ds_session_in_stack(s, sm->pid, ea) ? 0 : -1;
+	}
+	end = walk(s, sm, &pcs, NULL, &sps, ras, nras);
+
+	for (size_t n = 0; n < sps.n && found < 0; n++) {
+		uint64_t lo = n ? sps.v[n] : sps.v[n] - RED_ZONE;
+		/* the first frame of the thread reaches up to the stack's top */
+		bool top = n + 1 == sps.n && end == DS_CHAIN_OUTERMOST;
+		uint64_t hi = n + 1 < sps.n ? sps.v[n + 1] : top ? UINT64_MAX : 0;
+		if (ea >= lo && ea < hi && (!top || ds_session_in_stack(s, sm->pid, ea))) {
+			*frame_site = ds_session_site(s, sm->pid, t, n ? pcs.v[n] - 1 : pcs.v[n], false);
+			found = 1;
+		}
+	}
+	ds_vec_free(&pcs);
+	ds_vec_free(&sps);
+	if (found < 0 && ds_session_in_stack(s, sm->pid, ea))
+		found = 0;
+	return found;
 }

@@ -169,6 +169,11 @@ typedef struct ds_unwind_env {
 	/* 8 bytes of the thread's memory at addr; false when not available */
 	bool (*read)(void *ctx, uint64_t addr, uint64_t *val);
 	void *ctx;
+	/* has_ra: the caller's address as a call chain gives it, taken instead
+	 * of reading the return address (a walk with no copy of the stack,
+	 * whose frames' extents alone are wanted) */
+	bool has_ra;
+	uint64_t ra;
 } ds_unwind_env;
 
 enum ds_unwind_rc {

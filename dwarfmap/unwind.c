@@ -381,6 +381,10 @@ int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_u
 	}
 	if (!(out.known & (1ull << fr->ra_reg)))
 		return DS_UNWIND_BAD_CFI;
+	if (env->has_ra) {
+		out.v[fr->ra_reg] = env->ra;
+		out.deferred &= ~(1ull << fr->ra_reg);
+	}
 	if (!ds_uregs_get(&out, fr->ra_reg, env, ra) ||
 	    (env->sp_reg >= 0 && !ds_uregs_get(&out, env->sp_reg, env, &cfa)))
 		return DS_UNWIND_NO_MEMORY;

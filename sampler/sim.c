@@ -247,7 +247,8 @@ static int setup_events(simrec *r, ds_buf *evopt, ds_err *err)
 		a->sample_period = period;
 		a->sample_type = SIM_SAMPLE_TYPE;
 		if (o->callgraph != DS_CG_NONE) {
-			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER;
+			a->sample_regs_user = SIM_REGS_USER;
 			a->exclude_callchain_kernel = 1;
 		}
 		a->sample_id_all = 1;

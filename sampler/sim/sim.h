@@ -93,9 +93,10 @@ void sim_stream_flush(void);
  * kill loses little. */
 Bool sim_stream_due(void);
 
-/* Records.  `time` is the logical clock; pid/tid are the OS's ids. */
+/* Records.  `time` is the logical clock; pid/tid are the OS's ids.  A
+ * sample with a chain carries the stack pointer sp too. */
 void sim_emit_sample(UInt slot, Int pid, Int tid, ULong time, Addr ip, Addr addr, ULong period,
-		     ULong weight, ULong data_src, const Addr *chain, UInt nchain);
+		     ULong weight, ULong data_src, const Addr *chain, UInt nchain, Addr sp);
 void sim_emit_comm(Int pid, Int tid, ULong time, const HChar *comm, Bool exec);
 void sim_emit_mmap2(Int pid, Int tid, ULong time, Addr start, ULong len, ULong pgoff, ULong dev,
 		    ULong ino, UInt prot, Bool shared, const HChar *filename);

@@ -41,6 +41,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_stacktrace.h"
 
@@ -304,13 +305,15 @@ static Bool in_client_code(Addr a)
 
 static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 {
-	Addr ips[SIM_MAX_STACK];
+	Addr ips[SIM_MAX_STACK], sp = 0;
 	UInt n = 0;
 
 	if (cfg.callchain) {
 		/* [0] is the thread's IP, [1..] the last byte of each call:
 		 * perf wants the IP, then return addresses */
 		n = x->vgtid ? VG_(get_StackTrace)(x->vgtid, ips, SIM_MAX_STACK, NULL, NULL, 0) : 1;
+		/* up to date at every access, as the unwinder's registers are */
+		sp = x->vgtid ? VG_(get_SP)(x->vgtid) : 0;
 		if (n == 0)
 			n = 1;
 		ips[0] = x->pc;
@@ -324,7 +327,7 @@ static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 	}
 	sim_emit_sample(cfg.slot[ev], pid, x->lwp, x->time, x->pc, x->addr,
 			period, weight(s), data_src(s, x),
-			cfg.callchain ? ips : NULL, n);
+			cfg.callchain ? ips : NULL, n, sp);
 }
 
 /* Which of the P events of a window of ev, for a period P, is sampled:

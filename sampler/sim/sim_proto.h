@@ -47,6 +47,11 @@ enum sim_event {
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |        \
 	 PERF_SAMPLE_DATA_SRC)
 
+/* With call chains, REGS_USER too: the stack pointer and the IP at the
+ * access (perf's amd64 numbers 7 and 8, so written in that order), from
+ * which analysis tells the frame that holds an address in the stack. */
+#define SIM_REGS_USER ((1ull << 7) | (1ull << 8))
+
 /* Deepest call chain the tool records (frames, the sample's IP included). */
 #define SIM_MAX_STACK 128
 

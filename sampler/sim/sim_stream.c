@@ -131,7 +131,7 @@ static void finish(UChar *rec, UChar *end, UInt type, UShort misc)
 }
 
 void sim_emit_sample(UInt slot, Int pid, Int tid, ULong time, Addr ip, Addr addr, ULong period,
-		     ULong weight, ULong data_src, const Addr *chain, UInt nchain)
+		     ULong weight, ULong data_src, const Addr *chain, UInt nchain, Addr sp)
 {
 	UChar *rec = reserve(), *p = rec + sizeof(struct perf_event_header);
 
@@ -147,6 +147,9 @@ void sim_emit_sample(UInt slot, Int pid, Int tid, ULong time, Addr ip, Addr addr
 		p = put64(p, (ULong)PERF_CONTEXT_USER);
 		for (UInt i = 0; i < nchain; i++)
 			p = put64(p, chain[i]);
+		p = put64(p, PERF_SAMPLE_REGS_ABI_64); /* SIM_REGS_USER: sp, ip */
+		p = put64(p, sp);
+		p = put64(p, ip);
 	}
 	p = put64(p, weight);
 	p = put64(p, data_src);

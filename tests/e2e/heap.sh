@@ -4,9 +4,10 @@
 # share as their loads do, with their blocks' sizes exact, and the list's
 # fields carry their site.  Leaks of known blocks from two sites
 # (tests/programs/heapleak.c) are reported exactly, across fork, exec,
-# threads and a killed target; a static binary is recorded without heap
-# data, said in one line; a damaged heap file is read as far as it is
-# whole.
+# threads and a killed target; buffers on threads' stacks are named by
+# their frames, not taken for the heap; a static binary is recorded
+# without heap data, said in one line; a damaged heap file is read as far
+# as it is whole.
 . "$TOP/tests/lib.sh"
 
 src=$TOP/tests/programs/heapobj.c
@@ -199,6 +200,28 @@ check_eq "tracker: dataobjects leaves them out, and says how many" \
 	"$(awk -F, 'NR > 1 && $3 == "heap-tracker" { s += $4 } END { print s + 0 }' tr.csv)"
 "$DSPROF" report -i tr --view dataobjects -f csv >trdo.csv 2>/dev/null
 check "tracker: no <heap tracker> row" sh -c '! grep -q "^<heap tracker>" trdo.csv'
+
+# buffers on two threads' stacks summed through a pointer
+# (tests/programs/plain/stackbuf.c): the frame that holds them names them,
+# and the second thread's stack, an anonymous mapping, is no heap block
+"$DSPROF" record -q -o sb --heap -- "$PROGS/stackbuf" >sb.out 2>sb.err
+check_eq "stack buffers: recorded" "$?" 0
+"$DSPROF" report -i sb --by thread,dataobject,allocsite -f csv --filter 'FUNC == "sum"' >sb.csv 2>sb.err
+for tid in $(awk -F, 'NR > 1 { print $4 }' sb.csv | sort -u); do
+	all=$(awk -F, -v t="$tid" 'NR > 1 && $4 == t { s += $(NF - 1) } END { print s + 0 }' sb.csv)
+	run=$(awk -F, -v t="$tid" 'NR > 1 && $4 == t && $5 == "<stack run>" && $7 == "<not heap>" { s += $(NF - 1) } END { print s + 0 }' sb.csv)
+	check_ge "stack buffers: thread $tid's sum samples" "$all" 50
+	check_ge "stack buffers: thread $tid's are <stack run>, <not heap> ($run of $all)" "$((100 * run))" "$((95 * all))"
+done
+check_eq "stack buffers: both threads sampled" "$(awk -F, 'NR > 1 { print $4 }' sb.csv | sort -u | wc -l)" 2
+check_eq "stack buffers: none in no block" "$(grep -c '<in no block>' sb.csv)" 0
+# the simulator's samples carry the stack pointer: every load, exactly
+"$DSPROF" record -q -o sbs --sim -e sim:loads -c 1 --heap -- "$PROGS/stackbuf" 100 >sbs.out 2>sbs.err
+"$DSPROF" report -i sbs --by thread,dataobject,allocsite -f csv --filter 'FUNC == "sum"' >sbs.csv 2>sbs.err
+check_eq "stack buffers, --sim: each thread's 100 x 512 loads are <stack run>, <not heap>" \
+	"$(awk -F, 'NR > 1 && $5 == "<stack run>" && $7 == "<not heap>" { print $(NF - 1) }' sbs.csv | sort | tr '\n' ' ')" \
+	"51200 51200 "
+rm -rf sb sbs
 
 # threads one after another on one stack, each freeing a block after the
 # tracker's thread-end destructor ran for the last time: the process
