@@ -52,7 +52,9 @@ static bool simulated(const struct perf_event_attr *a)
 }
 
 /* A latency event for each event whose samples carry a weight (PEBS load
- * latency, IBS op, imported perf mem recordings). */
+ * latency, IBS op, imported perf mem recordings); for the simulator's
+ * sim:L1D_EVICT, whose weight is the bytes of each line used, one that
+ * counts those bytes, "used_bytes:sim:L1D_EVICT". */
 static void derive_events(ds_session *s)
 {
 	s->npev = s->nev;
@@ -61,11 +63,12 @@ static void derive_events(ds_session *s)
 	for (size_t e = 0; e < s->npev; e++) {
 		const ds_event *b = ds_perfdata_event(s->pd, e);
 		ds_event *x = &s->xev[s->nev - s->npev];
+		bool line_use = simulated(&b->attr) && !strcmp(b->name, "sim:L1D_EVICT");
 		s->lat_ev[e] = UINT16_MAX;
 		if (!(b->attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) ||
-		    simulated(&b->attr) || s->nev >= UINT16_MAX)
+		    (simulated(&b->attr) && !line_use) || s->nev >= UINT16_MAX)
 			continue;
-		x->name = ds_xasprintf("latency:%s", b->name);
+		x->name = ds_xasprintf("%s:%s", line_use ? "used_bytes" : "latency", b->name);
 		x->attr = b->attr;
 		x->attr.freq = 0;
 		x->attr.sample_period = 0;

@@ -195,16 +195,18 @@ static void text_table(FILE *f, const ds_table *t, bool ascii, const bool *show)
 	free(colw);
 }
 
-/* A latency event's average weight: its count over its samples' periods,
+/* A derived event's average weight: its count over its samples' periods,
  * when its event samples at a fixed period ("latency:NAME" is NAME's
- * samples again, each counted as period x weight). */
+ * samples again, each counted as period x weight; "used_bytes:NAME" the
+ * same with the bytes of each line used). */
 static void derived_average(FILE *f, const ds_table *t, size_t e)
 {
-	const char *base = t->events[e].name + strlen("latency:");
-	for (size_t b = 0; b < t->nevents; b++)
-		if (!t->events[b].derived && !strcmp(t->events[b].name, base) && t->events[b].period &&
+	const char *name = t->events[e].name, *base = strchr(name, ':');
+	bool bytes = !strncmp(name, "used_bytes:", 11);
+	for (size_t b = 0; base && b < t->nevents; b++)
+		if (!t->events[b].derived && !strcmp(t->events[b].name, base + 1) && t->events[b].period &&
 		    t->events[e].samples)
-			fprintf(f, " (%.1f cycles a sample on average)",
+			fprintf(f, bytes ? " (%.1f bytes of a line used on average)" : " (%.1f cycles a sample on average)",
 				(double)t->events[e].count / ((double)t->events[e].samples * (double)t->events[b].period));
 }
 

@@ -55,6 +55,10 @@ static const struct {
 			       "cycles loads wait for data by the latency model: each load its level's "
 			       "latency (an estimate that ranks memory cost, see dsprof-record(1))",
 			       1000003},
+	[SIM_EV_L1D_EVICT] = {"L1D_EVICT",
+			      "lines leaving the thread's L1 data cache (or there when it ends), each "
+			      "weighted by the bytes of it used while there: line utilization",
+			      1009},
 };
 
 const char *const ds_sim_default_events[] = {"sim:L1D_MISS", "sim:LLC_MISS", "sim:HITM", NULL};
@@ -92,7 +96,7 @@ int ds_sim_event_resolve(const char *spec, ds_evspec *out, ds_err *err)
 	}
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown simulated event '%.*s'; the simulator counts sim:loads, sim:stores, "
-			  "sim:L1D_MISS, sim:L2_MISS, sim:LLC_MISS, sim:HITM, sim:INVAL and sim:MEM_CYCLES "
+			  "sim:L1D_MISS, sim:L2_MISS, sim:LLC_MISS, sim:HITM, sim:INVAL, sim:MEM_CYCLES and sim:L1D_EVICT "
 			  "(see 'dsprof list')",
 			  (int)n, spec);
 }

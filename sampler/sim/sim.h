@@ -43,6 +43,8 @@ void sim_model_init(const sim_config *c, Int pid);
 /* A new simulated core for a thread: private caches, clock at `clock`. */
 sim_thread *sim_thread_new(ThreadId vgtid, Int lwp, ULong clock);
 void sim_thread_free(sim_thread *t);
+/* The thread ends: the lines in its L1 leave it (sim:L1D_EVICT). */
+void sim_thread_end(sim_thread *t);
 /* The thread Valgrind runs now; the access helpers charge it. */
 void sim_set_current(sim_thread *t);
 sim_thread *sim_current(void);

@@ -359,6 +359,7 @@ static void thread_exit(ThreadId tid)
 		return;
 	if (sim_thread_clock(t) > exited_clock)
 		exited_clock = sim_thread_clock(t);
+	sim_thread_end(t);
 	sim_emit_task(PERF_RECORD_EXIT, pid, pid, sim_thread_lwp(t), sim_thread_lwp(t), sim_thread_clock(t));
 	sim_thread_free(t);
 	threads[tid] = NULL;

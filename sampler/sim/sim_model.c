@@ -56,9 +56,19 @@ enum src { SRC_L1, SRC_L2, SRC_LLC, SRC_SHARED, SRC_HITM, SRC_RAM };
 
 typedef struct line_ent line_ent;
 
+/* What became of a line while it was in an L1 (sim:L1D_EVICT): the bytes
+ * used, a bit per byte (per line/64 bytes for lines longer than 64), and
+ * the access that fetched it, to which its eviction is charged. */
+typedef struct line_use {
+	ULong used;
+	Addr pc, addr;
+} line_use;
+
 typedef struct cache {
 	UWord *tags;      /* sets x ways, most recently used first: line << 1 | dirty, or EMPTY */
 	line_ent **dir;   /* per way, when coherence is tracked: its line's directory entry */
+	line_use *use;    /* per way, an L1's when sim:L1D_EVICT is recorded */
+	line_use gone;    /* the use of the line the last miss evicted */
 	UWord sets;
 	UWord set_mask;   /* sets - 1 when sets is a power of two, else 0 (then: modulo) */
 	UInt ways;
@@ -144,6 +154,8 @@ static ULong draws[SIM_NEVENTS];       /* the generator of the samples' places *
 /* The directory: a hash table of line entries, allocated in chunks and
  * never moved or freed (L1 ways point at them). */
 static Bool coherent;
+static Bool track_use;         /* sim:L1D_EVICT is recorded */
+static UInt use_unit_bits;     /* log2 of the bytes a bit of line_use.used stands for */
 static line_ent **buckets;
 static UWord nbuckets, nlines;
 static line_ent *chunk;
@@ -170,8 +182,11 @@ static void cache_free(cache *c)
 	VG_(free)(c->tags);
 	if (c->dir)
 		VG_(free)(c->dir);
+	if (c->use)
+		VG_(free)(c->use);
 	c->tags = NULL;
 	c->dir = NULL;
+	c->use = NULL;
 }
 
 /* The first way of line's set.  Real caches of odd sizes (a 12 MB L3)
@@ -213,6 +228,17 @@ static inline Bool cache_ref(cache *c, UWord line, UWord dirty, UWord *victim)
 		for (UInt j = i < c->ways ? i : c->ways - 1; j > 0; j--)
 			dset[j] = dset[j - 1];
 		dset[0] = moved;
+	}
+	if (c->use) {
+		line_use *uset = c->use + (set - c->tags), moved = uset[i < c->ways ? i : c->ways - 1];
+		for (UInt j = i < c->ways ? i : c->ways - 1; j > 0; j--)
+			uset[j] = uset[j - 1];
+		if (i < c->ways) {
+			uset[0] = moved;
+		} else {
+			c->gone = moved;
+			uset[0].used = 0;
+		}
 	}
 	if (i < c->ways)
 		return True;
@@ -303,7 +329,7 @@ static Bool in_client_code(Addr a)
 	return seg && seg->hasX && (seg->kind == SkFileC || seg->kind == SkAnonC);
 }
 
-static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
+static void sample(UInt ev, ULong period, ULong w, ULong dsrc, const access_ctx *x)
 {
 	Addr ips[SIM_MAX_STACK], sp = 0;
 	UInt n = 0;
@@ -325,8 +351,7 @@ static void sample(UInt ev, ULong period, enum src s, const access_ctx *x)
 			ips[i] += 1;
 		}
 	}
-	sim_emit_sample(cfg.slot[ev], pid, x->lwp, x->time, x->pc, x->addr,
-			period, weight(s), data_src(s, x),
+	sim_emit_sample(cfg.slot[ev], pid, x->lwp, x->time, x->pc, x->addr, period, w, dsrc,
 			cfg.callchain ? ips : NULL, n, sp);
 }
 
@@ -350,21 +375,58 @@ static ULong draw_place(UInt ev)
 	return (ULong)(((unsigned __int128)r * cfg.period[ev]) >> 64);
 }
 
-/* n more events of kind ev; the one drawn in a window is sampled, with
- * the period as its weight (the windows it ends, when one access makes
- * several events), so that the periods add up to the count. */
+/* n more events of kind ev: the number of windows whose drawn event they
+ * reach (0: none), each then sampled with the period as its weight (the
+ * windows it ends, when one access makes several events), so that the
+ * periods add up to the count. */
+static inline ULong due(UInt ev, ULong n)
+{
+	ULong windows = 0;
+
+	total[ev] += n;
+	while (UNLIKELY(total[ev] >= next_sample[ev])) {
+		windows++;
+		next_sample[ev] = window_end[ev] + draw_place(ev) + 1;
+		window_end[ev] += cfg.period[ev];
+	}
+	return windows;
+}
+
 static inline void count(UInt ev, ULong n, enum src s, const access_ctx *x)
 {
-	total[ev] += n;
-	if (UNLIKELY(total[ev] >= next_sample[ev])) {
-		ULong windows = 0;
-		do {
-			windows++;
-			next_sample[ev] = window_end[ev] + draw_place(ev) + 1;
-			window_end[ev] += cfg.period[ev];
-		} while (total[ev] >= next_sample[ev]);
-		sample(ev, windows * cfg.period[ev], s, x);
-	}
+	ULong windows = due(ev, n);
+	if (UNLIKELY(windows))
+		sample(ev, windows * cfg.period[ev], weight(s), data_src(s, x), x);
+}
+
+/* A line leaves thread t's L1 (or t ends with it there): one
+ * sim:L1D_EVICT, weighted by the bytes of it used, charged to the access
+ * that fetched it, without a call chain (that access is in the past). */
+static void evicted(const sim_thread *t, const line_use *u)
+{
+	static const ULong no_source = PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) |
+				       PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA);
+	access_ctx x = {0, t->lwp, t->clock, u->pc, u->addr, False, TLB_NA};
+	ULong windows;
+
+	if (!u->pc)
+		return;
+	windows = due(SIM_EV_L1D_EVICT, 1);
+	if (UNLIKELY(windows))
+		sample(SIM_EV_L1D_EVICT, windows * cfg.period[SIM_EV_L1D_EVICT],
+		       (ULong)__builtin_popcountll(u->used) << use_unit_bits, no_source, &x);
+}
+
+/* The bytes [a, a + size) of the line at the head of its L1 set, marked
+ * used (up to the line's end). */
+static inline void mark_used(cache *l1, Addr a, UInt size)
+{
+	UWord *set = set_of(l1, a >> l1->line_bits);
+	UInt off = (UInt)(a & (((Addr)1 << l1->line_bits) - 1)), end = off + (size ? size : 1) - 1;
+	UInt top = (1u << l1->line_bits) - 1;
+	UInt lo = off >> use_unit_bits, hi = (end < top ? end : top) >> use_unit_bits;
+
+	l1->use[set - l1->tags].used |= (~0ull >> (63 - hi)) & (~0ull << lo);
 }
 
 /* ---- the directory ---- */
@@ -717,6 +779,13 @@ static enum src access_line(sim_thread *t, Addr a, access_ctx *x)
 	}
 	if (!hit)
 		write_back(t, &t->l1, victim);
+	if (!hit && t->l1.use) {
+		line_use *u = t->l1.use + (set_of(&t->l1, line) - t->l1.tags);
+		if (victim != EMPTY)
+			evicted(t, &t->l1.gone);
+		u->pc = x->pc;
+		u->addr = a;
+	}
 	if (!hit || v.stale)
 		s = beyond_l1(t, a, e, &v, x);
 	if (v.inval)
@@ -741,12 +810,16 @@ static void access_slow(sim_thread *t, Addr a, UInt size, Addr pc, Bool write, B
 	Addr line = a >> l1_bits << l1_bits, last = (a + (size ? size : 1) - 1) >> l1_bits << l1_bits;
 	enum src s = access_line(t, a, &x), s2;
 
+	if (t->l1.use)
+		mark_used(&t->l1, a, size);
 	/* the other lines are sampled at their first byte */
 	while (line != last) {
 		line += (Addr)1 << l1_bits;
 		s2 = access_line(t, line, &x);
 		if (s2 > s)
 			s = s2;
+		if (t->l1.use)
+			mark_used(&t->l1, line, (UInt)(a + size - line));
 	}
 	x.addr = a;
 	if (!write || modify) {
@@ -772,6 +845,8 @@ static inline void access(Addr a, UWord pc_size, Bool write, Bool modify)
 		 * DTLB set: nothing moves */
 		if (LIKELY((*tag >> 1) == line && (*page >> 1) == a >> TLB_PAGE_BITS)) {
 			*tag |= write;
+			if (UNLIKELY(track_use))
+				mark_used(&t->l1, a, size);
 			if (LIKELY(total[SIM_EV_LOADS] + 1 < next_sample[SIM_EV_LOADS] &&
 				   total[SIM_EV_STORES] + 1 < next_sample[SIM_EV_STORES] &&
 				   total[SIM_EV_MEM_CYCLES] + cfg.lat[SIM_LAT_L1] < next_sample[SIM_EV_MEM_CYCLES])) {
@@ -813,6 +888,8 @@ void sim_model_init(const sim_config *c, Int process)
 	l2_is_llc = cfg.l2.size && !cfg.llc.size;
 	if (l2_is_llc)
 		cache_init(&llc, &cfg.l2);
+	track_use = cfg.period[SIM_EV_L1D_EVICT] != 0;
+	use_unit_bits = l1_bits > 6 ? l1_bits - 6 : 0;
 	for (UInt ev = 0; ev < SIM_NEVENTS; ev++)
 		if (cfg.period[ev]) {
 			draws[ev] = 0x9E3779B97F4A7C15ull * (ev + 1);
@@ -849,6 +926,8 @@ sim_thread *sim_thread_new(ThreadId vgtid, Int lwp, ULong clock)
 	t->serial = next_serial++;
 	t->clock = clock;
 	cache_init(&t->l1, &cfg.l1);
+	if (track_use)
+		t->l1.use = VG_(calloc)("sim.use", t->l1.sets * t->l1.ways, sizeof(line_use));
 	cache_init(&t->dtlb, &dtlb_geom);
 	cache_init(&t->stlb, &stlb_geom);
 	if (cfg.l2.size && !l2_is_llc)
@@ -856,6 +935,13 @@ sim_thread *sim_thread_new(ThreadId vgtid, Int lwp, ULong clock)
 	if (coherent)
 		track_lines(t);
 	return t;
+}
+
+void sim_thread_end(sim_thread *t)
+{
+	for (UWord i = 0; t->l1.use && i < t->l1.sets * t->l1.ways; i++)
+		if (t->l1.tags[i] != EMPTY)
+			evicted(t, &t->l1.use[i]);
 }
 
 void sim_thread_free(sim_thread *t)

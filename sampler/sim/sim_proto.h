@@ -30,6 +30,7 @@ enum sim_event {
 	SIM_EV_HITM,
 	SIM_EV_INVAL,
 	SIM_EV_MEM_CYCLES,
+	SIM_EV_L1D_EVICT,
 	SIM_NEVENTS
 };
 

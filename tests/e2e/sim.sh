@@ -34,7 +34,7 @@ count() {
 
 "$DSPROF" list >list.txt
 check_contains "list: a simulated group" list.txt '^Simulated events'
-for e in loads stores L1D_MISS L2_MISS LLC_MISS HITM INVAL MEM_CYCLES; do
+for e in loads stores L1D_MISS L2_MISS LLC_MISS HITM INVAL MEM_CYCLES L1D_EVICT; do
 	check_contains "list: sim:$e" list.txt "^  sim:$e "
 done
 "$DSPROF" list --mem >listmem.txt
