@@ -906,6 +906,7 @@ void ds_filter_free(ds_session *s);
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,

@@ -7,8 +7,49 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* DO_NOMISS only with --cross */
-enum { DO_KIND, DO_TYPE, DO_FIELD, DO_NOMISS, DO_NCOLS };
+/* DO_NOMISS only with --cross, DO_LINE_USE only with sim:L1D_EVICT (at the
+ * index after the columns before it) */
+enum { DO_KIND, DO_TYPE, DO_FIELD, DO_NOMISS, DO_LINE_USE, DO_NCOLS };
+
+/* ---- line utilization (sim:L1D_EVICT) ---- */
+
+/* The events of line utilization: the simulator's lines leaving the L1
+ * and the bytes of them used (session.c derives it); false without. */
+static bool line_use_events(const ds_session *s, size_t *lines, size_t *used)
+{
+	bool l = false, u = false;
+	for (size_t e = 0; e < s->nev; e++) {
+		const char *n = ds_session_event(s, e)->name;
+		if (!strcmp(n, "sim:L1D_EVICT")) {
+			*lines = e;
+			l = true;
+		} else if (!strcmp(n, "used_bytes:sim:L1D_EVICT")) {
+			*used = e;
+			u = true;
+		}
+	}
+	return l && u;
+}
+
+/* The line size of the L1 data cache the experiment measured or
+ * simulated; 64 when it says nothing. */
+static unsigned l1d_line(const ds_session *s)
+{
+	for (int i = 0; i < s->meta.ncaches; i++)
+		if (s->meta.caches[i].level == 1 && strcmp(s->meta.caches[i].type, "Instruction") != 0 &&
+		    s->meta.caches[i].line)
+			return s->meta.caches[i].line;
+	return 64;
+}
+
+/* The share of the bytes of a row's fetched lines that were used. */
+static void set_line_use(ds_row *r, size_t col, size_t lines, size_t used, unsigned line)
+{
+	if (!r->count[lines])
+		return;
+	r->cells[col].d = 100.0 * (double)r->count[used] / ((double)r->count[lines] * line);
+	r->cells[col].set = true;
+}
 
 static void add_dobj_metrics(const ds_session *s, ds_row *r, size_t id)
 {
@@ -122,10 +163,10 @@ static void say_cross(const ds_session *s, ds_table *t)
 
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[DO_NCOLS] = {{"kind", DS_COL_STR, true},
-					      {"type", DS_COL_STR, false},
-					      {"field", DS_COL_STR, false},
-					      {"nomiss", DS_COL_PERCENT, true}};
+	ds_col cols[DO_NCOLS] = {{"kind", DS_COL_STR, true},
+				 {"type", DS_COL_STR, false},
+				 {"field", DS_COL_STR, false}};
+	size_t ncols = DO_NOMISS, c_use = 0, lines_ev = 0, used_ev = 0;
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
 	uint64_t nomem = 0, tool = 0;
 	uint64_t (*cx)[2] = NULL; /* per object: samples with a trigger; of them, at no miss */
@@ -135,7 +176,13 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 
 	if (ds_dataspace_build(s, err))
 		return -1;
-	tb_init(&b, s, "dataobjects", "data object", cols, s->cross_index ? DO_NCOLS : DO_NOMISS, false);
+	if (s->cross_index)
+		cols[ncols++] = (ds_col){"nomiss", DS_COL_PERCENT, true};
+	if (line_use_events(s, &lines_ev, &used_ev)) {
+		c_use = ncols;
+		cols[ncols++] = (ds_col){"line_use", DS_COL_PERCENT, true};
+	}
+	tb_init(&b, s, "dataobjects", "data object", cols, ncols, false);
 	if (s->cross_index)
 		cx = cross_counts(s);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
@@ -179,6 +226,8 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			b.v.v[r].cells[DO_NOMISS].d = 100.0 * (double)rcx.v[2 * r + 1] / (double)rcx.v[2 * r];
 			b.v.v[r].cells[DO_NOMISS].set = true;
 		}
+	for (size_t r = 0; c_use && r < b.v.n; r++)
+		set_line_use(&b.v.v[r], c_use, lines_ev, used_ev, l1d_line(s));
 	free(cx);
 	ds_vec_free(&rcx);
 	/* sort everything, then regroup, then cut */
@@ -512,45 +561,131 @@ static size_t line_sizes(const ds_session *s, const ds_view_opts *o, unsigned *s
 	return n;
 }
 
+/* Where instances of type tid start relative to a line of `line` bytes,
+ * as its samples (of every event) saw them: the most common start, the
+ * samples there and in all, and the starts seen.  False without samples. */
+static bool usual_start(const ds_session *s, int32_t tid, unsigned line, uint64_t *start, uint64_t *best,
+			uint64_t *total, size_t *distinct)
+{
+	uint64_t *per = ds_xcalloc(line, sizeof *per);
+
+	*start = *best = *total = 0;
+	*distinct = 0;
+	for (size_t i = 0; i < ds_hash_count(s->align_index); i++) {
+		const align_key *k = ds_hash_key(s->align_index, i, NULL);
+		if (k->tid == tid)
+			for (size_t e = 0; e < s->nev; e++)
+				per[k->residue % line] += s->align_samples.v[i * s->nev + e];
+	}
+	for (unsigned r = 0; r < line; r++) {
+		*total += per[r];
+		*distinct += per[r] != 0;
+		if (per[r] > *best) {
+			*best = per[r];
+			*start = r;
+		}
+	}
+	free(per);
+	return *total != 0;
+}
+
+/* The lines an instance of `size` bytes starting at byte `start` of a line
+ * spans. */
+static uint64_t lines_spanned(uint64_t start, uint64_t size, unsigned line)
+{
+	return size ? (start % line + size + line - 1) / line : 0;
+}
+
 /* Where instances start relative to a line of `line` bytes, as seen in the
  * samples of this type (and no other of its name): the most common start,
  * how often, and what it costs when an instance touches more lines than it
  * would if it were aligned. */
 static void alignment_row(dl_build *d, unsigned line)
 {
-	const ds_session *s = d->s;
 	const hot_type *h = d->h;
-	uint64_t total = 0, best = 0, best_res = 0, *per = ds_xcalloc(line, sizeof *per);
-	size_t distinct = 0;
+	uint64_t best, best_res, total;
+	size_t distinct;
 	ds_buf name = {0};
 
-	for (size_t i = 0; i < ds_hash_count(s->align_index); i++) {
-		const align_key *k = ds_hash_key(s->align_index, i, NULL);
-		if (k->tid == h->tid)
-			for (size_t e = 0; e < s->nev; e++)
-				per[k->residue % line] += s->align_samples.v[i * s->nev + e];
-	}
-	for (unsigned r = 0; r < line; r++) {
-		total += per[r];
-		distinct += per[r] != 0;
-		if (per[r] > best) {
-			best = per[r];
-			best_res = r;
-		}
-	}
-	free(per);
-	if (!total)
+	if (!usual_start(d->s, h->tid, line, &best_res, &best, &total, &distinct))
 		return;
 	ds_buf_printf(&name, "instances start at byte %llu of a %u-byte line in %.0f%% of samples (%zu offsets seen)",
 		      (unsigned long long)best_res, line, 100.0 * (double)best / (double)total, distinct);
 	if (h->t->size) {
-		uint64_t aligned = (h->t->size + line - 1) / line;
-		uint64_t touched = (best_res + h->t->size + line - 1) / line;
+		uint64_t aligned = lines_spanned(0, h->t->size, line);
+		uint64_t touched = lines_spanned(best_res, h->t->size, line);
 		if (touched > aligned)
 			ds_buf_printf(&name, ": each spans %llu lines, %llu if aligned", (unsigned long long)touched,
 				      (unsigned long long)aligned);
 	}
 	dl_row(d, "alignment", h->name, name.p, 1)->note = true;
+	ds_buf_free(&name);
+}
+
+/* How a type's instances use their bytes, by its fields' samples: each
+ * member's size times the share of visits that touch it, a visit counted
+ * by the samples of the hottest member (every visit touches that one).
+ * An estimate: a member accessed twice a visit makes the others look half
+ * touched, and samples are not accesses (a timer's fall on slow ones). */
+static double touched_bytes(const ds_session *s, int32_t tid, const ds_type *t)
+{
+	ds_err err = {0};
+	ds_layout *l = ds_layout_build(t, 64, &err);
+	uint64_t *samples = ds_xcalloc(2 * (s->nev ? s->nev : 1), sizeof *samples), *count = samples + s->nev;
+	DS_VEC(uint64_t) n = {0};
+	uint64_t max = 0;
+	double bytes = 0;
+
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t i = 0, k = 0; l && i < l->nrows; i++) {
+			const ds_layout_row *r = &l->rows[i];
+			uint64_t x = 0;
+			if (r->kind != DS_LROW_MEMBER || !r->path || r->pointee)
+				continue;
+			if (pass == 0) {
+				memset(samples, 0, 2 * s->nev * sizeof *samples);
+				member_metrics(s, tid, r->path, samples, count);
+				for (size_t e = 0; e < s->npev; e++)
+					x += samples[e];
+				ds_vec_push(&n, x);
+				max = x > max ? x : max;
+			} else if (max) {
+				x = n.v[k++];
+				bytes += (double)r->size * (double)x / (double)max;
+			}
+		}
+	ds_vec_free(&n);
+	free(samples);
+	ds_layout_free(l);
+	return t->size && bytes > (double)t->size ? (double)t->size : bytes;
+}
+
+/* The row that says how the type uses the lines it is fetched in: the
+ * samples' estimate of the bytes a visit uses and, simulated, the bytes
+ * of each line fetched that were used before it left the L1. */
+static void line_use_row(dl_build *d, unsigned line)
+{
+	const ds_session *s = d->s;
+	const hot_type *h = d->h;
+	uint64_t start = 0, best, total, size = h->t->size;
+	size_t distinct, lines_ev, used_ev;
+	const ds_row *t = &d->b.v.v[d->type_row];
+	double touched = touched_bytes(s, h->tid, h->t);
+	ds_buf name = {0};
+
+	if (!size)
+		return;
+	usual_start(s, h->tid, line, &start, &best, &total, &distinct);
+	ds_buf_printf(&name, "line use: %llu bytes, %llu %u-byte lines an instance; about %.0f of its %llu bytes used a visit (%.0f%%), by its members' samples",
+		      (unsigned long long)size, (unsigned long long)lines_spanned(start, size, line), line, touched,
+		      (unsigned long long)size, 100.0 * touched / (double)size);
+	if (line_use_events(s, &lines_ev, &used_ev) && t->count[lines_ev]) {
+		unsigned l1 = l1d_line(s);
+		double per = (double)t->count[used_ev] / (double)t->count[lines_ev];
+		ds_buf_printf(&name, "; simulated, %.1f of each %u-byte line fetched used (%.0f%%)", per, l1,
+			      100.0 * per / l1);
+	}
+	dl_row(d, "line use", h->name, name.p, 1)->note = true;
 	ds_buf_free(&name);
 }
 
@@ -812,6 +947,7 @@ static void layout_type(dl_build *d, const hot_type *h)
 	tb_cell_u64(row, DL_SIZE, h->t->size);
 	member_metrics(d->s, h->tid, "", row->samples, row->count);
 	alignment_row(d, d->sizes[0]);
+	line_use_row(d, d->sizes[0]);
 	layout_rows(d, h->t, NULL, 0, 0, false);
 	boundaries(d, h->t->size ? h->t->size - 1 : 0, 0);
 }
@@ -856,6 +992,119 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	free(hot);
 	if ((rc = tb_finish(&d.b, &all, out, err)))
 		return rc;
+	ds_say_timer(*out);
+	return 0;
+}
+
+/* ---- lineuse: the types (and other objects) that waste fetched bytes ---- */
+
+enum { LU_KIND, LU_SIZE, LU_LINES, LU_TOUCHED, LU_TOUCHED_PCT, LU_FETCHED, LU_USED, LU_LINE_USE, LU_WASTED,
+       LU_NCOLS };
+
+static int cmp_wasted(const void *pa, const void *pb, void *arg)
+{
+	const ds_row *a = pa, *b = pb;
+	uint64_t x = a->cells[LU_WASTED].u, y = b->cells[LU_WASTED].u;
+	return x != y ? (x > y ? -1 : 1) : tb_cmp_ties(arg, a, b);
+}
+
+/* The lines of a lineuse row, simulated: fetched, used per line, their
+ * use, the bytes wasted. */
+static void lineuse_sim(ds_row *r, size_t lines_ev, size_t used_ev, unsigned l1)
+{
+	char per[32];
+	uint64_t fetched = r->count[lines_ev], used = r->count[used_ev];
+
+	if (!fetched)
+		return;
+	tb_cell_u64(r, LU_FETCHED, fetched);
+	snprintf(per, sizeof per, "%.1f", (double)used / (double)fetched);
+	tb_cell_str(r, LU_USED, per);
+	set_line_use(r, LU_LINE_USE, lines_ev, used_ev, l1);
+	tb_cell_u64(r, LU_WASTED, fetched * l1 > used ? fetched * l1 - used : 0);
+}
+
+int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
+{
+	static const ds_col cols[LU_NCOLS] = {
+		{"kind", DS_COL_STR, true},           {"size", DS_COL_U64, true},
+		{"lines", DS_COL_U64, true},          {"touched", DS_COL_U64, true},
+		{"touched_pct", DS_COL_PERCENT, true}, {"fetched", DS_COL_U64, true},
+		{"used_per_line", DS_COL_STR, true},  {"line_use", DS_COL_PERCENT, true},
+		{"wasted", DS_COL_U64, true}};
+	ds_view_opts all = {.sort = o ? o->sort : NULL};
+	size_t lines_ev = 0, used_ev = 0, nhot;
+	bool sim;
+	unsigned l1;
+	hot_type *hot = NULL;
+	tb b;
+	int rc;
+
+	if (ds_dataspace_build(s, err))
+		return -1;
+	sim = line_use_events(s, &lines_ev, &used_ev);
+	l1 = l1d_line(s);
+	tb_init(&b, s, "lineuse", "data object", cols, LU_NCOLS, false);
+	nhot = hot_types(s, NULL, &hot);
+	for (size_t i = 0; i < nhot; i++) {
+		const hot_type *h = &hot[i];
+		uint64_t start = 0, best, total, size = h->t->size, lines;
+		size_t distinct;
+		double touched = touched_bytes(s, h->tid, h->t);
+		size_t ri = tb_row(&b, &h->tid, sizeof h->tid, h->name, NULL);
+		ds_row *r = &b.v.v[ri];
+
+		usual_start(s, h->tid, l1, &start, &best, &total, &distinct);
+		lines = lines_spanned(start, size, l1);
+		member_metrics(s, h->tid, "", r->samples, r->count);
+		tb_cell_str(r, LU_KIND, "type");
+		tb_cell_u64(r, LU_SIZE, size);
+		tb_cell_u64(r, LU_LINES, lines);
+		tb_cell_u64(r, LU_TOUCHED, (uint64_t)(touched + 0.5));
+		if (size) {
+			r->cells[LU_TOUCHED_PCT].d = 100.0 * touched / (double)size;
+			r->cells[LU_TOUCHED_PCT].set = true;
+		}
+		if (sim) {
+			lineuse_sim(r, lines_ev, used_ev, l1);
+		} else if (lines) {
+			/* the samples' estimate: the row's samples, each a visit
+			 * that fetched its lines, times the share of them unused */
+			double unused = 1.0 - touched / ((double)lines * l1);
+			uint64_t n = 0;
+			for (size_t e = 0; e < s->npev; e++)
+				n += r->samples[e];
+			tb_cell_u64(r, LU_WASTED, (uint64_t)((double)n * unused * l1 * lines + 0.5));
+		}
+	}
+	free(hot);
+	/* simulated, the other objects that fetch lines: heap blocks,
+	 * globals, the stack */
+	for (size_t i = 0; sim && i < s->dobjs.n; i++) {
+		const dobj *d = &s->dobjs.v[i];
+		size_t ri;
+		ds_row *r;
+		if (d->tid >= 0 || d->kind == DOBJ_NOMEM || d->kind == DOBJ_TOOL ||
+		    !s->dobj_count.v[i * s->nev + lines_ev])
+			continue;
+		ri = tb_row(&b, d->name, strlen(d->name), d->name, NULL);
+		r = &b.v.v[ri];
+		add_dobj_metrics(s, r, i);
+		tb_cell_str(r, LU_KIND, ds_dobj_kind_name(d->kind));
+		lineuse_sim(r, lines_ev, used_ev, l1);
+	}
+	if ((rc = tb_finish(&b, &all, out, err)))
+		return rc;
+	if (!all.sort)
+		ds_sort_r((*out)->rows, (*out)->nrows, sizeof *(*out)->rows, cmp_wasted, *out);
+	tb_cut(*out, o ? o->limit : 0);
+	tb_prop(*out, "line", DS_PROP_NUMBER, "%u", l1);
+	tb_prop(*out, "note", DS_PROP_TEXT, "%s",
+		sim ? "fetched: lines the simulated L1 fetched for the object (sim:L1D_EVICT); used_per_line: the "
+		      "bytes of each used before it left; wasted: the bytes fetched and never used"
+		    : "touched: the bytes of an instance a visit uses, estimated from its members' samples; "
+		      "wasted: the row's samples times the bytes of the lines an instance spans that a visit "
+		      "leaves unused (an estimate; record with --sim -e sim:L1D_EVICT for exact bytes)");
 	ds_say_timer(*out);
 	return 0;
 }

@@ -72,9 +72,9 @@ static const char *const additive_props[] = {
  * experiment disagreed. */
 static const char *const additive_cols[] = {
 	"blocks", "bytes", "peak_bytes", "leaked_bytes", "leaked_blocks", "unended_blocks", "unended_bytes",
-	"loads", "stores", "hitm", NULL,
+	"loads", "stores", "hitm", "fetched", "wasted", NULL,
 };
-static const char *const averaged_cols[] = {"avg_lifetime", NULL};
+static const char *const averaged_cols[] = {"avg_lifetime", "touched", NULL};
 
 static bool listed(const char *const *list, const char *name)
 {

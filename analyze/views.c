@@ -13,7 +13,7 @@
 static const char *const view_names[] = {"functions", "lines", "pcs", "threads", "summary",
 					  "samples", "dataobjects", "datalayout", "typestats", "callers",
 					  "calltree", "bottomup", "annotate", "source", "timeline", "hotlines",
-					  "sharing", "heap", "leaks", "accessmap", NULL};
+					  "sharing", "heap", "leaks", "accessmap", "lineuse", NULL};
 
 const char *const *ds_view_names(void)
 {
@@ -436,6 +436,7 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 		{"source", ds_view_source}, {"timeline", ds_view_timeline},
 		{"hotlines", ds_view_hotlines}, {"sharing", ds_view_sharing},
 		{"heap", ds_view_heap}, {"leaks", ds_view_leaks}, {"accessmap", ds_view_accessmap},
+		{"lineuse", ds_view_lineuse},
 	};
 	int rc = 1;
 
@@ -454,6 +455,6 @@ int ds_view_build(ds_session *s, const char *view, const ds_view_opts *o, ds_tab
 	return ds_err_set(err, DS_EINPUT,
 			  "unknown view '%s'; views: functions, lines, pcs, threads, summary, samples, "
 			  "dataobjects, datalayout, typestats, callers, calltree, bottomup, annotate, source, timeline, hotlines, "
-			  "sharing, heap, leaks, accessmap, memobj:NAME",
+			  "sharing, heap, leaks, accessmap, lineuse, memobj:NAME",
 			  view);
 }

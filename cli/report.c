@@ -22,7 +22,7 @@ static const char report_usage[] =
 	"  -v, --view VIEW        functions (default), lines, pcs, threads, summary, samples,\n"
 	"                         dataobjects, datalayout, typestats, callers, calltree, bottomup,\n"
 	"                         annotate, source, timeline, hotlines, sharing, heap, leaks,\n"
-	"                         accessmap (record --heap),\n"
+	"                         accessmap (record --heap), lineuse,\n"
 	"                         memobj:NAME (a memory object: 'dsprof mobj list')\n"
 	"  -s, --sort KEY         samples, count, incl, incl_count (optionally KEY:EVENT), an event\n"
 	"                         name, name, or a column of the view\n"

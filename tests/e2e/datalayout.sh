@@ -106,7 +106,7 @@ check_eq "nested: the tail padding inside tailed" \
 	"$(awk -F, '$3 == "padding" { print $1 "/" $2 "/" $6 "/" $7 }' n.csv | tr '\n' ' ')" "<padding: 7 bytes>/tailed/41/7 "
 "$DSPROF" report -i nested --view datalayout --type pkt -f json >n.json 2>/dev/null
 check_eq "nested json: rows carry the member path" \
-	"$("$TOOLS/dsjq" '.rows[6].field' n.json)/$("$TOOLS/dsjq" '.rows[6].kind' n.json)" "u.i/member"
+	"$("$TOOLS/dsjq" '.rows[7].field' n.json)/$("$TOOLS/dsjq" '.rows[7].kind' n.json)" "u.i/member"
 # dsprof layout -i shows the same totals on pahole's closing lines
 "$DSPROF" layout -i nested pkt >nl.txt 2>nl.err
 check_eq "layout -i: } u; has u's samples" "$(awk '/\t} u;/ { print $1 }' nl.txt)" "$(nrow member u samples:page-faults)"

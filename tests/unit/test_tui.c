@@ -864,8 +864,9 @@ TEST(nested_layout)
 		free(e);
 		return;
 	}
-	/* screens: 1 the tab; 7 Enter on u (the sixth row) */
-	if (!run_keys(e, "6<Down><Down><Down><Down><Down><Enter>", 120, 40, false, &s, &err)) {
+	/* screens: 1 the tab; 8 Enter on u (the seventh row, under the type
+	 * and its two notes) */
+	if (!run_keys(e, "6<Down><Down><Down><Down><Down><Down><Enter>", 120, 40, false, &s, &err)) {
 		CHECK_STR(err.msg, "");
 		free(e);
 		return;
@@ -880,8 +881,8 @@ TEST(nested_layout)
 	CHECK_HAS(screen(&s, 1), "   <union at 48>\n");
 	CHECK_HAS(screen(&s, 1), "       st.ns.hi\n");
 	/* a member that is a union drills to the instructions touching anything in it */
-	CHECK_HAS(line_of(screen(&s, 7), 1, buf, sizeof buf), "DataLayout \u203a Disassembly: struct pkt.u ");
-	CHECK_HAS(screen(&s, 7), "struct pkt.u.p.hi");
+	CHECK_HAS(line_of(screen(&s, 8), 1, buf, sizeof buf), "DataLayout \u203a Disassembly: struct pkt.u ");
+	CHECK_HAS(screen(&s, 8), "struct pkt.u.p.hi");
 	screens_free(&s);
 	free(e);
 }
