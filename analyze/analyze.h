@@ -400,6 +400,22 @@ void ds_layout_text(const ds_layout *l, ds_buf *out);
 int ds_session_layout_metrics(ds_session *s, const ds_layout *l, size_t i, uint64_t *samples,
 			      uint64_t *count, ds_err *err);
 
+/* The natural alignment of a type as pahole computes it (a struct's is
+ * its members' largest; DW_AT_alignment is the member's business). */
+uint64_t ds_type_alignment(const struct ds_type *t);
+
+/* ---- layout advice (suggest.c) ----
+ * A member order for a struct from its profile, printed as a C header that
+ * compiles in place of its definition, with the new layout drawn as
+ * pahole does and the predicted effect, all but the struct in comments
+ * (docs/dsprof-layout.1, SUGGESTIONS). */
+typedef struct ds_suggest_opts {
+	unsigned line;        /* the line size to draw and predict with; 0: the layout's */
+	bool keep_abi;        /* keep every member's offset: only alignment and padding */
+} ds_suggest_opts;
+
+int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *o, ds_buf *out, ds_err *err);
+
 /* ---- loading in steps, call graph, source and time ----
  * For the TUI, which shows a first screen before a large experiment is
  * read: a session opened with ds_session_opts.deferred has read only the

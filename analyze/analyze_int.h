@@ -869,7 +869,7 @@ void ds_dim_list(ds_buf *b);
 /* The heap's notes (files left out or damaged) as notes of table t. */
 void ds_heap_notes(const ds_session *s, ds_table *t);
 
-/* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c heapviews.c) ======== */
+/* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c heapviews.c suggest.c) ======== */
 
 /* The records the filter keeps, grouped by dimensions keys[0..n): a row
  * per value of the first, nested under each the rows of the second, and so
@@ -907,6 +907,11 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* Where instances of type tid start relative to a line of `line` bytes, as
+ * its samples (of every event) saw them: the most common start, the
+ * samples there and in all, and the starts seen.  False without samples. */
+bool ds_usual_start(const ds_session *s, int32_t tid, unsigned line, uint64_t *start, uint64_t *best,
+		    uint64_t *total, size_t *distinct);
 
 /* Views over the records: memobj:NAME and hotlines (memviews.c). */
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,

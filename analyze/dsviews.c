@@ -561,10 +561,7 @@ static size_t line_sizes(const ds_session *s, const ds_view_opts *o, unsigned *s
 	return n;
 }
 
-/* Where instances of type tid start relative to a line of `line` bytes,
- * as its samples (of every event) saw them: the most common start, the
- * samples there and in all, and the starts seen.  False without samples. */
-static bool usual_start(const ds_session *s, int32_t tid, unsigned line, uint64_t *start, uint64_t *best,
+bool ds_usual_start(const ds_session *s, int32_t tid, unsigned line, uint64_t *start, uint64_t *best,
 			uint64_t *total, size_t *distinct)
 {
 	uint64_t *per = ds_xcalloc(line, sizeof *per);
@@ -607,7 +604,7 @@ static void alignment_row(dl_build *d, unsigned line)
 	size_t distinct;
 	ds_buf name = {0};
 
-	if (!usual_start(d->s, h->tid, line, &best_res, &best, &total, &distinct))
+	if (!ds_usual_start(d->s, h->tid, line, &best_res, &best, &total, &distinct))
 		return;
 	ds_buf_printf(&name, "instances start at byte %llu of a %u-byte line in %.0f%% of samples (%zu offsets seen)",
 		      (unsigned long long)best_res, line, 100.0 * (double)best / (double)total, distinct);
@@ -675,7 +672,7 @@ static void line_use_row(dl_build *d, unsigned line)
 
 	if (!size)
 		return;
-	usual_start(s, h->tid, line, &start, &best, &total, &distinct);
+	ds_usual_start(s, h->tid, line, &start, &best, &total, &distinct);
 	ds_buf_printf(&name, "line use: %llu bytes, %llu %u-byte lines an instance; about %.0f of its %llu bytes used a visit (%.0f%%), by its members' samples",
 		      (unsigned long long)size, (unsigned long long)lines_spanned(start, size, line), line, touched,
 		      (unsigned long long)size, 100.0 * touched / (double)size);
@@ -1054,7 +1051,7 @@ int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 		size_t ri = tb_row(&b, &h->tid, sizeof h->tid, h->name, NULL);
 		ds_row *r = &b.v.v[ri];
 
-		usual_start(s, h->tid, l1, &start, &best, &total, &distinct);
+		ds_usual_start(s, h->tid, l1, &start, &best, &total, &distinct);
 		lines = lines_spanned(start, size, l1);
 		member_metrics(s, h->tid, "", r->samples, r->count);
 		tb_cell_str(r, LU_KIND, "type");

@@ -251,6 +251,15 @@ static uint64_t natural_alignment(printer *p, const ds_type *t, int depth)
 	return a ? a : 1;
 }
 
+uint64_t ds_type_alignment(const ds_type *t)
+{
+	printer p = {0};
+	uint64_t a = natural_alignment(&p, t, 0);
+	ds_hash_free(p.align_memo);
+	ds_vec_free(&p.align_val);
+	return a;
+}
+
 static void member_of(const ds_member *m, pmember *pm)
 {
 	memset(pm, 0, sizeof *pm);

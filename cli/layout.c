@@ -27,7 +27,13 @@ static const char layout_usage[] =
 	"                         line, else this machine's, else 64)\n"
 	"  -a, --all              also the anonymous structs and unions named by a typedef;\n"
 	"                         with -i, every type, sampled or not\n"
-	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n";
+	"      --debug-root DIR   where separate debug files live (default /usr/lib/debug)\n"
+	"      --suggest          with -i: a member order for each type from its profile (hot\n"
+	"                         members together, each writing thread's apart, cold ones last\n"
+	"                         or split out), as a C header that compiles in place of the\n"
+	"                         type's definition, with its new layout and predicted effect\n"
+	"      --keep-abi         --suggest: keep every member's offset (a binary interface);\n"
+	"                         only alignment is proposed\n";
 
 /* What the layouts are read from.  An experiment adds its line size, and
  * is where per-member metrics come from. */
@@ -39,6 +45,8 @@ typedef struct source {
 	unsigned line;
 	bool all;
 	ds_session *session; /* -i: where the per-member metrics come from */
+	bool suggest;        /* --suggest: advice instead of the layout */
+	ds_suggest_opts so;
 	/* -i GROUP: the metrics of every layout to print, gathered from each
 	 * experiment in turn before printing */
 	const cli_exps *group;
@@ -295,7 +303,7 @@ static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
 		ds_vec_push(&src->hot, 0);
 		return 0;
 	}
-	rc = print_built(src, l, out, err);
+	rc = src->suggest ? ds_layout_suggest(src->session, l, &src->so, out, err) : print_built(src, l, out, err);
 	ds_layout_free(l);
 	return rc;
 }
@@ -487,7 +495,7 @@ static int run(source *src, char **types, int ntypes, const char *debug_root, ds
 			   src->binary);
 		return -1;
 	}
-	if (src->session)
+	if (src->session && !src->suggest)
 		metrics_header(src, &out);
 	if (ntypes == 0 && !(src->group && !src->all))
 		rc = src->session && !src->all ? print_hot(src, &out, err) : print_all(src, &out, err);
@@ -521,6 +529,8 @@ int cmd_layout(int argc, char **argv)
 		{"line", required_argument, NULL, 'l'},
 		{"all", no_argument, NULL, 'a'},
 		{"debug-root", required_argument, NULL, 'D'},
+		{"suggest", no_argument, NULL, 'S'},
+		{"keep-abi", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -543,6 +553,8 @@ int cmd_layout(int argc, char **argv)
 			break;
 		case 'a': src.all = true; break;
 		case 'D': debug_root = optarg; break;
+		case 'S': src.suggest = true; break;
+		case 'K': src.so.keep_abi = true; break;
 		case 'h':
 			fputs(layout_usage, stdout);
 			return 0;
@@ -552,6 +564,12 @@ int cmd_layout(int argc, char **argv)
 	}
 	if (!input && optind >= argc)
 		return cli_usage_error("layout", "give a binary, or an experiment with -i");
+	if (src.suggest && !input)
+		return cli_usage_error("layout", "--suggest needs the profile of an experiment: give it with -i");
+	if (src.so.keep_abi && !src.suggest)
+		return cli_usage_error("layout", "--keep-abi applies to --suggest");
+	if (src.suggest && ds_group_is(input))
+		return cli_usage_error("layout", "--suggest reads one experiment, not a group: give one of its members");
 	if (input && ds_group_is(input)) {
 		/* the program of the first experiment; the samples of all */
 		if (cli_expand(&input, 1, &exps, &err)) {
@@ -568,6 +586,7 @@ int cmd_layout(int argc, char **argv)
 	}
 	if (!src.line)
 		src.line = default_line(&src);
+	src.so.line = src.line;
 	if (input && !src.group) {
 		ds_session_opts so = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
 		if (ds_session_open(input, &so, &src.session, &err)) {

@@ -10,10 +10,16 @@
  */
 #include <stdlib.h>
 
+/* LAYOUT: a header that defines the struct instead (what dsprof layout
+ * --suggest prints, for tests/e2e/suggest.sh) */
+#ifdef LAYOUT
+#include LAYOUT
+#else
 struct particle {
 	double x;
 	double cold[11];
 };
+#endif
 
 static volatile double sink;
 
