@@ -415,6 +415,9 @@ typedef struct ds_suggest_opts {
 } ds_suggest_opts;
 
 int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *o, ds_buf *out, ds_err *err);
+/* The same for a type as the data views name it ("struct node"), its
+ * layout drawn with the experiment's L1D line (the TUI's). */
+int ds_session_suggest(ds_session *s, const char *type, const ds_suggest_opts *o, ds_buf *out, ds_err *err);
 
 /* ---- loading in steps, call graph, source and time ----
  * For the TUI, which shows a first screen before a large experiment is

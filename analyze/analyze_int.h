@@ -907,6 +907,9 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 int ds_view_typestats(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
 int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err);
+/* The line size of the L1 data cache the experiment measured or
+ * simulated; 64 when it says nothing. */
+unsigned ds_l1d_line(const ds_session *s);
 /* Where instances of type tid start relative to a line of `line` bytes, as
  * its samples (of every event) saw them: the most common start, the
  * samples there and in all, and the starts seen.  False without samples. */

@@ -31,9 +31,7 @@ static bool line_use_events(const ds_session *s, size_t *lines, size_t *used)
 	return l && u;
 }
 
-/* The line size of the L1 data cache the experiment measured or
- * simulated; 64 when it says nothing. */
-static unsigned l1d_line(const ds_session *s)
+unsigned ds_l1d_line(const ds_session *s)
 {
 	for (int i = 0; i < s->meta.ncaches; i++)
 		if (s->meta.caches[i].level == 1 && strcmp(s->meta.caches[i].type, "Instruction") != 0 &&
@@ -227,7 +225,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			b.v.v[r].cells[DO_NOMISS].set = true;
 		}
 	for (size_t r = 0; c_use && r < b.v.n; r++)
-		set_line_use(&b.v.v[r], c_use, lines_ev, used_ev, l1d_line(s));
+		set_line_use(&b.v.v[r], c_use, lines_ev, used_ev, ds_l1d_line(s));
 	free(cx);
 	ds_vec_free(&rcx);
 	/* sort everything, then regroup, then cut */
@@ -677,7 +675,7 @@ static void line_use_row(dl_build *d, unsigned line)
 		      (unsigned long long)size, (unsigned long long)lines_spanned(start, size, line), line, touched,
 		      (unsigned long long)size, 100.0 * touched / (double)size);
 	if (line_use_events(s, &lines_ev, &used_ev) && t->count[lines_ev]) {
-		unsigned l1 = l1d_line(s);
+		unsigned l1 = ds_l1d_line(s);
 		double per = (double)t->count[used_ev] / (double)t->count[lines_ev];
 		ds_buf_printf(&name, "; simulated, %.1f of each %u-byte line fetched used (%.0f%%)", per, l1,
 			      100.0 * per / l1);
@@ -1040,7 +1038,7 @@ int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	if (ds_dataspace_build(s, err))
 		return -1;
 	sim = line_use_events(s, &lines_ev, &used_ev);
-	l1 = l1d_line(s);
+	l1 = ds_l1d_line(s);
 	tb_init(&b, s, "lineuse", "data object", cols, LU_NCOLS, false);
 	nhot = hot_types(s, NULL, &hot);
 	for (size_t i = 0; i < nhot; i++) {

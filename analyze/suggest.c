@@ -666,3 +666,25 @@ fail:
 	ds_buf_free(&name);
 	return -1;
 }
+
+int ds_session_suggest(ds_session *s, const char *type, const ds_suggest_opts *o, ds_buf *out, ds_err *err)
+{
+	ds_suggest_opts so = o ? *o : (ds_suggest_opts){0};
+	ds_layout *l;
+	int rc;
+
+	if (ds_dataspace_build(s, err))
+		return -1;
+	for (size_t k = 0; k < s->tidents.n; k++) {
+		if (strcmp(s->tidents.v[k].name, type) != 0)
+			continue;
+		if (!so.line)
+			so.line = ds_l1d_line(s);
+		if (!(l = ds_layout_build(s->tidents.v[k].t, so.line, err)))
+			return -1;
+		rc = ds_layout_suggest(s, l, &so, out, err);
+		ds_layout_free(l);
+		return rc;
+	}
+	return ds_err_set(err, DS_EINPUT, "no type '%s' in this experiment's data objects", type);
+}

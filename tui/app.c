@@ -1328,6 +1328,21 @@ static void ask(tui_app *a, enum req_kind kind, const char *arg)
 	worker_request(a->w, r);
 }
 
+/* S: a new member order for the selected row's type, from the worker. */
+static void suggest(tui_app *a)
+{
+	tab_state *ts = &a->tabs[a->tab];
+	const ds_row *r = app_row(a, ts);
+	const char *type = r && (a->tab == T_LAYOUT || a->tab == T_DATAOBJECTS) ? row_type(ts, a->tab, r) : NULL;
+
+	if (!type) {
+		message(a, ST_STATUS, "S suggests a member order: select a type, field or member in DataObjects or DataLayout.");
+		return;
+	}
+	ask(a, REQ_SUGGEST, type);
+	message(a, ST_STATUS, "Suggesting a layout for %s...", type);
+}
+
 static void mobjs_clear(tui_app *a)
 {
 	for (size_t i = 0; i < a->nmobjs; i++) {
@@ -1429,6 +1444,14 @@ static void action_done(tui_app *a, tui_res *res)
 		free(name);
 		break;
 	}
+	case REQ_SUGGEST:
+		free(a->text);
+		a->text = res->text;
+		res->text = NULL;
+		set_str(&a->text_title, res->arg);
+		a->mode = MODE_TEXT;
+		a->help_top = 0;
+		break;
 	case REQ_MOBJS:
 		mobjs_clear(a);
 		a->mobjs = res->mobjs;
@@ -1713,6 +1736,9 @@ static void normal_key(tui_app *a, const tui_key *k)
 	case 'H':
 		next_hottest(a);
 		break;
+	case 'S':
+		suggest(a);
+		break;
 	case 'F':
 		toggle_flame(a);
 		break;
@@ -1768,6 +1794,18 @@ void app_key(tui_app *a, const tui_key *k)
 			a->help_top++;
 		else if ((k->code == K_UP || k->code == 'k') && a->help_top)
 			a->help_top--;
+		else
+			a->mode = MODE_NORMAL;
+		break;
+	case MODE_TEXT:
+		if (k->code == K_DOWN || k->code == 'j')
+			a->help_top++;
+		else if ((k->code == K_UP || k->code == 'k') && a->help_top)
+			a->help_top--;
+		else if (k->code == K_PGDN || k->code == ' ')
+			a->help_top += (size_t)body_rows(a);
+		else if (k->code == K_PGUP)
+			a->help_top = a->help_top > (size_t)body_rows(a) ? a->help_top - (size_t)body_rows(a) : 0;
 		else
 			a->mode = MODE_NORMAL;
 		break;
@@ -1981,6 +2019,8 @@ void app_fini(tui_app *a)
 	for (size_t i = 0; i < a->back.n; i++)
 		free(a->back.v[i].ctx);
 	ds_vec_free(&a->back);
+	free(a->text);
+	free(a->text_title);
 	for (size_t e = 0; e < a->nev; e++)
 		free(a->event_names[e]);
 	free(a->event_names);

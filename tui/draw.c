@@ -966,6 +966,9 @@ static const char *const help_text[][2] = {
 	{"BS Esc", "back to where Enter came from (see the breadcrumb)"},
 	{"/ F3", "search the rows' names and text"},
 	{"n N", "the next, the previous match"},
+	{"S", "DataObjects, DataLayout: a new member order for the selected"},
+	{"", "type, from its profile, and its predicted effect (as dsprof"},
+	{"", "layout --suggest prints it)"},
 	{"H", "the next hottest row: in Disassembly the function's next hottest"},
 	{"", "instruction, in Source its next hottest line"},
 	{"f F4", "filter the samples, e.g. function == \"main\" && thread == 42;"},
@@ -1146,6 +1149,39 @@ static void draw_detail(tui_app *a)
 	ds_vec_free(&lines);
 }
 
+/* A layout suggestion, a line of the text a row. */
+static void draw_text(tui_app *a)
+{
+	tui_screen *s = &a->scr;
+	int rows = body_rows(a) + 1;
+	size_t n = 0, skip = a->help_top;
+	char title[256];
+
+	for (const char *p = a->text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+		n++;
+	if (a->help_top >= n)
+		a->help_top = skip = n ? n - 1 : 0;
+	grid_fill(s, 2, 0, s->w, ST_HEADER);
+	snprintf(title, sizeof title, "A member order for %s (Up Down PgUp PgDn scroll, other keys close)",
+		 a->text_title ? a->text_title : "the type");
+	grid_text(s, 2, 1, s->w - 2, ST_HEADER, title);
+	for (const char *p = a->text; p && *p && rows > 1;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (skip) {
+			skip--;
+		} else {
+			ds_buf line = {0};
+			for (size_t i = 0; i < len; i++)
+				ds_buf_puts(&line, p[i] == '\t' ? "    " : (char[2]){p[i], 0});
+			grid_text(s, 3 + (body_rows(a) + 1 - rows), 1, s->w - 2, ST_NORMAL, ds_buf_str(&line));
+			ds_buf_free(&line);
+			rows--;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+}
+
 /* ---- the whole screen ---- */
 
 void draw(tui_app *a)
@@ -1168,6 +1204,8 @@ void draw(tui_app *a)
 		draw_help(a);
 	} else if (a->mode == MODE_DETAIL && app_row(a, ts)) {
 		draw_detail(a);
+	} else if (a->mode == MODE_TEXT) {
+		draw_text(a);
 	} else if (ts->t && a->tab == T_SUMMARY) {
 		draw_summary(a);
 	} else if (ts->t && a->tab == T_TIMELINE) {

@@ -103,6 +103,7 @@ enum req_kind {
 	REQ_FILTER,           /* set the session's filter to arg ("": none) */
 	REQ_DEFINE,           /* define a memory object, arg "NAME=EXPR" */
 	REQ_MOBJS,            /* list the memory objects */
+	REQ_SUGGEST,          /* a layout suggestion for the type arg (dsprof layout --suggest) */
 };
 
 /* A memory object as the MemObjects tab lists it. */
@@ -129,6 +130,7 @@ typedef struct tui_res {
 	char *arg;            /* the request's */
 	mobj_item *mobjs;     /* REQ_MOBJS */
 	size_t nmobjs;
+	char *text;           /* REQ_SUGGEST */
 	int tab;
 	uint64_t gen;
 	ds_table *t;          /* NULL on an error: then msg */
@@ -246,7 +248,7 @@ typedef struct nav_ent {
 	size_t cur, top;
 } nav_ent;
 
-enum mode { MODE_NORMAL, MODE_SEARCH, MODE_FILTER, MODE_DEFINE, MODE_MENU, MODE_HELP, MODE_DETAIL };
+enum mode { MODE_NORMAL, MODE_SEARCH, MODE_FILTER, MODE_DEFINE, MODE_MENU, MODE_HELP, MODE_DETAIL, MODE_TEXT };
 enum menu_kind { MENU_SORT, MENU_METRICS, MENU_LINE, MENU_MOBJ, MENU_BY };
 
 typedef struct menu {
@@ -287,7 +289,9 @@ typedef struct tui_app {
 	ds_buf input;           /* the prompt's text */
 	char *search;
 	menu menu;
-	size_t help_top;        /* the help's and the row detail's first line shown */
+	size_t help_top;        /* the help's, the row detail's and the text's first line shown */
+	char *text;             /* MODE_TEXT: a layout suggestion, its lines */
+	char *text_title;
 	char *msg;              /* one line for the status line */
 	int msg_style;
 	bool quit;

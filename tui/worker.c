@@ -87,6 +87,7 @@ void tui_res_fini(tui_res *r)
 		free(r->mobjs[i].error);
 	}
 	free(r->mobjs);
+	free(r->text);
 	memset(r, 0, sizeof *r);
 }
 
@@ -272,6 +273,15 @@ static void act(tui_worker *w, const tui_req *r)
 		if (!rc && w->o->group)
 			ds_vec_push(&w->defs, ds_xstrdup(r->arg));
 		break;
+	case REQ_SUGGEST: {
+		ds_buf b = {0};
+		if (w->o->group)
+			rc = ds_err_set(&err, DS_EINPUT, "a layout suggestion reads one experiment: open one of the group's");
+		else if (!(rc = ds_session_suggest(w->s, r->arg, NULL, &b, &err)))
+			res.text = ds_buf_steal(&b);
+		ds_buf_free(&b);
+		break;
+	}
 	case REQ_MOBJS: {
 		const ds_mobjs *objs = ds_session_mobjs(w->s, &err);
 		if (!objs) {

@@ -887,6 +887,40 @@ TEST(nested_layout)
 	free(e);
 }
 
+/* S in DataLayout (tests/programs/spread, simulated): the suggestion for
+ * the type under the cursor, its hot members together, scrolled with the
+ * arrows and closed by another key; elsewhere S says where it works. */
+TEST(suggest_key)
+{
+	screens s;
+	ds_err err = {0};
+	char buf[512];
+	char *e = unit_tpath("spread_exp");
+
+	if (!unit_sh("\"$DSPROF\" record -q --sim -e sim:L1D_MISS -c 11 -o spread_exp -- \"$PROGS/spread\" 1 >/dev/null")) {
+		CHECK(!"dsprof record --sim of the spread program");
+		free(e);
+		return;
+	}
+	/* screens: 1 the tab (the type's row first); 2 S; 3 a line down;
+	 * 4 q closes it; 5 Functions; 6 S there */
+	if (!run_keys(e, "6S<Down>q1S", 120, 40, false, &s, &err)) {
+		CHECK_STR(err.msg, "");
+		free(e);
+		return;
+	}
+	CHECK_HAS(line_of(screen(&s, 2), 2, buf, sizeof buf), "A member order for struct spread");
+	CHECK_HAS(screen(&s, 2), "struct spread {\n");
+	CHECK_HAS(screen(&s, 2), "    long int a;\n");
+	CHECK_HAS(screen(&s, 2), "lines a visit touches 3.00 -> 1.00");
+	CHECK_HASNT(screen(&s, 3), "dsprof layout --suggest: struct spread");
+	CHECK_HAS(screen(&s, 4), "struct spread");
+	CHECK_HASNT(screen(&s, 4), "A member order for");
+	CHECK_HAS(screen(&s, 6), "S suggests a member order: select a type");
+	screens_free(&s);
+	free(e);
+}
+
 /* The call tree of a program without frame pointers: hot paths unfolded,
  * Left folds the node under the cursor, Right unfolds it again, Enter on a
  * function opens its callers and callees. */
@@ -1054,6 +1088,7 @@ int main(void)
 	RUN(names_sanitized_and_wide);
 	RUN(types_of_one_name);
 	RUN(nested_layout);
+	RUN(suggest_key);
 	RUN(calltree_tab);
 	RUN(flame_graph);
 	RUN(annotate_tab);
