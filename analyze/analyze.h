@@ -412,6 +412,11 @@ uint64_t ds_type_alignment(const struct ds_type *t);
 typedef struct ds_suggest_opts {
 	unsigned line;        /* the line size to draw and predict with; 0: the layout's */
 	bool keep_abi;        /* keep every member's offset: only alignment and padding */
+	/* filled when not NULL, one slot per event of the session
+	 * (ds_session_nevents): the type's count, and the count predicted
+	 * for the new layout, -1 where nothing is predicted */
+	uint64_t *before;
+	double *predicted;
 } ds_suggest_opts;
 
 int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *o, ds_buf *out, ds_err *err);

@@ -620,6 +620,10 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 		for (size_t i = 0; ends && i < p.n; i++)
 			if (p.u[i].group && ds_event_coherence(ds_session_event(s, e)->name))
 				gone_hitm += p.u[i].count[e];
+	for (size_t e = 0; o && o->predicted && e < s->nev; e++) {
+		o->predicted[e] = -1;
+		o->before[e] = 0;
+	}
 	for (size_t e = 0; e < s->npev; e++) {
 		uint64_t c = 0, gone = 0;
 		const char *ev = ds_session_event(s, e)->name;
@@ -638,6 +642,10 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 			predicted = strstr(ev, "MISS") && c > gone_hitm ? (double)(c - gone_hitm) : (double)c;
 		else
 			predicted = before > 0 ? (double)c * after / before : (double)c;
+		if (o && o->predicted) {
+			o->predicted[e] = predicted;
+			o->before[e] = c;
+		}
 		ds_buf_printf(out, "//   %s on the type: %llu -> %.0f (%+.0f%%)%s\n", ev, (unsigned long long)c, predicted,
 			      100.0 * (predicted - (double)c) / (double)c,
 			      ends && coherence ? ": the owners' blocks end the sharing" : "");

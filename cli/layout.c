@@ -6,7 +6,9 @@
 #include "experiment/experiment.h"
 #include "memobj/memobj.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,7 +35,17 @@ static const char layout_usage[] =
 	"                         or split out), as a C header that compiles in place of the\n"
 	"                         type's definition, with its new layout and predicted effect\n"
 	"      --keep-abi         --suggest: keep every member's offset (a binary interface);\n"
-	"                         only alignment is proposed\n";
+	"                         only alignment is proposed\n"
+	"      --verify -- PROG [ARGS]  --suggest: record PROG (the program rebuilt with the\n"
+	"                         suggested layout) as the experiment was recorded, and print\n"
+	"                         each type's predicted and measured counts side by side\n";
+
+/* A suggestion's predictions for its type, per event of the experiment. */
+typedef struct check {
+	char *type;          /* as the data views name it */
+	uint64_t *before;
+	double *predicted;
+} check;
 
 /* What the layouts are read from.  An experiment adds its line size, and
  * is where per-member metrics come from. */
@@ -47,6 +59,9 @@ typedef struct source {
 	ds_session *session; /* -i: where the per-member metrics come from */
 	bool suggest;        /* --suggest: advice instead of the layout */
 	ds_suggest_opts so;
+	const char *input;   /* -i */
+	char **verify;       /* --verify -- PROG [ARGS]: the new build */
+	DS_VEC(check) checks; /* each suggested type's predictions, to verify */
 	/* -i GROUP: the metrics of every layout to print, gathered from each
 	 * experiment in turn before printing */
 	const cli_exps *group;
@@ -303,6 +318,17 @@ static int print_layout(source *src, const ds_type *t, ds_buf *out, ds_err *err)
 		ds_vec_push(&src->hot, 0);
 		return 0;
 	}
+	if (src->suggest && src->verify) {
+		size_t nev = ds_session_nevents(src->session) + 1;
+		check c = {NULL, ds_xcalloc(nev, sizeof *c.before), ds_xcalloc(nev, sizeof *c.predicted)};
+		ds_buf name = {0};
+		ds_type_name(l->type, &name);
+		c.type = l->typedef_name ? ds_xstrdup(l->typedef_name) : ds_buf_steal(&name);
+		ds_buf_free(&name);
+		src->so.before = c.before;
+		src->so.predicted = c.predicted;
+		ds_vec_push(&src->checks, c);
+	}
 	rc = src->suggest ? ds_layout_suggest(src->session, l, &src->so, out, err) : print_built(src, l, out, err);
 	ds_layout_free(l);
 	return rc;
@@ -481,6 +507,122 @@ static int gather(source *src, bool hot, const char *debug_root, ds_err *err)
 	return rc;
 }
 
+/* The options of the command that made the experiment, for recording the
+ * new build alike: all but where it went and what ran (and the group it
+ * joined, a process it attached to). */
+typedef DS_VEC(char *) str_vec;
+
+static void record_options(const ds_meta *m, str_vec *av)
+{
+	static const char *const with_value[] = {"-o", "--output", "--group", "--repeat", "-p", "--pid"};
+	static const char *const alone[] = {"--follow-exec", "--detach"};
+	int end = m->argc - m->ntarget;
+
+	if (end > 2 && strcmp(m->argv[end - 1], "--") == 0)
+		end--;
+	for (int i = 2; i < end; i++) { /* after "dsprof record" */
+		const char *a = m->argv[i];
+		bool drop = false, skip_next = false;
+		for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+			size_t n = strlen(with_value[k]);
+			if (!strcmp(a, with_value[k]))
+				drop = skip_next = true;
+			else if (!strncmp(a, with_value[k], n) && a[n] == (with_value[k][1] == '-' ? '=' : a[n]) &&
+				 (with_value[k][1] == '-' || a[n]))
+				drop = true; /* --output=DIR, -oDIR */
+		}
+		for (size_t k = 0; k < sizeof alone / sizeof alone[0]; k++)
+			drop |= !strcmp(a, alone[k]);
+		if (!drop)
+			ds_vec_push(av, ds_xstrdup(a));
+		i += skip_next;
+	}
+}
+
+/* --verify: the new build recorded as the experiment was, each suggested
+ * type's counts then beside its prediction, as // comments after the
+ * header. */
+static int verify(source *src, ds_buf *out, ds_err *err)
+{
+	const ds_meta *m = &src->meta;
+	char dir[] = "/tmp/dsprof-verify.XXXXXX", *exp = NULL, *exp_arg = NULL;
+	str_vec av = {0};
+	ds_session *s2 = NULL;
+	ds_table *t = NULL;
+	int rc = 0, status;
+
+	if (!src->has_meta || !m->argv || m->argc < 3 || !m->target || m->ntarget < 1)
+		return ds_err_set(err, DS_EINPUT,
+				  "--verify records the new build as '%s' was recorded, and its meta.json does not "
+				  "say how (an import, or a process attached to): record the new build yourself "
+				  "and compare with 'dsprof diff'", src->input);
+	if (!mkdtemp(dir))
+		return ds_err_set(err, DS_EENV, "--verify: cannot make a directory in /tmp: %s", strerror(errno));
+	exp = ds_xasprintf("%s/new", dir);
+	ds_vec_push(&av, ds_xstrdup("record"));
+	record_options(m, &av);
+	ds_vec_push(&av, ds_xstrdup("-q"));
+	ds_vec_push(&av, ds_xstrdup("-o"));
+	ds_vec_push(&av, exp_arg = ds_xstrdup(exp));
+	ds_vec_push(&av, ds_xstrdup("--"));
+	for (char **c = src->verify; *c; c++)
+		ds_vec_push(&av, ds_xstrdup(*c));
+	ds_vec_push(&av, NULL);
+	fflush(stdout);
+	status = cmd_record((int)av.n - 1, av.v);
+	if (status) {
+		rc = ds_err_set(err, DS_EINPUT, "--verify: recording '%s' failed (status %d)", src->verify[0], status);
+		goto out;
+	}
+	if (ds_session_open(exp, NULL, &s2, err) || ds_view_build(s2, "dataobjects", NULL, &t, err)) {
+		rc = -1;
+		goto out;
+	}
+	ds_buf_puts(out, "//\n// verified: the new build, recorded as the experiment was:");
+	ds_buf_puts(out, " dsprof");
+	for (size_t i = 0; i + 1 < av.n; i++)
+		if (av.v[i] != exp_arg && av.v[i + 1] != exp_arg)
+			ds_buf_printf(out, " %s", av.v[i]);
+	ds_buf_putc(out, '\n');
+	for (size_t k = 0; k < src->checks.n; k++) {
+		const check *c = &src->checks.v[k];
+		const ds_row *row = NULL;
+		for (size_t r = 0; r < t->nrows && !row; r++)
+			if (!strcmp(t->rows[r].name, c->type))
+				row = &t->rows[r];
+		for (size_t e = 0; e < ds_session_nevents(src->session); e++) {
+			const char *ev = ds_session_event_name(src->session, e);
+			uint64_t now = 0;
+			if (c->predicted[e] < 0)
+				continue;
+			for (size_t x = 0; row && x < t->nevents; x++)
+				if (!strcmp(t->events[x].name, ev))
+					now = row->count[x];
+			ds_buf_printf(out, "//   %s, %s: before %llu, predicted %.0f, now %llu (%+.1f%%)", c->type, ev,
+				      (unsigned long long)c->before[e], c->predicted[e], (unsigned long long)now,
+				      c->before[e] ? 100.0 * ((double)now - (double)c->before[e]) / (double)c->before[e] : 0.0);
+			if (now)
+				ds_buf_printf(out, ": the prediction %.1f%% %s\n",
+					      100.0 * fabs(c->predicted[e] - (double)now) / (double)now,
+					      c->predicted[e] >= (double)now ? "over" : "under");
+			else
+				ds_buf_puts(out, c->predicted[e] < 0.5 ? ": as predicted\n" : "\n");
+		}
+	}
+out:
+	ds_table_free(t);
+	ds_session_close(s2);
+	for (size_t i = 0; i < av.n; i++)
+		free(av.v[i]);
+	ds_vec_free(&av);
+	{
+		ds_err ignored = {0};
+		ds_expdir_remove(dir, &ignored);
+	}
+	free(exp);
+	return rc;
+}
+
 static int run(source *src, char **types, int ntypes, const char *debug_root, ds_err *err)
 {
 	ds_dso_opts o = {.debug_root = debug_root, .progress = isatty(STDERR_FILENO)};
@@ -512,6 +654,8 @@ static int run(source *src, char **types, int ntypes, const char *debug_root, ds
 		for (size_t k = 0; !rc && k < src->layouts.n; k++)
 			rc = print_built(src, src->layouts.v[k], &out, err);
 	}
+	if (rc == 0 && src->verify)
+		rc = verify(src, &out, err);
 	if (rc == 0 && (fwrite(out.p ? out.p : "", 1, out.len, stdout) != out.len || fflush(stdout))) {
 		ds_err_set(err, DS_EENV, "cannot write the layout to standard output");
 		rc = -1;
@@ -531,10 +675,12 @@ int cmd_layout(int argc, char **argv)
 		{"debug-root", required_argument, NULL, 'D'},
 		{"suggest", no_argument, NULL, 'S'},
 		{"keep-abi", no_argument, NULL, 'K'},
+		{"verify", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *input = NULL, *debug_root = NULL;
+	bool verify_flag = false;
 	source src = {0};
 	cli_exps exps = {0};
 	ds_err err = {0};
@@ -542,6 +688,14 @@ int cmd_layout(int argc, char **argv)
 	int c, status = 0;
 
 	ds_meta_init(&src.meta);
+	/* --verify's command follows "--": not options, not types */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			src.verify = argv + i + 1;
+			argv[i] = NULL;
+			argc = i;
+			break;
+		}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":i:l:ah", lopts, NULL)) != -1) {
 		switch (c) {
@@ -555,6 +709,7 @@ int cmd_layout(int argc, char **argv)
 		case 'D': debug_root = optarg; break;
 		case 'S': src.suggest = true; break;
 		case 'K': src.so.keep_abi = true; break;
+		case 'V': verify_flag = true; break;
 		case 'h':
 			fputs(layout_usage, stdout);
 			return 0;
@@ -568,6 +723,12 @@ int cmd_layout(int argc, char **argv)
 		return cli_usage_error("layout", "--suggest needs the profile of an experiment: give it with -i");
 	if (src.so.keep_abi && !src.suggest)
 		return cli_usage_error("layout", "--keep-abi applies to --suggest");
+	if (verify_flag != (src.verify != NULL) || (src.verify && !src.verify[0]))
+		return cli_usage_error("layout", "--verify takes the new build's command after '--': "
+						 "--suggest --verify -- PROG [ARGS]");
+	if (verify_flag && !src.suggest)
+		return cli_usage_error("layout", "--verify applies to --suggest");
+	src.input = input;
 	if (src.suggest && ds_group_is(input))
 		return cli_usage_error("layout", "--suggest reads one experiment, not a group: give one of its members");
 	if (input && ds_group_is(input)) {
@@ -602,6 +763,12 @@ out:
 	for (size_t i = 0; i < src.layouts.n; i++)
 		ds_layout_free(src.layouts.v[i]);
 	ds_vec_free(&src.layouts);
+	for (size_t i = 0; i < src.checks.n; i++) {
+		free(src.checks.v[i].type);
+		free(src.checks.v[i].before);
+		free(src.checks.v[i].predicted);
+	}
+	ds_vec_free(&src.checks);
 	for (size_t i = 0; i < src.events.n; i++)
 		free(src.events.v[i]);
 	ds_vec_free(&src.events);

@@ -176,6 +176,11 @@ static int remove_tree(const char *dir, ds_err *err)
 	return ds_err_set(err, DS_EENV, "cannot remove '%s': %s", dir, strerror(errno));
 }
 
+int ds_expdir_remove(const char *dir, ds_err *err)
+{
+	return remove_tree(dir, err);
+}
+
 /* The mark: who is writing the experiment, on which machine and boot, so
  * that an unfinished one can say what happened and still find this boot's
  * kernel symbols. */

@@ -376,6 +376,10 @@ int ds_expdir_complete(const char *dir, ds_err *err);
  * and what it holds; true when DIR.old was put back as DIR. */
 bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev);
 
+/* Remove an experiment that dsprof made for its own use (layout
+ * --suggest --verify's), with everything in it. */
+int ds_expdir_remove(const char *dir, ds_err *err);
+
 /* Who marked an unfinished experiment, where. */
 typedef struct ds_expdir_mark_info {
 	int64_t pid;        /* of the dsprof that wrote it; -1 unknown */
