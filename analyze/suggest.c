@@ -42,7 +42,6 @@
 typedef struct unit {
 	size_t first, last;   /* its rows in the layout */
 	const ds_member *m;
-	const char *name;     /* its path, or the layout's label for an anonymous one */
 	uint64_t offset, size, align, new_offset;
 	uint64_t samples;     /* of the perf.data's events */
 	uint64_t *count;      /* per event */
@@ -62,6 +61,7 @@ typedef struct plan {
 	bool written;         /* a sample wrote the type, or missed on another core's write */
 	uint64_t size, align, old_align;
 	const char *cold_member; /* the split's pointer member */
+	uint64_t cold_offset;    /* and its offset */
 } plan;
 
 /* ---- the units ---- */
@@ -94,7 +94,6 @@ static void find_units(const ds_layout *l, plan *p)
 					break;
 				}
 		u.m = r->member;
-		u.name = r->path ? r->path : "<anonymous>";
 		u.offset = r->offset;
 		u.size = l->rows[u.last].kind == DS_LROW_CLOSE ? l->rows[u.last].size : r->size;
 		u.align = u.m ? ds_type_alignment(u.m->type) : 1;
@@ -105,12 +104,21 @@ static void find_units(const ds_layout *l, plan *p)
 	}
 }
 
-/* The unit that holds byte off, or NULL. */
+/* The unit that holds byte off, or NULL: a struct's units are in offset
+ * order. */
 static unit *unit_at(plan *p, uint64_t off)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (off >= p->u[i].offset && off < p->u[i].offset + (p->u[i].size ? p->u[i].size : 1))
-			return &p->u[i];
+	size_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->u[mid].offset <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && off < p->u[lo - 1].offset + (p->u[lo - 1].size ? p->u[lo - 1].size : 1))
+		return &p->u[lo - 1];
 	return NULL;
 }
 
@@ -157,10 +165,9 @@ static int cmp_visit(const void *a, const void *b)
 }
 
 /* Who accesses each unit, whether the type is written, and whether the
- * program scans an array of the
- * type: of the pairs of a thread's samples of one event one after the
- * other in time on two instances, nine in ten or more go to a higher
- * address. */
+ * program scans an array of the type: of the pairs of a thread's samples
+ * of one event one after the other in time on two instances, nine in ten
+ * or more go to a higher address. */
 static bool profile(ds_session *s, int32_t tid, const ds_type *t, plan *p)
 {
 	DS_VEC(visit) v = {0};
@@ -199,17 +206,16 @@ static uint64_t round_up(uint64_t x, uint64_t a)
 	return a > 1 ? (x + a - 1) / a * a : x;
 }
 
-static const plan *sort_plan;
-
 /* Hotness by powers of two: members about as hot keep their order. */
 static int heat(const unit *u)
 {
 	return u->samples ? 64 - __builtin_clzll(u->samples) : 0;
 }
 
-static int cmp_hotness(const void *a, const void *b)
+static int cmp_hotness(const void *a, const void *b, void *arg)
 {
-	const unit *x = &sort_plan->u[*(const size_t *)a], *y = &sort_plan->u[*(const size_t *)b];
+	const plan *p = arg;
+	const unit *x = &p->u[*(const size_t *)a], *y = &p->u[*(const size_t *)b];
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
 	if (heat(x) != heat(y))
@@ -217,9 +223,10 @@ static int cmp_hotness(const void *a, const void *b)
 	return x->first < y->first ? -1 : 1;
 }
 
-static int cmp_packing(const void *a, const void *b)
+static int cmp_packing(const void *a, const void *b, void *arg)
 {
-	const unit *x = &sort_plan->u[*(const size_t *)a], *y = &sort_plan->u[*(const size_t *)b];
+	const plan *p = arg;
+	const unit *x = &p->u[*(const size_t *)a], *y = &p->u[*(const size_t *)b];
 	if (x->align != y->align)
 		return x->align > y->align ? -1 : 1;
 	if (x->size != y->size)
@@ -287,7 +294,7 @@ static void make_plan(plan *p, const ds_type *t, bool scanned, bool keep_abi)
 	p->ngroups = nown >= 2 ? (int)nown : 0;
 	p->keep_abi = keep_abi;
 	if (keep_abi) {
-		/* every offset kept: the members of different writers stay
+		/* every offset kept: the members of different threads stay
 		 * where they are; aligned to a line pair, an instance at least
 		 * shares no line with the next */
 		for (size_t i = 0; i < p->n; i++) {
@@ -301,7 +308,6 @@ static void make_plan(plan *p, const ds_type *t, bool scanned, bool keep_abi)
 		return;
 	}
 	p->split = scanned && !p->ngroups && cold_bytes * 2 >= t->size && cold_samples * 20 <= total;
-	sort_plan = p;
 	/* the compiler's own: base classes and the vtable pointer, first */
 	n = 0;
 	for (size_t i = 0; i < p->n; i++)
@@ -313,7 +319,7 @@ static void make_plan(plan *p, const ds_type *t, bool scanned, bool keep_abi)
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->u[i].pinned && p->u[i].hot)
 			idx[n++] = i;
-	ds_sort(idx, n, sizeof *idx, cmp_hotness);
+	ds_sort_r(idx, n, sizeof *idx, cmp_hotness, p);
 	for (size_t a = 0, b; a < n; a = b) {
 		for (b = a; b < n && p->u[idx[b]].group == p->u[idx[a]].group; b++)
 			;
@@ -324,19 +330,20 @@ static void make_plan(plan *p, const ds_type *t, bool scanned, bool keep_abi)
 	for (size_t i = 0; i < p->n; i++)
 		if (!p->u[i].pinned && !p->u[i].hot)
 			idx[n++] = i;
-	ds_sort(idx, n, sizeof *idx, cmp_packing);
+	ds_sort_r(idx, n, sizeof *idx, cmp_packing, p);
 	if (p->split) {
 		uint64_t coff = 0;
 		for (size_t i = 0; i < n; i++)
 			p->u[idx[i]].split_out = true;
 		place(p, idx, n, &coff, 1); /* offsets in the cold struct */
-		off = round_up(off, 8) + 8;  /* the pointer to it */
-		if (p->old_align < 8)
-			p->old_align = 8;
+		p->cold_offset = round_up(off, 8); /* the pointer to it */
+		off = p->cold_offset + 8;
 	} else {
 		place(p, idx, n, &off, 1);
 	}
 	p->align = p->old_align;
+	if (p->split && p->align < 8)
+		p->align = 8;
 	if (p->ngroups && PAIR > p->align)
 		p->align = PAIR;
 	p->size = round_up(off, p->align);
@@ -355,8 +362,8 @@ static double lines_per_visit(const plan *p, bool after, uint64_t start, uint64_
 	size_t k = scanned && size ? SCAN_INSTANCES : 1, *idx = ds_xcalloc(p->n + 1, sizeof *idx), m = 0;
 	uint64_t last = UINT64_MAX, lines = 0;
 
-	/* the hot units by offset: lines come in order */
-	for (size_t i = 0; i < p->norder; i++) {
+	/* the hot units by offset (placed in that order): lines come in order */
+	for (size_t i = 0; i < (after ? p->norder : p->n); i++) {
 		const unit *x = &p->u[after ? p->order[i] : i];
 		if (x->hot && !(after && x->split_out))
 			idx[m++] = after ? p->order[i] : i;
@@ -494,9 +501,8 @@ static void print_c(const ds_layout *l, const plan *p, uint64_t total, ds_buf *o
 		unit_decl(l, u, out, align);
 	}
 	if (p->split)
-		ds_buf_printf(out, "\t/* the cold members, allocated apart: x->%s->NAME */\n\t%s %s%s_cold *%s;\n",
-			      p->cold_member, l->type->kind == DS_TYPE_UNION ? "union" : "struct",
-			      l->type->name ? l->type->name : l->typedef_name, "", p->cold_member);
+		ds_buf_printf(out, "\t/* the cold members, allocated apart: x->%s->NAME */\n\tstruct %s_cold *%s;\n",
+			      p->cold_member, l->type->name ? l->type->name : l->typedef_name, p->cold_member);
 	close_struct(l, NULL, out);
 }
 
@@ -529,7 +535,7 @@ static void print_new_layout(const ds_layout *l, const plan *p, unsigned line, d
 		ds_buf d = {0};
 		ds_buf_printf(&d, "\tstruct %s_cold * %s;", l->type->name ? l->type->name : l->typedef_name,
 			      p->cold_member);
-		ds_buf_printf(out, "//%-40s /* %5llu %5llu */\n", ds_buf_str(&d), (unsigned long long)(p->size - 8),
+		ds_buf_printf(out, "//%-40s /* %5llu %5llu */\n", ds_buf_str(&d), (unsigned long long)p->cold_offset,
 			      8ull);
 		ds_buf_free(&d);
 	}
@@ -551,6 +557,17 @@ static const char *free_name(const plan *p)
 	return "dsprof_cold_";
 }
 
+/* Whether an event counts what lines cost (misses, memory cycles,
+ * latency), rather than time spent anywhere. */
+static bool counts_lines(const char *ev)
+{
+	static const char *const words[] = {"MISS", "miss", "HITM", "hitm", "EVICT", "MEM", "mem", "latency", "LOAD", "load"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(ev, words[i]))
+			return true;
+	return false;
+}
+
 int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *o, ds_buf *out, ds_err *err)
 {
 	const ds_type *t = l->type;
@@ -566,11 +583,17 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 
 	if (ds_dataspace_build(s, err))
 		return -1;
-	ds_type_name(t, &name);
+	if (l->typedef_name)
+		ds_buf_puts(&name, l->typedef_name);
+	else if (t->name)
+		ds_type_name(t, &name);
+	else
+		ds_buf_puts(&name, "an anonymous union");
 	if (t->kind == DS_TYPE_UNION) {
+		ds_buf_printf(out, "/* dsprof layout --suggest: %s is a union: its members share their bytes, no order to suggest */\n",
+			      name.p);
 		ds_buf_free(&name);
-		return ds_err_set(err, DS_EINPUT, "'%s' is a union: its members share their bytes, no order to suggest",
-				  l->typedef_name ? l->typedef_name : name.p);
+		return 0;
 	}
 	tid = ds_tident_find(s, t);
 	find_units(l, &p);
@@ -584,9 +607,10 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 		free(sm);
 	}
 	if (!total) {
-		ds_err_set(err, DS_EINPUT, "no sample touched '%s': nothing to suggest (see 'dsprof report --view dataobjects')",
-			   l->typedef_name ? l->typedef_name : name.p);
-		goto fail;
+		/* none, or only in base classes, which stay where they are */
+		ds_buf_printf(out, "/* dsprof layout --suggest: %s: no sample touched a member it can move: nothing to suggest */\n",
+			      name.p);
+		goto done;
 	}
 	scanned = tid >= 0 && profile(s, tid, t, &p);
 	make_plan(&p, t, scanned, o && o->keep_abi);
@@ -595,7 +619,7 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 		ds_usual_start(s, tid, line, &start, &best, &all, &distinct);
 
 	ds_buf_printf(out, "/* dsprof layout --suggest: %s, %llu bytes, from %llu samples of its members */\n",
-		      l->typedef_name ? l->typedef_name : name.p, (unsigned long long)t->size,
+		      name.p, (unsigned long long)t->size,
 		      (unsigned long long)total);
 	if (o && o->keep_abi)
 		ds_buf_puts(out, "/* --keep-abi: the members keep their order and offsets */\n");
@@ -648,7 +672,9 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 		}
 		ds_buf_printf(out, "//   %s on the type: %llu -> %.0f (%+.0f%%)%s\n", ev, (unsigned long long)c, predicted,
 			      100.0 * (predicted - (double)c) / (double)c,
-			      ends && coherence ? ": the owners' blocks end the sharing" : "");
+			      ends && coherence ? ": the owners' blocks end the sharing"
+			      : counts_lines(ev) ? ""
+						 : ": as far as its samples are the lines the type fetches");
 	}
 	for (size_t i = 0; i < p.n; i++)
 		moved |= p.u[i].new_offset != p.u[i].offset || p.u[i].split_out;
@@ -661,18 +687,13 @@ int ds_layout_suggest(ds_session *s, const ds_layout *l, const ds_suggest_opts *
 	if (p.split)
 		ds_buf_printf(out, "//   the cold members move to struct %s_cold: allocate it with each instance and reach them through ->%s\n",
 			      t->name ? t->name : l->typedef_name, p.cold_member);
+done:
 	for (size_t i = 0; i < p.n; i++)
 		free(p.u[i].count);
 	free(p.u);
 	free(p.order);
 	ds_buf_free(&name);
 	return 0;
-fail:
-	for (size_t i = 0; i < p.n; i++)
-		free(p.u[i].count);
-	free(p.u);
-	ds_buf_free(&name);
-	return -1;
 }
 
 int ds_session_suggest(ds_session *s, const char *type, const ds_suggest_opts *o, ds_buf *out, ds_err *err)
