@@ -15,8 +15,10 @@
  *     pairs, and no level has longer ones), so that no line is written by
  *     one thread and used by another (the samples of a thread may all be
  *     loads of what it writes: its misses are the loads);
- *   - hot members first, hottest first, a smaller one moved into a hole
- *     the next would leave; cold ones last, by alignment, no holes;
+ *   - hot members first, those the same function accesses most together
+ *     (co-access, as the samples' code tells it), the hottest such group
+ *     and member first, a smaller one moved into a hole the next would
+ *     leave; cold ones last, by alignment, no holes;
  *   - when the type is an array that the program scans (the sampled
  *     instances advance in time), its cold members are half its size or
  *     more and take at most 5% of its samples: the cold members move to a
@@ -38,6 +40,7 @@
 #define PAIR 128          /* a pair of lines, as adjacent-line prefetch couples them */
 #define HOT_SHARE 0.01    /* of the type's samples: hot */
 #define SCAN_INSTANCES 256
+#define FUNCS 8           /* per member: the functions whose samples it has, the first so many */
 
 typedef struct unit {
 	size_t first, last;   /* its rows in the layout */
@@ -47,6 +50,13 @@ typedef struct unit {
 	uint64_t *count;      /* per event */
 	uint32_t threads[MAX_OWNERS]; /* the threads that access it */
 	size_t nthreads;      /* MAX_OWNERS + 1: more */
+	struct {
+		const ds_symbol *sym;
+		uint64_t n;
+	} fn[FUNCS];          /* the functions whose samples touched it */
+	const ds_symbol *main_fn; /* of them the one with the most: its group of co-accessed members */
+	uint64_t group_heat;  /* the samples of the members with the same main_fn */
+	size_t group_first;   /* the first of them declared */
 	bool hot, pinned, split_out;
 	int group;            /* 0 shared, 1.. an owner's block */
 } unit;
@@ -122,6 +132,17 @@ static unit *unit_at(plan *p, uint64_t off)
 	return NULL;
 }
 
+static void add_function(unit *u, const ds_symbol *sym)
+{
+	for (size_t k = 0; k < FUNCS; k++) {
+		if (u->fn[k].sym == sym || !u->fn[k].n) {
+			u->fn[k].sym = sym;
+			u->fn[k].n++;
+			return;
+		}
+	}
+}
+
 static void add_thread(unit *u, uint32_t tid)
 {
 	for (size_t k = 0; k < u->nthreads && k < MAX_OWNERS; k++)
@@ -183,6 +204,8 @@ static bool profile(ds_session *s, int32_t tid, const ds_type *t, plan *p)
 		if (d->kind != DOBJ_FIELD || d->tid != tid || !(u = unit_at(p, r->off)))
 			continue;
 		add_thread(u, s->threads.v[r->thread].tid);
+		ds_site_resolve(s, r->site, false);
+		add_function(u, s->sites.v[r->site].sym);
 		p->written |= writes(s, r) || ds_event_coherence(ds_session_event(s, r->ev)->name);
 		if ((r->flags & SR_EA) && r->time != UINT64_MAX && r->ea >= r->off) {
 			visit x = {r->thread, r->ev, r->time, r->ea - r->off};
@@ -196,6 +219,25 @@ static bool profile(ds_session *s, int32_t tid, const ds_type *t, plan *p)
 			up += v.v[i].base > v.v[i - 1].base;
 		}
 	ds_vec_free(&v);
+	/* the members a function accesses most: one group, as hot as they */
+	for (size_t i = 0; i < p->n; i++) {
+		unit *u = &p->u[i];
+		uint64_t best = 0;
+		for (size_t k = 0; k < FUNCS && u->fn[k].n; k++)
+			if (u->fn[k].n > best) {
+				best = u->fn[k].n;
+				u->main_fn = u->fn[k].sym;
+			}
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		p->u[i].group_first = i;
+		for (size_t k = 0; k < p->n; k++)
+			if (p->u[k].main_fn == p->u[i].main_fn) {
+				p->u[i].group_heat += p->u[k].samples;
+				if (k < p->u[i].group_first)
+					p->u[i].group_first = k;
+			}
+	}
 	return t->size && moved >= 16 && up * 10 >= moved * 9;
 }
 
@@ -218,6 +260,11 @@ static int cmp_hotness(const void *a, const void *b, void *arg)
 	const unit *x = &p->u[*(const size_t *)a], *y = &p->u[*(const size_t *)b];
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
+	if (x->main_fn != y->main_fn) { /* co-accessed members together, the hottest group first */
+		if (x->group_heat != y->group_heat)
+			return x->group_heat > y->group_heat ? -1 : 1;
+		return x->group_first < y->group_first ? -1 : 1;
+	}
 	if (heat(x) != heat(y))
 		return heat(x) > heat(y) ? -1 : 1;
 	return x->first < y->first ? -1 : 1;
@@ -491,7 +538,8 @@ static void print_c(const ds_layout *l, const plan *p, uint64_t total, ds_buf *o
 				ds_buf_printf(out, "\t/* hot, thread %u's alone: a line pair of its own */\n",
 					      u->threads[0]);
 			else
-				ds_buf_puts(out, "\t/* hot: together in the first lines, hottest first */\n");
+				ds_buf_puts(out, "\t/* hot, in the first lines: what one function accesses side by side, the "
+						 "hottest first */\n");
 			if (u->group && sec != section)
 				align = PAIR;
 			section = sec;

@@ -7,7 +7,8 @@
 #   falseshare  two threads' members apart: HITMs drop >= 95%
 #   hotcold     one hot double among cold ones in a scanned array, the
 #               cold ones split out: L1D misses drop >= 60%
-# and each prediction within 20% of what the new build did.
+# and each prediction within 20% of what the new build did; members one
+# function reads go together (coaccess); --keep-abi, --verify.
 . "$TOP/tests/lib.sh"
 
 SRC=$TOP/tests/programs
@@ -64,6 +65,13 @@ OPTS="-c 1" ARGS=20
 try hotcold "struct particle" sim:L1D_MISS 60
 check_contains "hotcold: the cold members split out" hotcold.h '^struct particle_cold \{'
 check_contains "hotcold: reached through a pointer" hotcold.h 'struct particle_cold \*cold_part;'
+
+# co-access: what one function reads goes together, before heat decides
+"$DSPROF" record -q -o co --sim -e sim:loads -c 7 -- "$PROGS/coaccess" 2 >co.out 2>&1
+"$DSPROF" layout -i co --suggest "struct quad" >co.h 2>co.err
+check_eq "co-access: each function's pair side by side (heat alone: a c b d)" \
+	"$(awk '/^struct quad \{/ { on = 1; next } on && /^	long int/ { sub(/;/, ""); printf "%s ", $3 } /^\};/ { on = 0 }' co.h)" "a b c d "
+rm -rf co
 
 # --keep-abi: the offsets stay; only alignment is proposed
 "$DSPROF" layout -i spread.a --suggest --keep-abi "struct spread" >keep.h 2>keep.err
