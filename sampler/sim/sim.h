@@ -58,11 +58,17 @@ void sim_enable_coherence(sim_thread **threads, UInt n);
 void sim_model_after_fork(sim_thread *survivor, Int child_pid);
 void sim_model_stats(struct sim_rec_stats *s);
 
-/* The helpers the instrumentation calls: addr, and the instruction's
- * address and access size packed as pc << 16 | size. */
-VG_REGPARM(2) void sim_load(Addr addr, UWord pc_size);
-VG_REGPARM(2) void sim_store(Addr addr, UWord pc_size);
-VG_REGPARM(2) void sim_modify(Addr addr, UWord pc_size);
+/* The helpers the instrumentation calls for a load, a store and a
+ * read-modify-write: addr, and the instruction's address and access size
+ * packed as pc << 16 | size.  Which ones depends on the recording (with
+ * sim:L1D_EVICT, ones that also mark the bytes used, so that the others
+ * pay nothing for it): valid after sim_model_init. */
+typedef struct sim_helper {
+	const HChar *name;
+	void *fn;
+} sim_helper;
+enum sim_access { SIM_LOAD, SIM_STORE, SIM_MODIFY, SIM_NACCESS };
+const sim_helper *sim_model_helper(enum sim_access kind);
 #define SIM_PACK(pc, size) (((UWord)(pc) << 16) | (UWord)(size))
 
 /* ---- the schedule (sim_sched.c) ---- */

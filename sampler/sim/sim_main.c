@@ -464,7 +464,8 @@ static IRDirty *add_call(IRSB *sb, const HChar *name, void *fn, IRExpr *addr, Ad
 	return d;
 }
 
-#define CALL(sb, fn, addr, pc, size, guard) add_call(sb, #fn, (void *)fn, addr, pc, size, guard)
+#define CALL(sb, kind, addr, pc, size, guard) \
+	add_call(sb, sim_model_helper(kind)->name, sim_model_helper(kind)->fn, addr, pc, size, guard)
 
 static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
 			const VexGuestExtents *vge, const VexArchInfo *archinfo, IRType gword,
@@ -492,7 +493,7 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 			if (st->Ist.WrTmp.data->tag == Iex_Load) {
 				IRExpr *e = st->Ist.WrTmp.data;
 				Int size = sizeofIRType(e->Iex.Load.ty);
-				last = CALL(out, sim_load, e->Iex.Load.addr, pc, size, NULL);
+				last = CALL(out, SIM_LOAD, e->Iex.Load.addr, pc, size, NULL);
 				load_addr = e->Iex.Load.addr;
 				load_size = size;
 			}
@@ -500,22 +501,23 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 		case Ist_Store: {
 			Int size = sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data));
 			if (load && load_size == size && eqIRAtom(load_addr, st->Ist.Store.addr)) {
-				load->cee = mkIRCallee(2, "sim_modify", VG_(fnptr_to_fnentry)((void *)sim_modify));
+				load->cee = mkIRCallee(2, sim_model_helper(SIM_MODIFY)->name,
+						      VG_(fnptr_to_fnentry)(sim_model_helper(SIM_MODIFY)->fn));
 				break;
 			}
-			CALL(out, sim_store, st->Ist.Store.addr, pc, size, NULL);
+			CALL(out, SIM_STORE, st->Ist.Store.addr, pc, size, NULL);
 			break;
 		}
 		case Ist_StoreG: {
 			IRStoreG *sg = st->Ist.StoreG.details;
-			CALL(out, sim_store, sg->addr, pc, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), sg->guard);
+			CALL(out, SIM_STORE, sg->addr, pc, sizeofIRType(typeOfIRExpr(tyenv, sg->data)), sg->guard);
 			break;
 		}
 		case Ist_LoadG: {
 			IRLoadG *lg = st->Ist.LoadG.details;
 			IRType ty = Ity_INVALID, wide = Ity_INVALID;
 			typeOfIRLoadGOp(lg->cvt, &wide, &ty);
-			CALL(out, sim_load, lg->addr, pc, sizeofIRType(ty), lg->guard);
+			CALL(out, SIM_LOAD, lg->addr, pc, sizeofIRType(ty), lg->guard);
 			break;
 		}
 		case Ist_CAS: {
@@ -524,28 +526,29 @@ static IRSB *instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayo
 			/* a locked add, xadd or xchg is a load and a CAS of what
 			 * it loaded: one read-modify-write */
 			if (load && load_size == size && eqIRAtom(load_addr, cas->addr)) {
-				load->cee = mkIRCallee(2, "sim_modify", VG_(fnptr_to_fnentry)((void *)sim_modify));
+				load->cee = mkIRCallee(2, sim_model_helper(SIM_MODIFY)->name,
+						      VG_(fnptr_to_fnentry)(sim_model_helper(SIM_MODIFY)->fn));
 				break;
 			}
-			CALL(out, sim_modify, cas->addr, pc, size, NULL);
+			CALL(out, SIM_MODIFY, cas->addr, pc, size, NULL);
 			break;
 		}
 		case Ist_LLSC:
 			if (st->Ist.LLSC.storedata)
-				CALL(out, sim_store, st->Ist.LLSC.addr, pc,
+				CALL(out, SIM_STORE, st->Ist.LLSC.addr, pc,
 				     sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)), NULL);
 			else
-				CALL(out, sim_load, st->Ist.LLSC.addr, pc,
+				CALL(out, SIM_LOAD, st->Ist.LLSC.addr, pc,
 				     sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), NULL);
 			break;
 		case Ist_Dirty: {
 			IRDirty *d = st->Ist.Dirty.details;
 			if (d->mFx == Ifx_Read)
-				CALL(out, sim_load, d->mAddr, pc, d->mSize, NULL);
+				CALL(out, SIM_LOAD, d->mAddr, pc, d->mSize, NULL);
 			else if (d->mFx == Ifx_Write)
-				CALL(out, sim_store, d->mAddr, pc, d->mSize, NULL);
+				CALL(out, SIM_STORE, d->mAddr, pc, d->mSize, NULL);
 			else if (d->mFx == Ifx_Modify)
-				CALL(out, sim_modify, d->mAddr, pc, d->mSize, NULL);
+				CALL(out, SIM_MODIFY, d->mAddr, pc, d->mSize, NULL);
 			break;
 		}
 		default:

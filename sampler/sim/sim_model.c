@@ -830,8 +830,9 @@ static void access_slow(sim_thread *t, Addr a, UInt size, Addr pc, Bool write, B
 		count(SIM_EV_STORES, 1, s, &x);
 }
 
-/* The fast path: one line, MRU in L1, single-threaded. */
-static inline void access(Addr a, UWord pc_size, Bool write, Bool modify)
+/* The fast path: one line, MRU in L1, single-threaded.  use: mark the
+ * bytes used (sim:L1D_EVICT), a constant of each helper. */
+static inline void access(Addr a, UWord pc_size, Bool write, Bool modify, Bool use)
 {
 	sim_thread *t = cur;
 	UInt size = (UInt)(pc_size & 0xffff);
@@ -845,7 +846,7 @@ static inline void access(Addr a, UWord pc_size, Bool write, Bool modify)
 		 * DTLB set: nothing moves */
 		if (LIKELY((*tag >> 1) == line && (*page >> 1) == a >> TLB_PAGE_BITS)) {
 			*tag |= write;
-			if (UNLIKELY(track_use))
+			if (use)
 				mark_used(&t->l1, a, size);
 			if (LIKELY(total[SIM_EV_LOADS] + 1 < next_sample[SIM_EV_LOADS] &&
 				   total[SIM_EV_STORES] + 1 < next_sample[SIM_EV_STORES] &&
@@ -860,19 +861,44 @@ static inline void access(Addr a, UWord pc_size, Bool write, Bool modify)
 	access_slow(t, a, size, pc_size >> 16, write, modify);
 }
 
-VG_REGPARM(2) void sim_load(Addr addr, UWord pc_size)
+static VG_REGPARM(2) void sim_load(Addr addr, UWord pc_size)
 {
-	access(addr, pc_size, False, False);
+	access(addr, pc_size, False, False, False);
 }
 
-VG_REGPARM(2) void sim_store(Addr addr, UWord pc_size)
+static VG_REGPARM(2) void sim_store(Addr addr, UWord pc_size)
 {
-	access(addr, pc_size, True, False);
+	access(addr, pc_size, True, False, False);
 }
 
-VG_REGPARM(2) void sim_modify(Addr addr, UWord pc_size)
+static VG_REGPARM(2) void sim_modify(Addr addr, UWord pc_size)
 {
-	access(addr, pc_size, True, True);
+	access(addr, pc_size, True, True, False);
+}
+
+static VG_REGPARM(2) void sim_load_use(Addr addr, UWord pc_size)
+{
+	access(addr, pc_size, False, False, True);
+}
+
+static VG_REGPARM(2) void sim_store_use(Addr addr, UWord pc_size)
+{
+	access(addr, pc_size, True, False, True);
+}
+
+static VG_REGPARM(2) void sim_modify_use(Addr addr, UWord pc_size)
+{
+	access(addr, pc_size, True, True, True);
+}
+
+const sim_helper *sim_model_helper(enum sim_access kind)
+{
+	static const sim_helper plain[SIM_NACCESS] = {
+		{"sim_load", (void *)sim_load}, {"sim_store", (void *)sim_store}, {"sim_modify", (void *)sim_modify}};
+	static const sim_helper use[SIM_NACCESS] = {{"sim_load_use", (void *)sim_load_use},
+						    {"sim_store_use", (void *)sim_store_use},
+						    {"sim_modify_use", (void *)sim_modify_use}};
+	return track_use ? &use[kind] : &plain[kind];
 }
 
 /* ---- threads and the process ---- */
