@@ -38,7 +38,8 @@ static const char layout_usage[] =
 	"                         only alignment is proposed\n"
 	"      --verify -- PROG [ARGS]  --suggest: record PROG (the program rebuilt with the\n"
 	"                         suggested layout) as the experiment was recorded, and print\n"
-	"                         each type's predicted and measured counts side by side\n";
+	"                         each type's predicted and measured counts side by side\n"
+	"                         (PROG's own output goes to standard error)\n";
 
 /* A suggestion's predictions for its type, per event of the experiment. */
 typedef struct check {
@@ -549,7 +550,7 @@ static int verify(source *src, ds_buf *out, ds_err *err)
 	str_vec av = {0};
 	ds_session *s2 = NULL;
 	ds_table *t = NULL;
-	int rc = 0, status;
+	int rc = 0, status, saved = -1;
 
 	if (!src->has_meta || !m->argv || m->argc < 3 || !m->target || m->ntarget < 1)
 		return ds_err_set(err, DS_EINPUT,
@@ -568,8 +569,17 @@ static int verify(source *src, ds_buf *out, ds_err *err)
 	for (char **c = src->verify; *c; c++)
 		ds_vec_push(&av, ds_xstrdup(*c));
 	ds_vec_push(&av, NULL);
+	/* the header goes to standard output: what PROG prints goes to
+	 * standard error */
 	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		rc = ds_err_set(err, DS_EENV, "--verify: cannot set standard output aside: %s", strerror(errno));
+		goto out;
+	}
 	status = cmd_record((int)av.n - 1, av.v);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
 	if (status) {
 		rc = ds_err_set(err, DS_EINPUT, "--verify: recording '%s' failed (status %d)", src->verify[0], status);
 		goto out;
@@ -582,7 +592,7 @@ static int verify(source *src, ds_buf *out, ds_err *err)
 	ds_buf_puts(out, " dsprof");
 	for (size_t i = 0; i + 1 < av.n; i++)
 		if (av.v[i] != exp_arg && av.v[i + 1] != exp_arg)
-			ds_buf_printf(out, " %s", av.v[i]);
+			ds_buf_printf(out, strpbrk(av.v[i], " \t'\"$;&|<>*?()") ? " '%s'" : " %s", av.v[i]);
 	ds_buf_putc(out, '\n');
 	for (size_t k = 0; k < src->checks.n; k++) {
 		const check *c = &src->checks.v[k];
@@ -610,6 +620,8 @@ static int verify(source *src, ds_buf *out, ds_err *err)
 		}
 	}
 out:
+	if (saved >= 0)
+		close(saved);
 	ds_table_free(t);
 	ds_session_close(s2);
 	for (size_t i = 0; i < av.n; i++)

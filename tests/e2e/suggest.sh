@@ -57,6 +57,10 @@ check_contains "--verify: prediction and result side by side" verify.h \
 check "--verify: no temporary experiment left" sh -c '! ls -d /tmp/dsprof-verify.* 2>/dev/null | grep -q .'
 cc -std=gnu11 -O2 -I. -DLAYOUT='"verify.h"' -o verify.new "$SRC/spread.c" 2>verify.cc.err
 check_eq "--verify: the whole output still compiles as the header" "$?" 0
+# what the new build prints goes to standard error: the header stays whole
+"$DSPROF" layout -i spread.a --suggest "struct spread" --verify -- sh -c 'echo chatter; ./spread.new 1' >talk.h 2>talk.err
+check "--verify: the program's output is not in the header" sh -c '! grep -q "^chatter" talk.h && grep -q "^chatter" talk.err'
+check_contains "--verify: an argument with blanks quoted" talk.h "^// verified: .* -- sh -c 'echo chatter; ./spread.new 1'\$"
 OPTS= ARGS=
 try falseshare "struct counters" sim:HITM 95
 check_contains "falseshare: each thread's member in a line pair of its own" falseshare.h '_Alignas\(128\)'
