@@ -591,6 +591,17 @@ static uint64_t lines_spanned(uint64_t start, uint64_t size, unsigned line)
 	return size ? (start % line + size + line - 1) / line : 0;
 }
 
+/* The lines of `line` bytes an instance of type tid spans where most of
+ * its samples found instances start. */
+static uint64_t instance_lines(const ds_session *s, int32_t tid, uint64_t size, unsigned line)
+{
+	uint64_t start = 0, best, total;
+	size_t distinct;
+
+	ds_usual_start(s, tid, line, &start, &best, &total, &distinct);
+	return lines_spanned(start, size, line);
+}
+
 /* Where instances start relative to a line of `line` bytes, as seen in the
  * samples of this type (and no other of its name): the most common start,
  * how often, and what it costs when an instance touches more lines than it
@@ -662,17 +673,16 @@ static void line_use_row(dl_build *d, unsigned line)
 {
 	const ds_session *s = d->s;
 	const hot_type *h = d->h;
-	uint64_t start = 0, best, total, size = h->t->size;
-	size_t distinct, lines_ev, used_ev;
+	uint64_t size = h->t->size;
+	size_t lines_ev, used_ev;
 	const ds_row *t = &d->b.v.v[d->type_row];
 	double touched = touched_bytes(s, h->tid, h->t);
 	ds_buf name = {0};
 
 	if (!size)
 		return;
-	ds_usual_start(s, h->tid, line, &start, &best, &total, &distinct);
 	ds_buf_printf(&name, "line use: %llu bytes, %llu %u-byte lines an instance; about %.0f of its %llu bytes used a visit (%.0f%%), by its members' samples",
-		      (unsigned long long)size, (unsigned long long)lines_spanned(start, size, line), line, touched,
+		      (unsigned long long)size, (unsigned long long)instance_lines(s, h->tid, size, line), line, touched,
 		      (unsigned long long)size, 100.0 * touched / (double)size);
 	if (line_use_events(s, &lines_ev, &used_ev) && t->count[lines_ev]) {
 		unsigned l1 = ds_l1d_line(s);
@@ -1043,14 +1053,11 @@ int ds_view_lineuse(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	nhot = hot_types(s, NULL, &hot);
 	for (size_t i = 0; i < nhot; i++) {
 		const hot_type *h = &hot[i];
-		uint64_t start = 0, best, total, size = h->t->size, lines;
-		size_t distinct;
+		uint64_t size = h->t->size, lines = instance_lines(s, h->tid, size, l1);
 		double touched = touched_bytes(s, h->tid, h->t);
 		size_t ri = tb_row(&b, &h->tid, sizeof h->tid, h->name, NULL);
 		ds_row *r = &b.v.v[ri];
 
-		ds_usual_start(s, h->tid, l1, &start, &best, &total, &distinct);
-		lines = lines_spanned(start, size, l1);
 		member_metrics(s, h->tid, "", r->samples, r->count);
 		tb_cell_str(r, LU_KIND, "type");
 		tb_cell_u64(r, LU_SIZE, size);

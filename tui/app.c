@@ -1797,7 +1797,8 @@ void app_key(tui_app *a, const tui_key *k)
 		else
 			a->mode = MODE_NORMAL;
 		break;
-	case MODE_TEXT:
+	case MODE_TEXT: case MODE_HELP:
+		/* a pane of text: a line, a page, or close it */
 		if (k->code == K_DOWN || k->code == 'j')
 			a->help_top++;
 		else if ((k->code == K_UP || k->code == 'k') && a->help_top)
@@ -1808,19 +1809,8 @@ void app_key(tui_app *a, const tui_key *k)
 			a->help_top = a->help_top > (size_t)body_rows(a) ? a->help_top - (size_t)body_rows(a) : 0;
 		else
 			a->mode = MODE_NORMAL;
-		break;
-	case MODE_HELP:
-		if (k->code == K_DOWN || k->code == 'j')
-			a->help_top++;
-		else if ((k->code == K_UP || k->code == 'k') && a->help_top)
-			a->help_top--;
-		else if (k->code == K_PGDN || k->code == ' ')
-			a->help_top += (size_t)body_rows(a);
-		else if (k->code == K_PGUP)
-			a->help_top = a->help_top > (size_t)body_rows(a) ? a->help_top - (size_t)body_rows(a) : 0;
-		else
-			a->mode = MODE_NORMAL;
-		if (a->help_top >= help_lines())
+		/* the suggestion's text is measured where it is drawn */
+		if (a->mode == MODE_HELP && a->help_top >= help_lines())
 			a->help_top = help_lines() ? help_lines() - 1 : 0;
 		break;
 	case MODE_NORMAL:
