@@ -929,11 +929,13 @@ static dref by_address(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea, 
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
 }
 
-/* The sample's user stack pointer, when its registers were sampled. */
+/* The sample's user stack pointer, when its registers were sampled (the
+ * simulator's samples charged after the fact, an eviction's, carry 0). */
 static bool sp_of(const ds_sample *sm, uint64_t *sp)
 {
 	const ds_arch *arch = ds_arch_host();
-	return sm->regs_abi && sm->regs && ds_arch_sampled_reg(arch, sm->regs_mask, sm->regs, ds_arch_dwarf_sp(arch), sp);
+	return sm->regs_abi && sm->regs &&
+	       ds_arch_sampled_reg(arch, sm->regs_mask, sm->regs, ds_arch_dwarf_sp(arch), sp) && *sp;
 }
 
 /* An address in a thread's stack: the frame that holds it, as the sample's

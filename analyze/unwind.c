@@ -196,29 +196,27 @@ int ds_session_stack_frame(ds_session *s, const ds_sample *sm, uint64_t ea, uint
 	uint64_t t = (sm->type & PERF_SAMPLE_TIME) ? sm->time : UINT64_MAX;
 	const uint64_t *ras = NULL;
 	size_t nras = 0;
-	int end, found = -1;
+	int end, found = 0;
 
+	/* a heap or image address: no walk (the caller asks of every scalar) */
+	if (!ds_session_in_stack(s, sm->pid, ea))
+		return -1;
 	/* a recording's copy is gone once its chain is written (finish.c) */
-	if (!sm->stack_size) {
-		ras = user_chain(sm, &nras);
-		if (!ras)
-			return ds_session_in_stack(s, sm->pid, ea) ? 0 : -1;
-	}
+	if (!sm->stack_size && !(ras = user_chain(sm, &nras)))
+		return 0;
 	end = walk(s, sm, &pcs, NULL, &sps, ras, nras);
 
-	for (size_t n = 0; n < sps.n && found < 0; n++) {
+	for (size_t n = 0; n < sps.n && !found; n++) {
 		uint64_t lo = n ? sps.v[n] : sps.v[n] - RED_ZONE;
 		/* the first frame of the thread reaches up to the stack's top */
 		bool top = n + 1 == sps.n && end == DS_CHAIN_OUTERMOST;
 		uint64_t hi = n + 1 < sps.n ? sps.v[n + 1] : top ? UINT64_MAX : 0;
-		if (ea >= lo && ea < hi && (!top || ds_session_in_stack(s, sm->pid, ea))) {
+		if (ea >= lo && ea < hi) {
 			*frame_site = ds_session_site(s, sm->pid, t, n ? pcs.v[n] - 1 : pcs.v[n], false);
 			found = 1;
 		}
 	}
 	ds_vec_free(&pcs);
 	ds_vec_free(&sps);
-	if (found < 0 && ds_session_in_stack(s, sm->pid, ea))
-		found = 0;
 	return found;
 }
