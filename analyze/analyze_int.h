@@ -373,6 +373,15 @@ const char *ds_untagged(const char *type_name);
 /* A data object's kind as the views name it: "field", "global", "stack"... */
 const char *ds_dobj_kind_name(enum dobj_kind k);
 
+/* The data object of record x's access at byte off of an instance of
+ * tident tid (a heap block that its other samples say holds it): the
+ * member there, when the access fits it (elem, the base type the access
+ * was made through, is its elements' kind and size; NULL: any); for an
+ * access of string function via, the type (via it); -1 when the offset is
+ * in no member or the access does not fit.  A probe makes no object: 0
+ * when there would be one. */
+int32_t ds_dobj_in_type(ds_session *s, int32_t tid, uint64_t off, const ds_srec *x, const ds_type *elem,
+			const char *via, bool probe);
 /* The data object of a heap block named `name` (heap.c makes it). */
 int32_t ds_dobj_heap(ds_session *s, const char *name);
 

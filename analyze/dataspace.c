@@ -1266,6 +1266,43 @@ static void derived_record(ds_session *s, const ds_sample *sm, size_t k)
 	count_record(s, k);
 }
 
+/* Whether an access to a `want` (the base type a pointer reached it
+ * through) can be to member m: the member's elements are of the same
+ * kind and size (char read through an unsigned char * still is). */
+static bool element_fits(const ds_member *m, const ds_type *want)
+{
+	const ds_type *t = ds_type_strip(m->type), *w = ds_type_strip(want);
+
+	while (t && t->kind == DS_TYPE_ARRAY)
+		t = ds_type_strip(t->target);
+	if (!t || !w)
+		return false;
+	if (t->kind == DS_TYPE_ENUM)
+		t = t->target ? ds_type_strip(t->target) : t;
+	if (w->kind == DS_TYPE_ENUM)
+		w = w->target ? ds_type_strip(w->target) : w;
+	return t->kind == w->kind && t->size == w->size;
+}
+
+int32_t ds_dobj_in_type(ds_session *s, int32_t tid, uint64_t off, const ds_srec *x, const ds_type *elem,
+			const char *via, bool probe)
+{
+	const site_ds *sd = s->sites.v[x->site].ds;
+	const ds_trigger *t = &sd->trig[(x->flags & SR_PRECISE) != 0];
+	const ds_type *agg = s->tidents.v[tid].t;
+	const ds_member *leaf = NULL;
+	ds_buf path = {0};
+	int32_t id = NO_DOBJ;
+
+	if (via)
+		return probe ? 0 : dobj_member(s, DOBJ_VIA, tid, via);
+	if (ds_type_member_path(agg, off, x->flags & SR_MEM2 ? t->mem2.size : t->mem.size, &path, &leaf) &&
+	    leaf && (!elem || element_fits(leaf, elem)))
+		id = probe ? 0 : dobj_member(s, DOBJ_FIELD, tid, path.p);
+	ds_buf_free(&path);
+	return id;
+}
+
 const char *ds_site_access(ds_session *s, uint32_t si)
 {
 	const site_ds *x = site_ds_of(s, si);

@@ -909,27 +909,199 @@ static const ds_type *element_of(const ds_session *s, const ds_srec *x)
 	return o.id == x->dobj ? o.elem : NULL;
 }
 
+/* What a block's samples of struct members say it holds.  A sample of
+ * member struct node.key at address A puts a struct node at A - key's
+ * offset: an instance.  A block is an array of T (a std::vector's
+ * storage, new T[n], new T) when it holds whole T's, some sample places a
+ * T at a whole number of them from its start, and no sample says
+ * otherwise: none places a T elsewhere or a type that no T slot can hold,
+ * and every scalar access in it fits the member of T it falls in (a char
+ * read in a char array, not in a pointer).  An arena that holds nodes
+ * among other bytes is no array of nodes. */
+typedef struct binst {
+	uint32_t block; /* 1 + the block */
+	int32_t tid;
+	uint64_t base, size;
+} binst;
+typedef DS_VEC(binst) binst_vec;
+
+typedef struct btyped {
+	binst_vec insts;  /* every instance, by block and address */
+	int32_t *array;   /* per block: the T it is an array of; -1 none, -2 not one */
+} btyped;
+
+/* Instance x of record k, when its member's sample puts one in its
+ * block.  Only an access whose operand names the member's offset says
+ * where the instance starts: with an index register, or a displacement
+ * past the type's end (a trailing array declared [1] and allocated
+ * longer, p[i + 1].f), the offset is taken modulo the type's size
+ * (dataspace.c) and the instance is not known. */
+static bool instance_of(const ds_session *s, const ds_heap *h, size_t k, binst *x)
+{
+	const ds_srec *r = &s->srecs.v[k];
+	const site_ds *sd;
+	const ds_memop *m;
+	const hblock *b;
+	const dobj *o;
+
+	if (!h->rec_block.v[k] || r->dobj < 0 || !(r->flags & SR_EA))
+		return false;
+	o = &s->dobjs.v[r->dobj];
+	if (o->kind != DOBJ_FIELD || o->tid < 0 || !s->tidents.v[o->tid].t->size)
+		return false;
+	sd = s->sites.v[r->site].ds;
+	m = r->flags & SR_MEM2 ? &sd->trig[(r->flags & SR_PRECISE) != 0].mem2 : &sd->trig[(r->flags & SR_PRECISE) != 0].mem;
+	if (m->index != DS_REG_NONE || m->disp < 0 || (uint64_t)m->disp != r->off)
+		return false;
+	b = &h->blocks.v[h->rec_block.v[k] - 1];
+	*x = (binst){h->rec_block.v[k], o->tid, r->ea - r->off, s->tidents.v[o->tid].t->size};
+	return x->base >= b->addr && x->base - b->addr <= b->size && b->size - (x->base - b->addr) >= x->size;
+}
+
+static int cmp_binst(const void *a, const void *b)
+{
+	const binst *x = a, *y = b;
+	if (x->block != y->block)
+		return x->block < y->block ? -1 : 1;
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void type_blocks(ds_session *s, const ds_heap *h, btyped *t)
+{
+	binst x;
+	size_t n = 0;
+
+	t->array = ds_xcalloc(h->blocks.n + 1, sizeof *t->array);
+	for (size_t i = 0; i < h->blocks.n; i++)
+		t->array[i] = -1;
+	/* the largest type an instance of which starts a slot of the block */
+	for (size_t k = 0; k < s->srecs.n; k++) {
+		const hblock *b;
+		int32_t *a;
+		if (!instance_of(s, h, k, &x))
+			continue;
+		ds_vec_push(&t->insts, x);
+		b = &h->blocks.v[x.block - 1];
+		a = &t->array[x.block - 1];
+		if (b->size % x.size == 0 && (x.base - b->addr) % x.size == 0 &&
+		    (*a < 0 || s->tidents.v[*a].t->size < x.size))
+			*a = x.tid;
+	}
+	/* then every instance in the block must fit in a slot of it */
+	for (size_t i = 0; i < t->insts.n; i++) {
+		const binst *c = &t->insts.v[i];
+		int32_t *a = &t->array[c->block - 1];
+		uint64_t tsize;
+		if (*a < 0)
+			continue;
+		tsize = s->tidents.v[*a].t->size;
+		if (c->tid == *a ? (c->base - h->blocks.v[c->block - 1].addr) % tsize != 0
+				 : (c->base - h->blocks.v[c->block - 1].addr) % tsize + c->size > tsize)
+			*a = -2;
+	}
+	for (size_t k = 0; k < s->srecs.n; k++) {
+		const ds_srec *r = &s->srecs.v[k];
+		const ds_type *elem;
+		const char *via;
+		int32_t *a;
+		if (!h->rec_block.v[k] || r->dobj < 0 || *(a = &t->array[h->rec_block.v[k] - 1]) < 0 ||
+		    !nameless(&s->dobjs.v[r->dobj], &via) || via || !(elem = element_of(s, r)))
+			continue;
+		if (ds_dobj_in_type(s, *a, (r->ea - h->blocks.v[h->rec_block.v[k] - 1].addr) % s->tidents.v[*a].t->size,
+				    r, elem, NULL, true) < 0)
+			*a = -2;
+	}
+	ds_sort(t->insts.v, t->insts.n, sizeof *t->insts.v, cmp_binst);
+	for (size_t i = 0; i < t->insts.n; i++)
+		if (!n || cmp_binst(&t->insts.v[n - 1], &t->insts.v[i]))
+			t->insts.v[n++] = t->insts.v[i];
+	t->insts.n = n;
+}
+
+/* Instances looked back at from an address: those that start up to this
+ * many before it (nested ones, and the ends of longer ones before them). */
+#define INSTANCES_BACK 16
+
+/* The member of a typed instance that a nameless record's address falls
+ * in (a short std::string's characters, read through its _M_p: the
+ * string's own buffer inside the struct that holds it), -1 when none: in
+ * an array block its element's; else the largest instance's that holds
+ * the address. */
+static int32_t typed_member(ds_session *s, const ds_heap *h, const btyped *t, uint32_t block,
+			    const ds_srec *x, const ds_type *elem, const char *via, uint32_t *off)
+{
+	const hblock *b = &h->blocks.v[block - 1];
+	const binst *c[INSTANCES_BACK];
+	size_t lo = 0, hi = t->insts.n, n = 0;
+	int32_t a = t->array[block - 1], id;
+
+	/* an element no sample placed is only as sure as the access's own
+	 * type says: bytes a string function or unnamed code reached may lie
+	 * among the elements of an arena, or of an array of one */
+	if (a >= 0 && (elem || b->size == s->tidents.v[a].t->size)) {
+		*off = (uint32_t)((x->ea - b->addr) % s->tidents.v[a].t->size);
+		if ((id = ds_dobj_in_type(s, a, *off, x, elem, via, false)) >= 0)
+			return id;
+	}
+	/* the first instance after the address */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const binst *m = &t->insts.v[mid];
+		if (m->block < block || (m->block == block && m->base <= x->ea))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i > 0 && lo - i < INSTANCES_BACK && t->insts.v[i - 1].block == block; i--)
+		if (x->ea - t->insts.v[i - 1].base < t->insts.v[i - 1].size)
+			c[n++] = &t->insts.v[i - 1];
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && c[j]->size > c[j - 1]->size; j--) {
+			const binst *m = c[j];
+			c[j] = c[j - 1];
+			c[j - 1] = m;
+		}
+	for (size_t i = 0; i < n; i++) {
+		*off = (uint32_t)(x->ea - c[i]->base);
+		if ((id = ds_dobj_in_type(s, c[i]->tid, *off, x, elem, via, false)) >= 0)
+			return id;
+	}
+	return -1;
+}
+
 /* Samples of scalars (bytes through a char *, doubles of an array) and of
- * memory no variable names, in a block: the block's data object instead,
- * named by its site and the type of the scalars ("heap: 8 MB block of
- * double from main (m.c:17)"; by the string function that reached it, as
- * "(via memcpy)"), at their offset in it: one object per site and element
- * type or function. */
+ * memory no variable names, in a block: the member they fall in when the
+ * block's other samples type it (type_blocks), else the block's data
+ * object, named by its site and the type of the scalars ("heap: 8 MB
+ * block of double from main (m.c:17)"; by the string function that
+ * reached it, as "(via memcpy)"), at their offset in it: one object per
+ * site and element type or function. */
 static void name_objects(ds_session *s, ds_heap *h)
 {
 	ds_u64map by_site = {0}, elems = {0};
 	ds_buf name = {0}, tn = {0};
+	btyped typed = {0};
 
+	type_blocks(s, h, &typed);
 	for (size_t k = 0; k < s->srecs.n; k++) {
 		ds_srec *x = &s->srecs.v[k];
 		const hblock *b;
 		const ds_type *elem;
 		const char *via;
-		uint32_t id, kind;
+		uint32_t id, kind, off;
+		int32_t member;
 		if (!h->rec_block.v[k] || x->dobj < 0 || !nameless(&s->dobjs.v[x->dobj], &via))
 			continue;
 		b = &h->blocks.v[h->rec_block.v[k] - 1];
 		elem = via ? NULL : element_of(s, x);
+		if ((member = typed_member(s, h, &typed, h->rec_block.v[k], x, elem, via, &off)) >= 0) {
+			x->dobj = member;
+			x->off = off;
+			x->flags = (uint16_t)((x->flags & ~(7u << SR_HOW_SHIFT)) | HOW_HEAP << SR_HOW_SHIFT);
+			continue;
+		}
 		/* what tells the site's objects apart: the string function's
 		 * object, or the element type (numbered as met; 0 none) */
 		if (via) {
@@ -959,6 +1131,8 @@ static void name_objects(ds_session *s, ds_heap *h)
 	}
 	ds_u64map_free(&by_site);
 	ds_u64map_free(&elems);
+	ds_vec_free(&typed.insts);
+	free(typed.array);
 	ds_buf_free(&name);
 	ds_buf_free(&tn);
 }

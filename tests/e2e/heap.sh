@@ -125,6 +125,18 @@ expect_error "--allocsite of no site: said" 1 "no sampled allocation site .* 'no
 	"$DSPROF" report -i hs --view accessmap --allocsite nosuch
 expect_error "--allocsite is for accessmap" 1 "--allocsite applies to --view accessmap" \
 	"$DSPROF" report -i hs --view heap --allocsite make_list
+# bytes read through a char * in a block that samples of its members type
+# (tests/programs/arena.c, 1000 records, 2 rounds, every load): an array of
+# records' tags are the member they fall in; an arena's keys, among its
+# records, stay bytes of the block
+"$DSPROF" record -q -o har --heap --sim -c 1 -e sim:loads -- "$PROGS/arena" 1000 2 >/dev/null 2>har.err
+check_eq "--sim arena: recorded" "$?" 0
+"$DSPROF" report -i har --view dataobjects -f csv >har.csv
+check_eq "--sim arena: the array's tag bytes are struct rec.tag[]" \
+	"$(csv_lookup har.csv name 'struct rec.tag[]' samples:sim:loads)" 16000
+check_eq "--sim arena: the keys are bytes of the arena block, not tags" \
+	"$(csv_lookup har.csv name "heap: 31.2 KB block of char from main (arena.c:$(line_of 'char \*arena = malloc' "$TOP/tests/programs/arena.c"))" samples:sim:loads)" 32000
+check_eq "--sim arena: both blocks' next pointers" "$(csv_lookup har.csv name 'struct rec.next' samples:sim:loads)" 4000
 "$DSPROF" record -q -o hsl --heap --sim -c 1 -e sim:loads -- "$PROGS/heapleak" >/dev/null 2>hsl.err
 "$DSPROF" report -i hsl --view leaks -f csv >hsl.csv
 check_eq "--sim: leaks, keep_names's blocks" "$(csv_lookup hsl.csv name "$NAMES" leaked_blocks)" 10

@@ -10,9 +10,13 @@
 //                of Cage), then Animal.mass
 // by_shared      c.keeper->wage: the std::shared_ptr's pointer, then
 //                Keeper.wage
+// by_label       the characters of t.label, a short std::string: they
+//                live in the string's own buffer (_M_local_buf), inside
+//                the Tag, and are read through its _M_p
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 #include <algorithm>
 
@@ -27,6 +31,11 @@ struct Keeper {
 	long id;
 	long fed;
 	double wage;
+};
+struct Tag {
+	long id;
+	std::string label;
+	double weight;
 };
 struct Cage {
 	std::unique_ptr<Animal> animal;
@@ -74,6 +83,17 @@ __attribute__((noinline)) double by_shared(const std::vector<Cage> &cages, long 
 	return s;
 }
 
+// a short string's characters: in the Tag, not in a block of their own
+__attribute__((noinline)) unsigned long by_label(const std::vector<Tag> &tags, long rounds)
+{
+	unsigned long h = 0;
+	for (long r = 0; r < rounds; r++)
+		for (const Tag &t : tags)
+			for (char c : t.label)
+				h = h * 31 + (unsigned char)c;
+	return h;
+}
+
 } // namespace zoo
 
 int main(int argc, char **argv)
@@ -81,6 +101,7 @@ int main(int argc, char **argv)
 	long rounds = argc > 1 ? atol(argv[1]) : 200;
 	std::vector<zoo::Animal> animals(4096);
 	std::vector<zoo::Cage> cages(4096);
+	std::vector<zoo::Tag> tags(4096);
 	for (size_t i = 0; i < cages.size(); i++) {
 		animals[i].mass = (double)(i % 5);
 		animals[i].legs = (int)(i % 4);
@@ -88,10 +109,12 @@ int main(int argc, char **argv)
 		cages[i].animal->mass = 1;
 		cages[i].keeper = std::make_shared<zoo::Keeper>();
 		cages[i].keeper->wage = 2;
+		tags[i].id = (long)i;
+		tags[i].label = "tag-" + std::to_string(i);
 	}
 	double t = zoo::by_reference(animals, rounds) + zoo::mass_of(animals[3]) +
 		   (double)zoo::by_lambda(animals, rounds) + zoo::by_unique(cages, rounds) +
 		   zoo::by_shared(cages, rounds);
-	printf("%g\n", t);
+	printf("%g %lu\n", t, zoo::by_label(tags, rounds));
 	return 0;
 }
