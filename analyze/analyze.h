@@ -184,6 +184,9 @@ typedef struct ds_table {
 			       * each with the cells of its level; CSV and JSON list only the
 			       * deepest rows, a row per combination of keys, each with the
 			       * cells of the rows above it too */
+	size_t own_cols;      /* the last own_cols columns are a row's own values (memory
+			       * time), as metrics are: a flat row does not take them from
+			       * the rows above */
 	ds_row *rows;
 	size_t nrows;
 	size_t total_rows;    /* before --limit */

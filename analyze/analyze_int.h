@@ -781,6 +781,10 @@ void ds_session_debug_notes(ds_session *s, ds_table *t);
 
 /* ======== layer 5: dimensions (dims.c) ======== */
 
+/* The level a data source says served the access (memlevel's values:
+ * "L1", "local DRAM", "L3 miss"...), NULL when it says none (dims.c). */
+const char *ds_mem_level(uint64_t src);
+
 /* A dimension is one way to tell samples apart: the function, the thread,
  * the field, the cache line...  Its definition (a dim_def, one each in
  * dims.c) says once how a record's value is found, named, put in columns
@@ -878,7 +882,24 @@ void ds_dim_list(ds_buf *b);
 /* The heap's notes (files left out or damaged) as notes of table t. */
 void ds_heap_notes(const ds_session *s, ds_table *t);
 
-/* ======== layer 6: groupings (group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c heapviews.c suggest.c) ======== */
+/* ======== layer 6: groupings (memtime.c group.c filter.c views.c dsviews.c memviews.c sharing.c callviews.c timeline.c layout.c heapviews.c suggest.c) ======== */
+
+/* ---- memory time per row (memtime.c) ----
+ * For each event that counts memory cycles (latency:E, sim:MEM_CYCLES),
+ * two columns a view adds: avg_latency:NAME, the cycles of an access of
+ * the row, and latency_from:NAME, the share of the row's cycles each level
+ * served ("71% local DRAM; 20% L3"). */
+typedef struct memtime memtime;
+/* NULL when no event of the session counts memory cycles. */
+memtime *mt_new(const ds_session *s);
+void mt_free(memtime *m);
+/* The columns (mt_ncols of them: 0 for NULL); their names live with m. */
+size_t mt_ncols(const memtime *m);
+void mt_cols(const memtime *m, ds_col *cols);
+/* Record rec counts for row (any index the view gives its rows). */
+void mt_add(memtime *m, size_t row, size_t rec);
+/* Row's cells, from column first on. */
+void mt_cells(const memtime *m, size_t row, ds_row *out, size_t first);
 
 /* The records the filter keeps, grouped by dimensions keys[0..n): a row
  * per value of the first, nested under each the rows of the second, and so

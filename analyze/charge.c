@@ -74,7 +74,7 @@ void ds_charge_build(ds_session *s, ds_charge *c)
 
 	memset(c, 0, sizeof *c);
 	for (size_t e = 0; e < nev; e++) {
-		precise[e] = ds_attr_precise(&ds_session_event(s, e)->attr);
+		precise[e] = ds_event_precise(ds_session_event(s, e));
 		any_precise |= precise[e];
 		any_imprecise |= !precise[e];
 	}

@@ -1361,7 +1361,7 @@ int ds_dataspace_build(ds_session *s, ds_err *err)
 	s->align_index = ds_hash_new();
 	for (size_t e = 0; e < s->nev; e++) {
 		const struct perf_event_attr *a = &ds_session_event(s, e)->attr;
-		precise[e] = ds_attr_precise(a);
+		precise[e] = ds_event_precise(ds_session_event(s, e));
 		types |= a->sample_type;
 	}
 	/* the optional columns exist (have a capacity) only when some event

@@ -357,7 +357,7 @@ static const char *const lvlnum_names[16] = {
 	[0xb] = "any cache", [0xc] = "LFB", [0xd] = "local DRAM", [0xe] = "PMEM",
 };
 
-static const char *mem_level(uint64_t src)
+const char *ds_mem_level(uint64_t src)
 {
 	unsigned num = (unsigned)(src >> 33) & 0xf, remote = (unsigned)(src >> 37) & 1;
 	uint64_t lvl = (src >> 5) & 0x3fff; /* PERF_MEM_LVL_*, the older encoding */
@@ -368,6 +368,12 @@ static const char *mem_level(uint64_t src)
 		if (remote && (num <= 0x4 || num == 0xb))
 			return "remote cache";
 		return lvlnum_names[num];
+	}
+	/* a miss at a level says only that a level further out served it */
+	if (lvl & 0x04) {
+		if (lvl & 0x08) return "L1 miss";
+		if (lvl & 0x20) return "L2 miss";
+		if (lvl & 0x40) return "L3 miss";
 	}
 	if (lvl & 0x08) return "L1";
 	if (lvl & 0x10) return "LFB";
@@ -387,6 +393,7 @@ static const char *mem_snoop(uint64_t src)
 
 	if (snoop & 0x10) return "HITM";
 	if (snoopx & 0x1) return "forward";
+	if (snoopx & 0x2) return "peer"; /* a line from another core's cache (Arm SPE) */
 	if (snoop & 0x04) return "hit";
 	if (snoop & 0x08) return "miss";
 	if (snoop & 0x02) return "none";
@@ -424,7 +431,7 @@ static const char *mem_op(uint64_t src)
 	return NULL;
 }
 
-static const char *(*const src_field[])(uint64_t) = {mem_level, mem_snoop, mem_tlb, mem_locked, mem_op};
+static const char *(*const src_field[])(uint64_t) = {ds_mem_level, mem_snoop, mem_tlb, mem_locked, mem_op};
 enum { SRC_LEVEL, SRC_SNOOP, SRC_TLB, SRC_LOCKED, SRC_OP };
 
 /* The dimension's field of the record's data source, by name. */

@@ -159,12 +159,29 @@ static void say_cross(const ds_session *s, ds_table *t)
 		s->cross_path);
 }
 
+/* Memory time per row: a record counts for its object's row and, for a
+ * field, its type's (rows[2 * object], rows[2 * object + 1]). */
+static void add_memtime(const ds_session *s, memtime *m, const size_t *rows, tb *b, size_t first)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < s->srecs.n; i++) {
+		const ds_srec *r = &s->srecs.v[i];
+		if (r->dobj < 0 || !ds_srec_kept(s, i))
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (rows[2 * (size_t)r->dobj + (size_t)k] != SIZE_MAX)
+				mt_add(m, rows[2 * (size_t)r->dobj + (size_t)k], i);
+	}
+	for (size_t r = 0; r < b->v.n; r++)
+		mt_cells(m, r, &b->v.v[r], first);
+}
+
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	ds_col cols[DO_NCOLS] = {{"kind", DS_COL_STR, true},
-				 {"type", DS_COL_STR, false},
-				 {"field", DS_COL_STR, false}};
-	size_t ncols = DO_NOMISS, c_use = 0, lines_ev = 0, used_ev = 0;
+	memtime *mt = NULL;
+	ds_col *cols;
+	size_t ncols = DO_NOMISS, c_use = 0, c_mt, lines_ev = 0, used_ev = 0, *rows;
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
 	uint64_t nomem = 0, tool = 0;
 	uint64_t (*cx)[2] = NULL; /* per object: samples with a trigger; of them, at no miss */
@@ -174,13 +191,24 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 
 	if (ds_dataspace_build(s, err))
 		return -1;
+	mt = mt_new(s);
+	cols = ds_xcalloc(DO_NCOLS + mt_ncols(mt), sizeof *cols);
+	cols[DO_KIND] = (ds_col){"kind", DS_COL_STR, true};
+	cols[DO_TYPE] = (ds_col){"type", DS_COL_STR, false};
+	cols[DO_FIELD] = (ds_col){"field", DS_COL_STR, false};
 	if (s->cross_index)
 		cols[ncols++] = (ds_col){"nomiss", DS_COL_PERCENT, true};
 	if (line_use_events(s, &lines_ev, &used_ev)) {
 		c_use = ncols;
 		cols[ncols++] = (ds_col){"line_use", DS_COL_PERCENT, true};
 	}
+	c_mt = ncols;
+	mt_cols(mt, &cols[ncols]);
+	ncols += mt_ncols(mt);
 	tb_init(&b, s, "dataobjects", "data object", cols, ncols, false);
+	rows = ds_xcalloc(2 * s->dobjs.n + 1, sizeof *rows);
+	for (size_t i = 0; i < 2 * s->dobjs.n; i++)
+		rows[i] = SIZE_MAX;
 	if (s->cross_index)
 		cx = cross_counts(s);
 	for (size_t i = 0; i < s->dobjs.n; i++) {
@@ -205,6 +233,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		}
 		add_dobj_metrics(s, &b.v.v[r], i);
 		add_cross(&rcx, r, cx, i);
+		rows[2 * i] = r;
 		if (d->kind == DOBJ_FIELD || (d->kind == DOBJ_VIA && d->tid >= 0)) {
 			/* the type's own row sums its fields, and what string
 			 * functions did to it */
@@ -217,8 +246,10 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 			}
 			add_dobj_metrics(s, &b.v.v[r], i);
 			add_cross(&rcx, r, cx, i);
+			rows[2 * i + 1] = r;
 		}
 	}
+	add_memtime(s, mt, rows, &b, c_mt);
 	for (size_t r = 0; cx && r < b.v.n && 2 * r + 1 < rcx.n; r++)
 		if (rcx.v[2 * r]) {
 			b.v.v[r].cells[DO_NOMISS].d = 100.0 * (double)rcx.v[2 * r + 1] / (double)rcx.v[2 * r];
@@ -228,8 +259,14 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		set_line_use(&b.v.v[r], c_use, lines_ev, used_ev, ds_l1d_line(s));
 	free(cx);
 	ds_vec_free(&rcx);
+	free(rows);
 	/* sort everything, then regroup, then cut */
-	if ((rc = tb_finish(&b, &all, out, err)))
+	rc = tb_finish(&b, &all, out, err);
+	if (!rc)
+		tb_own_names(*out); /* memory time's column names die with it */
+	mt_free(mt);
+	free(cols);
+	if (rc)
 		return rc;
 	say_cross(s, *out);
 	group_fields(*out);

@@ -49,6 +49,8 @@ typedef struct grouping {
 	bool inclusive, memory;
 	uint64_t *nomem;      /* left out: samples[nev], count[nev] */
 	uint64_t tool;        /* of them, the heap tracker's samples */
+	memtime *mt;          /* memory time per node, when an event counts it */
+	size_t mt_first;      /* its columns' first */
 } grouping;
 
 static uint32_t node_of(grouping *g, uint32_t parent, uint32_t id, uint32_t level)
@@ -190,6 +192,7 @@ static void count(grouping *g)
 			}
 			parent = path[k];
 			add(&g->m.v[(size_t)path[k] * 2 * g->nev], g->nev, r->ev, 1, r->period);
+			mt_add(g->mt, path[k], i);
 		}
 		if (g->inclusive) {
 			ds_vec_push(&chain, r->chain);
@@ -290,6 +293,7 @@ static void fill_row(grouping *g, ds_row *r, uint32_t n, const size_t *first, bo
 			free(tmp.cells);
 		}
 	}
+	mt_cells(g->mt, n, r, g->mt_first);
 	r->depth = g->nodes.v[n].level;
 	memcpy(r->samples, m, g->nev * sizeof *m);
 	memcpy(r->count, m + g->nev, g->nev * sizeof *m);
@@ -351,6 +355,10 @@ static void make_cols(grouping *g, bool value_cols, col_vec *cols, size_t *first
 			ds_vec_push(cols, col);
 		}
 	}
+	g->mt_first = cols->n;
+	for (size_t i = 0; i < mt_ncols(g->mt); i++)
+		ds_vec_push(cols, (ds_col){0});
+	mt_cols(g->mt, &cols->v[g->mt_first]);
 }
 
 void ds_say_nomem(ds_table *t, uint64_t n, uint64_t tool)
@@ -393,6 +401,7 @@ static void grouping_free(grouping *g)
 	ds_vec_free(&g->top);
 	ds_u64map_free(&g->child);
 	free(g->nomem);
+	mt_free(g->mt);
 }
 
 int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts *go,
@@ -421,6 +430,7 @@ int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts 
 		ds_buf_printf(&label, "%s%s", k ? " > " : "", g.dims[k]->label);
 	}
 	g.inclusive = chains && s->callchains;
+	g.mt = mt_new(s);
 	count(&g);
 	if (go->every_value && n == 1 && g.dims[0]->def->values && !s->keep.n) { /* a filter keeps sampled ones */
 		g.dims[0]->def->values(g.dims[0]);
@@ -430,6 +440,7 @@ int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts 
 	make_cols(&g, value_cols, &cols, first, &colnames);
 	tb_init(&b, s, go->view, go->label ? go->label : ds_buf_str(&label), cols.v, cols.n, g.inclusive);
 	b.t->flat = n > 1;
+	b.t->own_cols = mt_ncols(g.mt);
 	for (size_t e = 0; e < g.nev; e++) {
 		b.t->events[e].samples -= g.nomem[e];
 		b.t->events[e].count -= g.nomem[g.nev + e];

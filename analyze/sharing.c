@@ -266,7 +266,10 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	w = weight_of(h, x->ev, 1, x->period);
 	io[IO_LOADS] += x->flags & SR_LOAD ? w : 0;
 	io[IO_STORES] += x->flags & SR_STORE ? w : 0;
-	if (ds_srec_data_src(s, i, &src) && ((src >> PERF_MEM_SNOOP_SHIFT) & PERF_MEM_SNOOP_HITM))
+	/* another core's modified line; Arm SPE says only that the line came
+	 * from another core's cache (a peer), as perf c2c counts it there */
+	if (ds_srec_data_src(s, i, &src) && (((src >> PERF_MEM_SNOOP_SHIFT) & PERF_MEM_SNOOP_HITM) ||
+					     ((src >> PERF_MEM_SNOOPX_SHIFT) & PERF_MEM_SNOOPX_PEER)))
 		io[IO_HITM] += w;
 	a->imprecise += ds_srec_own(s, x) && !(x->flags & SR_PRECISE);
 	/* precise events sample the stores themselves */

@@ -19,7 +19,7 @@ void tb_init(tb *b, ds_session *s, const char *view, const char *name_label,
 		t->events[e].name = ds_xstrdup(ev->name);
 		t->events[e].period = ev->attr.freq ? 0 : ev->attr.sample_period;
 		t->events[e].freq = ev->attr.freq ? ev->attr.sample_freq : 0;
-		t->events[e].precise = ds_attr_precise(&ev->attr);
+		t->events[e].precise = ds_event_precise(ev);
 		t->events[e].time_ns = ds_attr_counts_time(&ev->attr);
 		t->events[e].derived = e >= s->npev;
 		t->events[e].samples = s->ev_samples[e];
@@ -163,7 +163,7 @@ ds_table *tb_flatten(const ds_table *t)
 			ds_buf_free(&name);
 			name = part;
 			for (size_t c = 0; c < t->ncols; c++)
-				if (!y->cells[c].set && t->rows[p].cells[c].set) {
+				if (!y->cells[c].set && t->rows[p].cells[c].set && (p == r || c + t->own_cols < t->ncols)) {
 					y->cells[c] = t->rows[p].cells[c];
 					y->cells[c].s = t->rows[p].cells[c].s ? ds_xstrdup(t->rows[p].cells[c].s) : NULL;
 				}

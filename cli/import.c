@@ -12,7 +12,8 @@ static const char import_usage[] =
 	"usage: dsprof import PERF.DATA [-o DIR]\n"
 	"\n"
 	"Makes an experiment directory (default dsprof.data) out of a perf.data recorded by\n"
-	"'perf record', 'perf mem record' or 'perf c2c record'.  The file is copied unchanged.\n"
+	"'perf record', 'perf mem record' or 'perf c2c record'.  The file is copied unchanged,\n"
+	"but for an Arm SPE recording, whose loads and stores become samples of its event.\n"
 	"\n"
 	"  -o, --output DIR   experiment directory (default dsprof.data)\n";
 
@@ -117,6 +118,40 @@ static void print_damage(const ds_perfdata *pd)
 	free(notes);
 }
 
+/* An SPE recording's samples are those the rewrite made: count them in
+ * it, from zero. */
+static int reread(ds_perfdata **pd, const char *path, ds_meta *m, ds_hash *kips, ds_err *err)
+{
+	ds_perfdata_close(*pd);
+	*pd = NULL;
+	m->samples = m->lost = m->lost_samples = m->throttled = m->start_ns = m->end_ns = 0;
+	return ds_perfdata_open(path, pd, err) || scan(*pd, m, kips, err) < 0 ? -1 : 0;
+}
+
+/* What decoding SPE's records made of them. */
+static void say_spe(const ds_spe_stats *st)
+{
+	char *msg = ds_xasprintf("Arm SPE: %llu records decoded: %llu loads and %llu stores are samples; "
+				 "%llu other operations (branches, arithmetic) are left out",
+				 (unsigned long long)st->records, (unsigned long long)st->loads,
+				 (unsigned long long)st->stores, (unsigned long long)st->others);
+	cli_note(msg);
+	free(msg);
+	if (st->unattributed) {
+		msg = ds_xasprintf("Arm SPE: %llu loads and stores name no thread (no context packet, a buffer per "
+				   "CPU and no context switches recorded: perf record --switch-events) and are left out",
+				   (unsigned long long)st->unattributed);
+		cli_note(msg);
+		free(msg);
+	}
+	if (st->bad_bytes) {
+		msg = ds_xasprintf("Arm SPE: %llu bytes of the AUX data were no packet or a record cut short, "
+				   "and were skipped", (unsigned long long)st->bad_bytes);
+		cli_note(msg);
+		free(msg);
+	}
+}
+
 int cmd_import(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -132,6 +167,8 @@ int cmd_import(int argc, char **argv)
 	char *dst = NULL, *metapath = NULL;
 	int c, status = 0;
 	ds_expdir_prev prev;
+	ds_spe_stats st;
+	int spe;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", lopts, NULL)) != -1) {
@@ -161,7 +198,17 @@ int cmd_import(int argc, char **argv)
 		goto out;
 	}
 	cli_say_moved(&prev);
-	if (cli_copy_file(src, dst, &err) || ds_meta_write(&m, metapath, &err)) {
+	if ((spe = ds_spe_import(pd, dst, &st, &err)) < 0) {
+		status = cli_fail(&err);
+		cli_discard(outdir, &prev);
+		goto out;
+	}
+	if (spe && reread(&pd, dst, &m, kips, &err)) {
+		status = cli_fail(&err);
+		cli_discard(outdir, &prev);
+		goto out;
+	}
+	if ((!spe && cli_copy_file(src, dst, &err)) || ds_meta_write(&m, metapath, &err)) {
 		status = cli_fail(&err);
 		cli_discard(outdir, &prev);
 		goto out;
@@ -172,6 +219,8 @@ int cmd_import(int argc, char **argv)
 		goto out;
 	}
 	print_damage(pd);
+	if (spe)
+		say_spe(&st);
 	fprintf(stderr, "[ dsprof import: %llu samples of %zu event%s from '",
 		(unsigned long long)m.samples, m.nevents, m.nevents == 1 ? "" : "s");
 	cli_puts_safe(stderr, src);

@@ -253,7 +253,7 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 		m.events[i].name = ds_xstrdup(o->events[i].name);
 		m.events[i].period = res->event_period[i];
 		m.events[i].freq = res->event_freq[i];
-		m.events[i].precise = ds_attr_precise(&o->events[i].attr);
+		m.events[i].precise = ds_event_precise(&(ds_event){.name = o->events[i].name, .attr = o->events[i].attr});
 		m.events[i].source = ds_xstrdup(sim ? "sim" : ds_ev_source_name(o->events[i].source));
 	}
 	m.callchains = o->callgraph != DS_CG_NONE;

@@ -299,7 +299,7 @@ static const char *parent_of(const ds_table *t, const tree_out *o, size_t r)
 static const ds_cell *out_cell(const ds_table *t, const tree_out *o, size_t r, size_t c)
 {
 	size_t p = r;
-	while (t->flat && p != SIZE_MAX && !t->rows[p].cells[c].set)
+	while (t->flat && c + t->own_cols < t->ncols && p != SIZE_MAX && !t->rows[p].cells[c].set)
 		p = o->parent[p];
 	return p != SIZE_MAX ? &t->rows[p].cells[c] : &t->rows[r].cells[c];
 }

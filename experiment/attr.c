@@ -126,6 +126,25 @@ bool ds_attr_precise(const struct perf_event_attr *a)
 	return a->precise_ip && a->type != PERF_TYPE_TRACEPOINT && a->type != PERF_TYPE_BREAKPOINT;
 }
 
+/* Whether a name starts with a PMU's, or names it after a derived
+ * event's prefix ("latency:ibs_op//"). */
+static bool names_pmu(const char *name, const char *pmu)
+{
+	size_t n = strlen(pmu);
+	for (const char *p = name; p; p = strchr(p, ':'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, pmu, n))
+			return true;
+	return false;
+}
+
+bool ds_event_precise(const ds_event *e)
+{
+	/* AMD IBS op and Arm SPE sample the operation itself, its own address,
+	 * whatever precise_ip says (perf opens ibs_op// without it) */
+	return ds_attr_precise(&e->attr) ||
+	       (e->name && (names_pmu(e->name, "ibs_op") || names_pmu(e->name, "arm_spe")));
+}
+
 bool ds_attr_counts_time(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_SOFTWARE &&

@@ -51,6 +51,10 @@ char *ds_attr_perf_name(const struct perf_event_attr *attr);
 /* Whether samples of this attr carry the exact trigger IP (precise_ip, or an
  * event whose IP is by nature the trigger: page faults). */
 bool ds_attr_precise(const struct perf_event_attr *attr);
+/* Whether an event's samples name the instruction that made the access:
+ * its attr's (ds_attr_precise), or its PMU samples operations (AMD IBS
+ * op, Arm SPE: by the event's name, as perf.data gives no other sign). */
+bool ds_event_precise(const ds_event *e);
 /* Whether the event counts nanoseconds (cpu-clock, task-clock). */
 bool ds_attr_counts_time(const struct perf_event_attr *attr);
 
@@ -119,6 +123,53 @@ size_t ds_sample_id_size(const struct perf_event_attr *attr);
 /* Append a sample_id trailer with the given fields to a synthesized record. */
 void ds_sample_id_append(ds_buf *rec, const struct perf_event_attr *attr, uint32_t pid,
 			 uint32_t tid, uint64_t time, uint64_t id, uint32_t cpu);
+
+/* ---- Arm SPE (spe.c) ----
+ * perf's recordings of an arm_spe PMU (perf mem record on Arm) keep SPE's
+ * packets in AUXTRACE records.  Decoding turns each sampled operation's
+ * packets into one op; importing, each load and store into a sample. */
+
+enum ds_spe_kind { DS_SPE_NONE, DS_SPE_LOAD, DS_SPE_STORE, DS_SPE_BRANCH, DS_SPE_OTHER };
+
+typedef struct ds_spe_op {
+	enum ds_spe_kind kind;
+	uint64_t pc, va, pa, ts;
+	uint32_t context;   /* the CONTEXTIDR: the thread, when the kernel puts it there */
+	uint32_t events;    /* the events packet: bit 2 L1D access, 3 L1D refill, 4 TLB
+			     * access, 5 TLB walk, 8 LLC access, 9 LLC miss, 10 remote */
+	uint32_t latency;   /* total latency, cycles */
+	uint16_t source;    /* the data source packet (its encoding depends on the CPU) */
+	bool has_va, has_pa, has_ts, has_context;
+	bool kernel;        /* the PC was at EL1 or EL2 */
+} ds_spe_op;
+
+typedef void (*ds_spe_fn)(const ds_spe_op *op, void *ctx);
+/* Call fn for each whole record in p[0..n); returns the bytes they took:
+ * the rest begins a record that ends in the next chunk.  Bytes that are
+ * no packet are skipped and counted in *bad. */
+size_t ds_spe_decode(const uint8_t *p, size_t n, ds_spe_fn fn, void *ctx, uint64_t *bad);
+/* The op's perf_mem_data_src, as perf synthesizes it: from the data
+ * source packet on CPUs whose encoding perf knows (Neoverse N1, N2, V1,
+ * by the MIDR), else from the events. */
+uint64_t ds_spe_data_src(const ds_spe_op *op, uint64_t midr);
+
+typedef struct ds_spe_stats {
+	bool found;            /* the file holds SPE records */
+	uint64_t records;      /* SPE records decoded */
+	uint64_t loads, stores;  /* of them, made samples */
+	uint64_t others;       /* branches and other operations: no memory access, left out */
+	uint64_t unattributed; /* loads and stores no thread id, buffer or context switch names */
+	uint64_t bad_bytes;    /* bytes that were no packet, or a record cut short */
+} ds_spe_stats;
+
+struct ds_perfdata;
+/* When pd holds Arm SPE records: write `out`, pd with each load and store
+ * as a sample of the SPE event (IP, ADDR, PHYS_ADDR, DATA_SRC, WEIGHT =
+ * total latency, PERIOD = its interval; the thread from the context
+ * packet, else the buffer's, else the CPU's context switches) in place of
+ * the AUXTRACE records, and return 1; 0 when it holds none (nothing is
+ * written); -1 on error. */
+int ds_spe_import(struct ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *err);
 
 /* ---- perf.data reader ---- */
 

@@ -44,7 +44,7 @@ void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backen
 		m->events[i].name = ds_xstrdup(e->name);
 		m->events[i].period = e->attr.freq ? 0 : e->attr.sample_period;
 		m->events[i].freq = e->attr.freq ? e->attr.sample_freq : 0;
-		m->events[i].precise = ds_attr_precise(&e->attr);
+		m->events[i].precise = ds_event_precise(e);
 		m->events[i].source = ds_xstrdup("perf.data");
 		m->callchains |= (e->attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
 		m->inherit |= e->attr.inherit;

@@ -11,7 +11,8 @@
  *   AMD Zen, IBS: the ibs_op PMU tags every kind of op; a load or a store
  *   is told by the data source the kernel decodes from the op's registers.
  *   Arm, SPE: an arm_spe PMU writes its records into an AUX area, which
- *   dsprof does not decode: said so, with what to use instead.
+ *   dsprof does not map while recording: said so, with what to use
+ *   instead (perf records it; dsprof import decodes its records).
  */
 #include "sampler/sampler.h"
 #include "sampler/events_int.h"
@@ -82,9 +83,9 @@ int ds_mem_plan_at(const char *devroot, bool loads, bool stores, unsigned ldlat,
 	}
 	if (find_spe(devroot, spe, sizeof spe))
 		return ds_err_set(err, DS_EENV,
-				  "--mem: this CPU has Arm SPE (%s), whose records come in an AUX area dsprof "
-				  "does not decode; record with 'perf mem record' and open its perf.data with "
-				  "dsprof report -i, or use --sim --mem", spe);
+				  "--mem: this CPU has Arm SPE (%s), whose AUX area dsprof does not record; "
+				  "record with 'perf mem record', then 'dsprof import perf.data' (which decodes "
+				  "its records), or use --sim --mem", spe);
 	return ds_err_set(err, DS_EENV,
 			  "--mem needs precise memory sampling (Intel PEBS mem-loads, AMD IBS op or Arm "
 			  "SPE) and this machine has none in %s; use --sim --mem for simulated memory "

@@ -56,8 +56,9 @@ bool ds_ev_is_hardware(const ds_evspec *e);
  * on this CPU (perf-style names for ds_event_resolve, owned) and the
  * mechanism they use, picked from the PMUs the kernel lists: Intel PEBS
  * mem-loads (threshold ldlat cycles) and mem-stores, AMD IBS op.  Without
- * any (or with Arm SPE, which dsprof does not decode), DS_EENV naming what
- * is missing and what to use instead. */
+ * any (or with Arm SPE, whose AUX area dsprof does not record: perf does,
+ * and dsprof import decodes it), DS_EENV naming what is missing and what
+ * to use instead. */
 typedef struct ds_mem_plan {
 	const char *mechanism;
 	char *events[6];

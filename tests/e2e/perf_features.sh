@@ -1,8 +1,9 @@
 # perf.data features this machine cannot record (no PMU, no tracefs),
 # written with the kernel's and perf's layouts by tests/tools/mkperf.c:
-# perf mem's data sources on kernel addresses, AMD IBS op samples, a fixed
-# period with WEIGHT_STRUCT, HEADER_CACHE, a pipe's TRACING_DATA.  perf reads the first
-# four; its counts are the reference where it does.
+# perf mem's data sources on kernel addresses, AMD IBS op samples, Arm SPE
+# packets in AUXTRACE records, a fixed period with WEIGHT_STRUCT,
+# HEADER_CACHE, a pipe's TRACING_DATA.  perf reads the mem, period and
+# cache files; its counts are the reference where it does.
 . "$TOP/tests/lib.sh"
 
 if ! command -v perf >/dev/null; then
@@ -32,7 +33,7 @@ check_eq "perf mem: user samples per module as perf counts them" \
 # the kernel one
 "$DSPROF" report -i mem --by memlevel,op,latency -f csv 2>/dev/null >src.csv
 check_eq "perf mem: --by memlevel,op,latency" \
-	"$(awk -F, 'NR > 1 { print $2 "/" $3 "/" $4 "=" $5 }' src.csv | tr '\n' ' ')" "L1/load/32-127=300 L1/load/8-31=200 "
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "/" $4 "=" $7 }' src.csv | tr '\n' ' ')" "L1/load/32-127=300 L1/load/8-31=200 "
 # memory time: the weighted event's latency:NAME counts period x weight, so
 # the user line holds 60% of the samples and 75% of the cycles
 check_eq "perf mem: the latency event, by line" \
@@ -56,7 +57,7 @@ check_eq "--line-size: line_from property" "$("$TOOLS/dsjq" .properties.line_fro
 # WEIGHT_STRUCT's first 32 bits are the latency (120); no DATA_SRC
 "$DSPROF" report -i period --by memlevel,latency -f csv 2>/dev/null >plat.csv
 check_eq "WEIGHT_STRUCT: the latency bucket, and no data source" \
-	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 }' plat.csv)" "<no data source>/32-127=400"
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $6 }' plat.csv)" "<no data source>/32-127=400"
 "$DSPROF" report -i period -v summary -f csv >period.csv 2>/dev/null
 check_eq "fixed period: the event count is samples x 10009" \
 	"$(csv_lookup period.csv name cycles count:cycles)" $((400 * 10009))
@@ -71,10 +72,10 @@ check_eq "fixed period: each sample's period" "$(csv_col psamples.csv period | s
 "$DSPROF" import ibs.data -o ibs 2>/dev/null
 "$DSPROF" report -i ibs --by memlevel,op -f csv 2>/dev/null >ibs-src.csv
 check_eq "IBS: --by memlevel,op, with each one's memory cycles" \
-	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 "/" $7 }' ibs-src.csv | tr -d '\r' | tr '\n' ' ')" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $6 "/" $9 }' ibs-src.csv | tr -d '\r' | tr '\n' ' ')" \
 	"local DRAM/load=100/$((100 * 100000 * 300)) remote DRAM/load=60/$((60 * 100000 * 500)) L1/store=40/0 remote cache/load=40/$((40 * 100000 * 150)) "
 "$DSPROF" report -i ibs --by snoop,tlb -f csv 2>/dev/null >ibs-snoop.csv
-check_eq "IBS: --by snoop,tlb" "$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $4 }' ibs-snoop.csv | tr -d '\r' | tr '\n' ' ')" \
+check_eq "IBS: --by snoop,tlb" "$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $6 }' ibs-snoop.csv | tr -d '\r' | tr '\n' ' ')" \
 	"none/L1 hit=140 none/walk=60 HITM/L1 hit=40 "
 "$DSPROF" report -i ibs -v sharing -f csv 2>/dev/null >ibs-sh.csv
 check_eq "IBS: the line two threads write is false sharing, its HITMs from the data source" \
@@ -83,6 +84,95 @@ check_eq "IBS: the line two threads write is false sharing, its HITMs from the d
 "$DSPROF" report -i ibs -v hotlines -f json 2>/dev/null >ibs-hl.json
 check_eq "IBS: the latency event's copies are no samples of their own (hotlines' samples_with_address)" \
 	"$("$TOOLS/dsjq" .properties.samples_with_address ibs-hl.json)" 240
+
+# ---- Arm SPE: packets in AUXTRACE records (a CPU's buffer in two chunks,
+# cut inside a record), recorded on a Neoverse N1 (MIDR 0x410fd0c0), whose
+# data source packets perf decodes; loads and stores become samples
+"$TOOLS/mkperf" spe spe.data 0x00000000410fd0c0
+"$DSPROF" import spe.data -o spe 2>spe.err
+check_eq "SPE: imported" "$?" 0
+check_contains "SPE: what the records were" spe.err \
+	"note: Arm SPE: 260 records decoded: 200 loads and 40 stores are samples; 20 other operations"
+check_eq "SPE: no bytes skipped" "$(grep -c 'bytes of the AUX data' spe.err)" 0
+check_eq "SPE: the samples" "$("$TOOLS/dsjq" .samples spe/meta.json)" 240
+check_eq "SPE: its event samples the operation itself (precise)" "$("$TOOLS/dsjq" '.events[0].precise' spe/meta.json)" true
+"$DSPROF" report -i spe --by memlevel,op -f csv 2>/dev/null >spe-src.csv
+check_eq "SPE: --by memlevel,op, with each one's memory cycles (total latency x period 1024)" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $6 "/" $9 }' spe-src.csv | tr -d '\r' | tr '\n' ' ')" \
+	"local DRAM/load=100/$((100 * 1024 * 300)) remote cache/load=60/$((60 * 1024 * 500)) <unknown>/store=40/0 L2/load=40/$((40 * 1024 * 150)) "
+"$DSPROF" report -i spe --by snoop,tlb -f csv 2>/dev/null >spe-snoop.csv
+check_eq "SPE: --by snoop,tlb (a line from another core's cache is a peer snoop)" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $6 }' spe-snoop.csv | tr -d '\r' | tr '\n' ' ')" \
+	"none/hit=100 peer/walk=60 peer/hit=40 <unknown>/hit=40 "
+"$DSPROF" report -i spe -v sharing -f csv 2>/dev/null >spe-sh.csv
+check_eq "SPE: the line two threads write is false sharing, its peer loads as HITMs" \
+	"$(awk -F, 'NR > 1 && $3 == "line" { print $5 "/" $6 "/" $11 }' spe-sh.csv | tr -d '\r')" \
+	"false-sharing/2/$((40 * 1024))"
+check_eq "SPE: the second thread, named by context packets and its COMM" \
+	"$(awk -F, '$3 == "thread" { print $7 "=" $8 }' spe-sh.csv | tr '\n' ' ')" "42=? 43=worker "
+# another CPU (a Cortex-A76, MIDR 0x410fd0b0): levels from the events
+"$TOOLS/mkperf" spe spe-a76.data 0x00000000410fd0b0
+"$DSPROF" import spe-a76.data -o spe-a76 2>/dev/null
+"$DSPROF" report -i spe-a76 --by memlevel,op -f csv 2>/dev/null >spe-a76.csv
+check_eq "SPE without a data source encoding: the level that missed" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $6 }' spe-a76.csv | tr -d '\r' | tr '\n' ' ')" \
+	"L3 miss/load=160 L1/store=40 L1 miss/load=40 "
+
+# ---- precise memory samples down to struct fields: PEBS, IBS and SPE
+# records at two loads of a real program (tests/programs/heapobj.c's walk:
+# item->key and item->next, found by a simulated run), each format's
+# levels and latencies under the field
+"$DSPROF" record -q --sim -c 1 -e sim:loads -o hw -- "$PROGS/heapobj" 1000 1 >/dev/null 2>&1
+load_of() { # FIELD: the address of walk's load of it
+	"$DSPROF" report -i hw -v pcs -f csv --filter "FUNC == \"walk\" && FIELD == \"$1\"" 2>/dev/null |
+		awk -F, 'NR == 2 { print $2 }'
+}
+key=$(load_of 'struct item.key')
+next=$(load_of 'struct item.next')
+check "heapobj's walk: the loads of key and next" test -n "$key" -a -n "$next"
+"$TOOLS/mkperf" mem fmem.data "$PROGS/heapobj" "$key" "$next"
+"$TOOLS/mkperf" ibs fibs.data "$PROGS/heapobj" "$key" "$next"
+"$TOOLS/mkperf" spe fspe.data 0x00000000410fd0c0 "$PROGS/heapobj" "$key" "$next"
+for f in fmem fibs fspe; do
+	"$DSPROF" import $f.data -o $f 2>/dev/null
+	"$DSPROF" report -i $f --by memlevel,field -f csv 2>/dev/null >$f.csv
+done
+check_eq "PEBS (DATA_SRC, WEIGHT) at the fields: --by memlevel,field" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $7 "/" $10 }' fmem.csv | tr -d '\r' | tr '\n' ' ')" \
+	"L1/<kernel>=200/$((200 * 2003 * 30)) L1/struct item.key=150/$((150 * 2003 * 90)) L1/struct item.next=150/$((150 * 2003 * 90)) "
+check_eq "IBS op at the fields: --by memlevel,field" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $7 "/" $10 }' fibs.csv | tr -d '\r' | tr '\n' ' ')" \
+	"local DRAM/struct item.key=100/$((100 * 100000 * 300)) remote DRAM/struct item.next=60/$((60 * 100000 * 500)) L1/struct item.next=40/0 remote cache/struct item.key=40/$((40 * 100000 * 150)) "
+check_eq "SPE at the fields: --by memlevel,field" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $3 "=" $7 "/" $10 }' fspe.csv | tr -d '\r' | tr '\n' ' ')" \
+	"local DRAM/struct item.key=100/$((100 * 1024 * 300)) remote cache/struct item.next=60/$((60 * 1024 * 500)) <unknown>/struct item.next=40/0 L2/struct item.key=40/$((40 * 1024 * 150)) "
+"$DSPROF" report -i fibs -v dataobjects -f csv 2>/dev/null >fibs-do.csv
+check_eq "IBS: dataobjects, struct item.key's samples and memory cycles" \
+	"$(csv_lookup fibs-do.csv name 'struct item.key' 'samples:ibs_op//')/$(csv_lookup fibs-do.csv name 'struct item.key' 'count:latency:ibs_op//')" \
+	"140/$((100 * 100000 * 300 + 40 * 100000 * 150))"
+# memory time per row: the average latency of an access that has one (the
+# stores of IBS and SPE have none), and the levels its cycles came from
+check_eq "IBS: dataobjects, struct item.key's average latency (100 x 300 + 40 x 150) / 140" \
+	"$(csv_lookup fibs-do.csv name 'struct item.key' 'avg_latency:ibs_op//')" 257
+check_eq "IBS: dataobjects, where struct item.key's cycles came from" \
+	"$(csv_lookup fibs-do.csv name 'struct item.key' 'latency_from:ibs_op//')" "83% local DRAM; 17% remote cache"
+check_eq "IBS: dataobjects, struct item.next's loads: its stores do not lower the average" \
+	"$(csv_lookup fibs-do.csv name 'struct item.next' 'avg_latency:ibs_op//')" 500
+check_eq "IBS: dataobjects, the type's row over both fields" \
+	"$(csv_lookup fibs-do.csv name 'struct item' 'avg_latency:ibs_op//')/$(csv_lookup fibs-do.csv name 'struct item' 'latency_from:ibs_op//')" \
+	"330/45% local DRAM; 45% remote DRAM; 9% remote cache"
+"$DSPROF" report -i fspe --by field,memlevel -f csv 2>/dev/null >fspe-by.csv
+check_eq "SPE: --by field,memlevel, each row's own memory time (a store row has none)" \
+	"$(awk -F, 'NR > 1 { print $2 "/" $4 "=" $5 "/" $6 }' fspe-by.csv | tr '\n' ' ')" \
+	"struct item.key/local DRAM=300/100% local DRAM struct item.key/L2=150/100% L2 struct item.next/remote cache=500/100% remote cache struct item.next/<unknown>=/ "
+"$DSPROF" report -i fspe -v hotlines -f csv 2>/dev/null >fspe-hl.csv
+check_eq "SPE: hotlines, the DRAM line's data object" \
+	"$(awk -F, '$3 == "line" && $4 == "0x5555cafe0000" { print $6 }' fspe-hl.csv)" 100
+check_eq "SPE: hotlines, the DRAM line's object is struct item.key" \
+	"$(awk -F, '$3 == "object" && $4 == "0x5555cafe0000" { print $1 "=" $6 }' fspe-hl.csv)" "struct item.key=100"
+"$DSPROF" report -i fspe -v sharing -f csv 2>/dev/null >fspe-sh.csv
+check_eq "SPE: sharing, each thread's fields on the line" \
+	"$(awk -F, '$3 == "thread" { print $7 ":" $12 }' fspe-sh.csv | tr '\n' ' ')" "42:key 0-7 (20480) 43:key 32-39 (20480) "
 
 # ---- HEADER_CACHE (pipe mode): the recording's geometry
 "$TOOLS/mkperf" cache cache.data

@@ -108,13 +108,22 @@ check_eq "--sim --mem --machine: its LATENCY_LLC of 50 cycles a step (65536 x 50
 	"$PROGS/sim_chase" 4 >/dev/null 2>&1
 "$DSPROF" report -i mdram --filter 'FUNC == "chase"' --by memlevel -f csv >mdram.csv
 check_eq "--sim --mem, a chase over more than the L3: all its cycles from DRAM, 200 a load" \
-	"$(awk -F, 'NR > 1 { t += $4; if ($2 == "local DRAM") { d += $4; n += $3 } }
+	"$(awk -F, 'NR > 1 { t += $6; if ($2 == "local DRAM") { d += $6; n += $5 } }
 		END { printf "%d%% %.0f", 100 * d / t, d / n }' mdram.csv)" "100% 200"
+check_eq "--sim --mem: the chase's memory time by level; no average without sim:loads" \
+	"$("$DSPROF" report -i mdram --filter 'FUNC == "chase"' --by function -f csv 2>/dev/null |
+		awk -F, '$1 == "chase" { print $5 "/" $6 }')" "/100% local DRAM"
+# with sim:loads recorded, the average latency of a load: cycles over loads
+"$DSPROF" record -q --sim -c 1 -e sim:loads -e sim:MEM_CYCLES --cache L1D=32K:8:64,L2=256K:8:64,L3=512K:16:64 \
+	-o mavg -- "$PROGS/sim_chase" 4 >/dev/null 2>&1
+"$DSPROF" report -i mavg --filter 'FUNC == "chase"' --view dataobjects -f csv >mavg.csv 2>/dev/null
+check_eq "--sim: a chase over DRAM, dataobjects' average latency of a load" \
+	"$(awk -F, 'NR > 1 && $2 == "field" { print $1 "=" $5 "/" $6 }' mavg.csv)" "struct node.next=200/100% local DRAM"
 "$DSPROF" record -q --sim --mem -c 1 --cache L1D=256K:8:64,L2=1M:8:64,L3=2M:16:64 -o ml1 -- \
 	"$PROGS/sim_stride" 10 >/dev/null 2>&1
 "$DSPROF" report -i ml1 --filter 'FUNC == "sweep"' --by memlevel -f csv >ml1.csv
 check_eq "--sim --mem, a loop over an array that fits the L1: its cycles all from the L1" \
-	"$(awk -F, 'NR > 1 { t += $4; if ($2 == "L1") l += $4 } END { printf "%d%%", 100 * l / t }' ml1.csv)" "100%"
+	"$(awk -F, 'NR > 1 { t += $6; if ($2 == "L1") l += $6 } END { printf "%d%%", 100 * l / t }' ml1.csv)" "100%"
 
 # ---- agreement with Cachegrind, line by line ----
 # D1mr + D1mw per line of the program's source file, from cachegrind.out

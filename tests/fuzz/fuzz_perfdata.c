@@ -3,12 +3,41 @@
 #include "experiment/experiment.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile uint64_t sink;
+
+static void spe_op(const ds_spe_op *op, void *ctx)
+{
+	*(uint64_t *)ctx += op->pc + op->va + op->latency + ds_spe_data_src(op, 0x410fd0c0) + ds_spe_data_src(op, 0);
+}
+
+/* Where an Arm SPE recording's samples are written: one file a process,
+ * removed at its exit. */
+static char spe_path[64];
+
+static void spe_remove(void)
+{
+	unlink(spe_path);
+}
+
+static const char *spe_out(void)
+{
+	if (!spe_path[0]) {
+		int fd;
+		snprintf(spe_path, sizeof spe_path, "/tmp/fuzz-spe.XXXXXX");
+		if ((fd = mkstemp(spe_path)) < 0)
+			abort();
+		close(fd);
+		atexit(spe_remove);
+	}
+	return spe_path;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,7 +49,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t *copy = malloc(size / 8 * 8 + 8);
 
 	memcpy(copy, data, size);
+	/* the bytes as SPE packets, and a recording's SPE records as samples */
+	{
+		uint64_t bad = 0;
+		sum += ds_spe_decode(data, size, spe_op, &sum, &bad) + bad;
+	}
 	if (ds_perfdata_open_mem(copy, size, "fuzz", &pd, &err) == 0) {
+		ds_spe_stats st;
+		ds_err e2 = {0};
+		sum += (uint64_t)ds_spe_import(pd, spe_out(), &st, &e2) + st.loads + st.bad_bytes;
+		ds_perfdata_close(pd);
+		pd = NULL;
+		cur = 0;
+		if (ds_perfdata_open_mem(copy, size, "fuzz", &pd, &err) != 0)
+			goto done;
 		while (ds_perfdata_next(pd, &cur, &r, &err) > 0) {
 			/* touch what a consumer touches */
 			if (r.kind == DS_REC_SAMPLE) {
@@ -56,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		ds_perfdata_close(pd);
 	}
+done:
 	free(copy);
 	sink = sum; /* keeps the reads; libFuzzer wants 0 */
 	return 0;

@@ -69,6 +69,7 @@ seed_perfdata() {
 	for k in mem period cache tracing; do
 		"$BUILD/tests/tools/mkperf" $k "$c/mkperf-$k.data"
 	done
+	"$BUILD/tests/tools/mkperf" spe "$c/mkperf-spe.data" 0x00000000410fd0c0
 	# HEADER_BUILD_ID records in a pipe
 	"$BUILD/tests/tools/mkperf" buildid "$c/mkperf-buildid-pipe.data" /opt/mkperf/lib.so \
 		00112233445566778899aabbccddeeff00112233 0x1000 pipe

@@ -18,6 +18,18 @@
  *                       L2) and 250 samples with addresses on one line
  *   mkperf tracing OUT  pipe mode with a TRACING_DATA record (12-byte header,
  *                       then its payload) before 150 samples
+ *   mkperf spe OUT MIDR Arm SPE records in AUXTRACE records, as perf record
+ *                       -e arm_spe_0// writes them (a CPU's buffer, split in
+ *                       two chunks inside a record; TIME_CONV; the thread in
+ *                       context packets), recorded on a CPU with MIDR (hex):
+ *                       100 loads from DRAM (300 cycles), 60 from another
+ *                       socket (500, after a page walk), two threads on one
+ *                       line: 40 loads from the other's core (150) and 40
+ *                       stores; 20 branches
+ *   mem, ibs and spe take OBJECT OFF1 OFF2 after their arguments: the
+ *                       samples' instructions are then at those offsets of
+ *                       OBJECT (mapped at 0x7f0000000000), the first group's
+ *                       at OFF1, the second's at OFF2, and so on in turn
  *   mkperf buildid OUT OBJECT HEX OFFSET [pipe]
  *                       a recording of another machine: OBJECT mapped at
  *                       0x7f0000000000 from its start, 200 samples at OFFSET
@@ -79,9 +91,23 @@ static void map_object(ds_buf *b, const struct perf_event_attr *a, uint64_t id, 
 	fix_size(b, start);
 }
 
+/* The program the samples' instructions are in: PROG, or an OBJECT with
+ * two offsets of instructions in it. */
+static const char *object;
+static uint64_t object_off[2];
+
 static void mmap2(ds_buf *b, const struct perf_event_attr *a, uint64_t id)
 {
-	map_object(b, a, id, PROG, 0x400000, 0x10000);
+	if (object)
+		map_object(b, a, id, object, OBJECT_BASE, (object_off[0] > object_off[1] ? object_off[0] : object_off[1]) + 0x100000);
+	else
+		map_object(b, a, id, PROG, 0x400000, 0x10000);
+}
+
+/* The instruction of the samples of group g (or of PROG's address ip). */
+static uint64_t code_at(int g, uint64_t ip)
+{
+	return object ? OBJECT_BASE + object_off[g % 2] : ip;
 }
 
 /* A sample of thread tid of process PID in the attr's sample_type order,
@@ -126,14 +152,15 @@ static void attr_init(struct perf_event_attr *a, uint64_t sample_type, uint64_t 
 }
 
 static int write_file(const char *out, const char *name, const struct perf_event_attr *a, const ds_buf *recs,
-		      const ds_build_id *ids, size_t nids)
+		      const ds_build_id *ids, size_t nids, const char *cpuid)
 {
 	uint64_t id = 7;
 	ds_event ev = {.name = (char *)name, .attr = *a, .ids = &id, .nids = 1};
 	char *argv[] = {"perf", "record"};
 	ds_pdw_info info = {.hostname = "elsewhere", .osrelease = "6.1.0-mkperf", .version = "6.1",
 			    .arch = "x86_64", .cpudesc = "mkperf", .nr_cpus_online = 1, .nr_cpus_avail = 1,
-			    .argc = 2, .argv = argv, .clockid = -1, .build_ids = ids, .nbuild_ids = nids};
+			    .argc = 2, .argv = argv, .clockid = -1, .build_ids = ids, .nbuild_ids = nids,
+			    .cpuid = cpuid};
 	ds_err err = {0};
 	ds_pdw *w = ds_pdw_create(out, &ev, 1, &err);
 	if (!w || ds_pdw_write(w, recs->p, recs->len, &err) || ds_pdw_finish(w, &info, &err)) {
@@ -158,10 +185,10 @@ static int mem(const char *out)
 	for (int i = 0; i < 500; i++) {
 		bool kernel = i % 5 >= 3;
 		sample(&b, &a, 7, kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
-		       kernel ? KERNEL_IP : 0x401000 + (uint64_t)(i % 7) * 4, t += 1000,
+		       kernel ? KERNEL_IP : code_at(i % 2, 0x401000 + (uint64_t)(i % 7) * 4), t += 1000,
 		       (kernel ? KERNEL_LINE : HEAP_LINE) + (uint64_t)(i % 8) * 8, kernel ? 30 : 90, LOAD_L1);
 	}
-	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b, NULL, 0);
+	rc = write_file(out, "cpu/mem-loads,ldlat=30/P", &a, &b, NULL, 0, NULL);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -187,21 +214,137 @@ static int ibs(const char *out)
 	a.precise_ip = 0;
 	mmap2(&b, &a, 7);
 	for (int i = 0; i < 100; i++) /* local DRAM, 300 cycles */
-		sample_of(&b, &a, 7, PID, PERF_RECORD_MISC_USER, 0x401000, t += 1000, IBS_LINE(0) + i % 8 * 8, 300,
+		sample_of(&b, &a, 7, PID, PERF_RECORD_MISC_USER, code_at(0, 0x401000), t += 1000, IBS_LINE(0) + i % 8 * 8, 300,
 			  SRC(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM, 0, PERF_MEM_SNOOP_NONE, hit));
 	for (int i = 0; i < 60; i++) /* another node's DRAM, 500 cycles, after a page walk */
-		sample_of(&b, &a, 7, PID, PERF_RECORD_MISC_USER, 0x401010, t += 1000, IBS_LINE(1) + i % 8 * 8, 500,
+		sample_of(&b, &a, 7, PID, PERF_RECORD_MISC_USER, code_at(1, 0x401010), t += 1000, IBS_LINE(1) + i % 8 * 8, 500,
 			  SRC(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_RAM, PERF_MEM_REMOTE_REMOTE, PERF_MEM_SNOOP_NONE,
 			      PERF_MEM_TLB_WK | PERF_MEM_TLB_HIT));
 	for (int i = 0; i < 40; i++) { /* two threads on one line: another CCX's modified copy */
 		uint32_t tid = PID + (uint32_t)(i % 2);
-		sample_of(&b, &a, 7, tid, PERF_RECORD_MISC_USER, 0x401020, t += 1000, IBS_LINE(2) + (tid - PID) * 32,
+		sample_of(&b, &a, 7, tid, PERF_RECORD_MISC_USER, code_at(2, 0x401020), t += 1000, IBS_LINE(2) + (tid - PID) * 32,
 			  150, SRC(PERF_MEM_OP_LOAD, PERF_MEM_LVLNUM_ANY_CACHE, PERF_MEM_REMOTE_REMOTE,
 				   PERF_MEM_SNOOP_HITM, hit));
-		sample_of(&b, &a, 7, tid, PERF_RECORD_MISC_USER, 0x401030, t += 1000, IBS_LINE(2) + (tid - PID) * 32,
+		sample_of(&b, &a, 7, tid, PERF_RECORD_MISC_USER, code_at(3, 0x401030), t += 1000, IBS_LINE(2) + (tid - PID) * 32,
 			  0, SRC(PERF_MEM_OP_STORE, PERF_MEM_LVLNUM_L1, 0, PERF_MEM_SNOOP_NONE, hit));
 	}
-	rc = write_file(out, "ibs_op//", &a, &b, NULL, 0);
+	rc = write_file(out, "ibs_op//", &a, &b, NULL, 0, NULL);
+	ds_buf_free(&b);
+	return rc;
+}
+
+/* ---- Arm SPE ---- */
+
+/* an SPE packet: a header byte (or two), then a little-endian payload */
+static void spe_packet(ds_buf *b, unsigned h, uint64_t v, unsigned len)
+{
+	uint8_t c = (uint8_t)h;
+	ds_buf_append(b, &c, 1);
+	ds_buf_append(b, &v, len);
+}
+
+enum { SPE_LOAD, SPE_STORE, SPE_BRANCH };
+
+/* One SPE record: PC (EL0, non-secure), the operation, its events, the
+ * data source, the thread, the data address and the total latency (in
+ * the extended header form when ext), ended by the timestamp. */
+static void spe_record(ds_buf *b, uint64_t pc, int op, unsigned events, unsigned source, uint32_t tid,
+		       uint64_t va, unsigned latency, bool ext, uint64_t ts)
+{
+	spe_packet(b, 0xb0, pc | 1ull << 63, 8);
+	spe_packet(b, op == SPE_BRANCH ? 0x4a : 0x49, op == SPE_STORE, 1);
+	spe_packet(b, 0x52, events, 2);
+	if (op == SPE_LOAD)
+		spe_packet(b, 0x53, source, 2);
+	spe_packet(b, 0x65, tid, 4);
+	if (op != SPE_BRANCH) {
+		spe_packet(b, 0xb2, va, 8);
+		spe_packet(b, 0xb3, va - 0x5555c0000000ull, 8);
+	}
+	if (ext) {
+		uint8_t x = 0x20;
+		ds_buf_append(b, &x, 1);
+	}
+	spe_packet(b, 0x98, latency, 2);
+	spe_packet(b, 0x71, ts, 8);
+}
+
+/* The events of a load that missed the L1 and the LLC, and a remote one */
+#define SPE_EV_DRAM (1u << 1 | 1u << 2 | 1u << 3 | 1u << 4 | 1u << 8 | 1u << 9)
+#define SPE_EV_REMOTE (SPE_EV_DRAM | 1u << 5 | 1u << 10)
+#define SPE_EV_L1 (1u << 1 | 1u << 2 | 1u << 4)
+
+static void auxtrace(ds_buf *b, const void *data, uint64_t size, uint64_t offset)
+{
+	size_t start = b->len;
+	uint32_t idx_tid_cpu[4] = {0, UINT32_MAX, 0, 0};
+	header(b, 71 /* AUXTRACE */, 0);
+	u64(b, size);
+	u64(b, offset);
+	u64(b, 0x1234);
+	ds_buf_append(b, idx_tid_cpu, 16);
+	fix_size(b, start);
+	ds_buf_append(b, data, size);
+}
+
+static int spe(const char *out, const char *midr)
+{
+	struct perf_event_attr a;
+	ds_buf b = {0}, aux = {0};
+	uint64_t ts = 1000, conv[6] = {0, 1, 0, 0, 0, 0}, info[4] = {4 /* ARM_SPE */, 8, 1};
+	uint64_t id = 7, cut;
+	size_t start;
+	int rc;
+
+	attr_init(&a, 0, 1024);
+	a.type = 8; /* the arm_spe_0 PMU's dynamic type */
+	a.config = 0;
+	a.precise_ip = 0;
+	mmap2(&b, &a, id);
+	/* the second thread, which only context packets name */
+	start = b.len;
+	header(&b, PERF_RECORD_COMM, 0);
+	{
+		uint32_t pt[2] = {PID, PID + 1};
+		char comm[8] = "worker";
+		ds_buf_append(&b, pt, 8);
+		ds_buf_append(&b, comm, 8);
+	}
+	ds_sample_id_append(&b, &a, PID, PID + 1, 1, id, 0);
+	fix_size(&b, start);
+	/* TIME_CONV: shift 0, mult 1, zero 0: a timestamp is its nanosecond */
+	start = b.len;
+	header(&b, 79, 0);
+	ds_buf_append(&b, conv, sizeof conv);
+	fix_size(&b, start);
+	/* AUXTRACE_INFO: the type, then version 1's PMU type and per-CPU flag */
+	start = b.len;
+	header(&b, 70, 0);
+	ds_buf_append(&b, info, 24);
+	fix_size(&b, start);
+	for (int i = 0; i < 100; i++)
+		spe_record(&aux, code_at(0, 0x401000), SPE_LOAD, SPE_EV_DRAM, 0xe, PID, IBS_LINE(0) + i % 8 * 8, 300,
+			   i % 2, ts += 1000);
+	/* two chunks of the buffer, the cut a few bytes into the 101st record */
+	cut = (aux.len + 5 + 7) / 8 * 8;
+	for (int i = 0; i < 60; i++)
+		spe_record(&aux, code_at(1, 0x401010), SPE_LOAD, SPE_EV_REMOTE, 0xd, PID, IBS_LINE(1) + i % 8 * 8, 500,
+			   false, ts += 1000);
+	for (int i = 0; i < 40; i++) {
+		uint32_t tid = PID + (uint32_t)(i % 2);
+		spe_record(&aux, code_at(2, 0x401020), SPE_LOAD, SPE_EV_L1 | 1u << 3, 0x9, tid,
+			   IBS_LINE(2) + (tid - PID) * 32, 150, false, ts += 1000);
+		spe_record(&aux, code_at(3, 0x401030), SPE_STORE, SPE_EV_L1, 0, tid, IBS_LINE(2) + (tid - PID) * 32, 0,
+			   false, ts += 1000);
+	}
+	for (int i = 0; i < 20; i++)
+		spe_record(&aux, code_at(0, 0x401040), SPE_BRANCH, 1u << 1, 0, PID, 0, 2, false, ts += 1000);
+	while (aux.len % 8) /* padding packets, to the 8 bytes records keep */
+		spe_packet(&aux, 0x00, 0, 0);
+	auxtrace(&b, aux.p, cut, 0);
+	auxtrace(&b, aux.p + cut, aux.len - cut, cut);
+	rc = write_file(out, "arm_spe_0//", &a, &b, NULL, 0, midr);
+	ds_buf_free(&aux);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -218,7 +361,7 @@ static int period(const char *out)
 	for (int i = 0; i < 400; i++)
 		sample(&b, &a, 7, PERF_RECORD_MISC_USER, 0x401000 + (uint64_t)(i % 3) * 16, t += 1000, 0,
 		       120 | 7ull << 32 | 3ull << 48, 0);
-	rc = write_file(out, "cycles", &a, &b, NULL, 0);
+	rc = write_file(out, "cycles", &a, &b, NULL, 0, NULL);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -342,10 +485,10 @@ static bool parse_hex(const char *hex, ds_build_id *b)
 	return true;
 }
 
-static int buildid(const char *out, const char *object, const char *hex, const char *offset, bool pipe)
+static int buildid(const char *out, const char *obj, const char *hex, const char *offset, bool pipe)
 {
 	struct perf_event_attr a;
-	ds_build_id bid = {.path = (char *)object};
+	ds_build_id bid = {.path = (char *)obj};
 	ds_buf b = {0}, feat = {0};
 	uint64_t t = 1000, off = strtoull(offset, NULL, 0);
 	uint32_t type = 67; /* HEADER_BUILD_ID: the feature's entry as a record */
@@ -362,21 +505,36 @@ static int buildid(const char *out, const char *object, const char *hex, const c
 		memcpy(feat.p, &type, 4);
 		ds_buf_append(&b, feat.p, feat.len);
 	}
-	map_object(&b, &a, 7, object, OBJECT_BASE, off + 0x100000);
+	map_object(&b, &a, 7, obj, OBJECT_BASE, off + 0x100000);
 	for (int i = 0; i < 200; i++)
 		sample(&b, &a, 7, PERF_RECORD_MISC_USER, OBJECT_BASE + off, t += 1000, 0, 0, 0);
-	rc = pipe ? write_pipe(out, &b) : write_file(out, "cycles", &a, &b, &bid, 1);
+	rc = pipe ? write_pipe(out, &b) : write_file(out, "cycles", &a, &b, &bid, 1, NULL);
 	ds_buf_free(&feat);
 	ds_buf_free(&b);
 	return rc;
 }
 
+/* OBJECT OFF1 OFF2 at argv[at], when there */
+static bool take_object(int argc, char **argv, int at)
+{
+	if (argc == at)
+		return true;
+	if (argc != at + 3)
+		return false;
+	object = argv[at];
+	object_off[0] = strtoull(argv[at + 1], NULL, 0);
+	object_off[1] = strtoull(argv[at + 2], NULL, 0);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "mem"))
+	if (argc >= 3 && !strcmp(argv[1], "mem") && take_object(argc, argv, 3))
 		return mem(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "ibs"))
+	if (argc >= 3 && !strcmp(argv[1], "ibs") && take_object(argc, argv, 3))
 		return ibs(argv[2]);
+	if (argc >= 4 && !strcmp(argv[1], "spe") && take_object(argc, argv, 4))
+		return spe(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "period"))
 		return period(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "cache"))
@@ -386,6 +544,8 @@ int main(int argc, char **argv)
 	if ((argc == 6 || (argc == 7 && !strcmp(argv[6], "pipe"))) && !strcmp(argv[1], "buildid"))
 		return buildid(argv[2], argv[3], argv[4], argv[5], argc == 7);
 	fprintf(stderr, "usage: mkperf mem|ibs|period|cache|tracing OUT\n"
+			"       mkperf mem|ibs OUT OBJECT OFF1 OFF2\n"
+			"       mkperf spe OUT MIDR [OBJECT OFF1 OFF2]\n"
 			"       mkperf buildid OUT OBJECT HEX OFFSET [pipe]\n");
 	return 2;
 }

@@ -1005,6 +1005,99 @@ TEST(fixed_period_weight_struct)
 	free(path);
 }
 
+/* Arm SPE packets, as the Arm ARM lays them out: each op's fields, the
+ * extended header, alignment and padding, a record cut short, a byte that
+ * is no packet, and the data sources perf derives. */
+typedef struct spe_seen {
+	ds_spe_op ops[4];
+	int n;
+} spe_seen;
+
+static void spe_keep(const ds_spe_op *op, void *ctx)
+{
+	spe_seen *s = ctx;
+	if (s->n < 4)
+		s->ops[s->n] = *op;
+	s->n++;
+}
+
+static size_t spe_put(uint8_t *b, size_t at, unsigned h, uint64_t v, unsigned len)
+{
+	b[at++] = (uint8_t)h;
+	for (unsigned i = 0; i < len; i++)
+		b[at++] = (uint8_t)(v >> 8 * i);
+	return at;
+}
+
+TEST(spe_packets)
+{
+	uint8_t b[256];
+	size_t n = 0, used;
+	uint64_t bad = 0, src;
+	spe_seen seen = {0};
+
+	/* a user load: PC (EL0, non-secure), LD, events, source DRAM, context,
+	 * VA, PA, latency in the extended form, timestamp */
+	n = spe_put(b, n, 0xb0, 0x401234ull | 1ull << 63, 8);
+	n = spe_put(b, n, 0x49, 0, 1);
+	n = spe_put(b, n, 0x52, 1u << 2 | 1u << 3 | 1u << 8 | 1u << 9 | 1u << 5, 2);
+	n = spe_put(b, n, 0x53, 0xe, 2);
+	n = spe_put(b, n, 0x65, 4242, 4);
+	n = spe_put(b, n, 0xb2, 0x5555cafe0008ull | 0x3aull << 56, 8); /* a tag in the top byte */
+	n = spe_put(b, n, 0xb3, 0x1234000ull, 8);
+	b[n++] = 0x20;
+	n = spe_put(b, n, 0x98, 321, 2);
+	n = spe_put(b, n, 0x71, 99, 8);
+	/* padding, then an alignment packet to 16 bytes, then a byte that is
+	 * no packet */
+	b[n++] = 0x00;
+	while (n % 16)
+		b[n++] = 0x00;
+	b[n++] = 0x20;
+	b[n++] = 0x00;
+	while (n % 4)
+		b[n++] = 0x00;
+	b[n++] = 0xff;
+	/* a kernel store (EL1): PC and data address get their top byte back */
+	n = spe_put(b, n, 0xb0, 0x00ffffc000001000ull | 1ull << 63 | 1ull << 61, 8);
+	n = spe_put(b, n, 0x49, 1, 1);
+	n = spe_put(b, n, 0xb2, 0x00ffff8000000040ull, 8);
+	b[n++] = 0x01; /* END: no timestamp */
+	/* a branch, cut inside its PC */
+	n = spe_put(b, n, 0x4a, 0, 1);
+	n = spe_put(b, n, 0xb0, 0x401300ull | 1ull << 63, 8) - 3;
+	used = ds_spe_decode(b, n, spe_keep, &seen, &bad);
+	CHECK_EQ_U64(seen.n, 2);
+	CHECK_EQ_U64(bad, 1);
+	CHECK_EQ_U64(used, n - 8); /* the branch (8 bytes so far) waits for the next chunk */
+	CHECK_EQ_U64(seen.ops[0].kind, DS_SPE_LOAD);
+	CHECK_EQ_U64(seen.ops[0].pc, 0x401234);
+	CHECK(!seen.ops[0].kernel);
+	CHECK_EQ_U64(seen.ops[0].va, 0x5555cafe0008ull);
+	CHECK_EQ_U64(seen.ops[0].pa, 0x1234000ull);
+	CHECK_EQ_U64(seen.ops[0].latency, 321);
+	CHECK_EQ_U64(seen.ops[0].context, 4242);
+	CHECK_EQ_U64(seen.ops[0].ts, 99);
+	CHECK_EQ_U64(seen.ops[1].kind, DS_SPE_STORE);
+	CHECK(seen.ops[1].kernel);
+	CHECK_EQ_U64(seen.ops[1].pc, 0xffffffc000001000ull);
+	CHECK_EQ_U64(seen.ops[1].va, 0xffffff8000000040ull);
+	CHECK(!seen.ops[1].has_ts);
+	/* data sources: Neoverse N1's packet says DRAM; another CPU's events
+	 * say an LLC miss; both say the page walk */
+	src = ds_spe_data_src(&seen.ops[0], 0x410fd0c0);
+	CHECK_EQ_U64(src >> PERF_MEM_LVLNUM_SHIFT & 0xf, PERF_MEM_LVLNUM_RAM);
+	CHECK_EQ_U64(src >> PERF_MEM_OP_SHIFT & 0x1f, PERF_MEM_OP_LOAD);
+	CHECK_EQ_U64(src >> PERF_MEM_TLB_SHIFT & 0x7f, PERF_MEM_TLB_WK | PERF_MEM_TLB_HIT);
+	src = ds_spe_data_src(&seen.ops[0], 0x410fd0b0);
+	CHECK_EQ_U64(src >> PERF_MEM_LVL_SHIFT & 0x3fff, PERF_MEM_LVL_L3 | PERF_MEM_LVL_MISS);
+	CHECK_EQ_U64(src >> PERF_MEM_LVLNUM_SHIFT & 0xf, PERF_MEM_LVLNUM_NA);
+	/* a Neoverse store: the level is not known */
+	src = ds_spe_data_src(&seen.ops[1], 0x410fd0c0);
+	CHECK_EQ_U64(src >> PERF_MEM_LVL_SHIFT & 0x3fff, PERF_MEM_LVL_NA);
+	CHECK_EQ_U64(src >> PERF_MEM_OP_SHIFT & 0x1f, PERF_MEM_OP_STORE);
+}
+
 TEST(attr_names)
 {
 	struct perf_event_attr a = {0};
@@ -1333,6 +1426,7 @@ int main(void)
 	RUN(build_id_feature);
 	RUN(rewrite_keeps_features);
 	RUN(fixed_period_weight_struct);
+	RUN(spe_packets);
 	RUN(attr_names);
 	RUN(meta_roundtrip);
 	RUN(meta_values_checked);
