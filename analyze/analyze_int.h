@@ -896,8 +896,12 @@ void mt_free(memtime *m);
 /* The columns (mt_ncols of them: 0 for NULL); their names live with m. */
 size_t mt_ncols(const memtime *m);
 void mt_cols(const memtime *m, ds_col *cols);
+/* Whether records of event ev count (for a view that looks rows up). */
+bool mt_wants(const memtime *m, size_t ev);
 /* Record rec counts for row (any index the view gives its rows). */
 void mt_add(memtime *m, size_t row, size_t rec);
+/* Row `from`'s records count for row too (a line's row sums its accesses'). */
+void mt_sum(memtime *m, size_t row, size_t from);
 /* Row's cells, from column first on. */
 void mt_cells(const memtime *m, size_t row, ds_row *out, size_t first);
 

@@ -711,7 +711,8 @@ static char *id_union(const ds_table *t, const entry *e, size_t c, size_t count_
 /* Cells of an entry's rows made one, as the view says (diff_combine). */
 static void combine_cells(const ds_table *t, const entry *e, ds_cell *cells)
 {
-	for (size_t c = 0; t->diff_combine && e->rows.n > 1 && c < t->ncols; c++) {
+	/* a view's combine covers its own columns, not memory time's after them */
+	for (size_t c = 0; t->diff_combine && e->rows.n > 1 && c + t->own_cols < t->ncols; c++) {
 		uint64_t sum = 0, n;
 		bool set = false;
 		switch (t->diff_combine[c]) {

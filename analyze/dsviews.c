@@ -994,9 +994,66 @@ static void layout_type(dl_build *d, const hot_type *h)
 	boundaries(d, h->t->size ? h->t->size - 1 : 0, 0);
 }
 
+/* Memory time per layout row: a record of field T.a.b counts for T's row
+ * and the rows of a and a.b (the rows of members without a name, which no
+ * path names, get none). */
+static void layout_memtime(const ds_session *s, memtime *mt, tb *b)
+{
+	ds_hash *ix;
+	ds_vec_u32 head = {0}, next = {0};
+	ds_buf key = {0};
+
+	if (!mt)
+		return;
+	ix = ds_hash_new();
+	for (size_t r = 0; r < b->v.n; r++) {
+		const ds_row *row = &b->v.v[r];
+		const char *kind = row->cells[DL_KIND].s, *field = row->cells[DL_FIELD].s;
+		bool added;
+		size_t k;
+		if (!kind || !row->cells[DL_TYPE].s || (strcmp(kind, "type") && !field))
+			continue;
+		ds_buf_reset(&key);
+		ds_buf_printf(&key, "%s\x01%s", row->cells[DL_TYPE].s, strcmp(kind, "type") ? field : "");
+		k = ds_hash_intern(ix, key.p, key.len, &added);
+		if (added)
+			ds_vec_push(&head, UINT32_MAX);
+		ds_vec_push(&next, head.v[k]);
+		head.v[k] = (uint32_t)r;
+	}
+	for (size_t i = 0; i < s->srecs.n; i++) {
+		const ds_srec *x = &s->srecs.v[i];
+		const dobj *d;
+		size_t len;
+		if (x->dobj < 0 || !mt_wants(mt, x->ev) || !ds_srec_kept(s, i))
+			continue;
+		d = &s->dobjs.v[x->dobj];
+		if (d->kind != DOBJ_FIELD || !d->type || !d->path)
+			continue;
+		len = strlen(d->path);
+		for (size_t at = 0; at <= len; at++) {
+			int64_t k;
+			/* the type's row, then each member on the path */
+			if (at && at < len && d->path[at] != '.' && d->path[at] != '[')
+				continue;
+			ds_buf_reset(&key);
+			ds_buf_printf(&key, "%s\x01%.*s", d->type, (int)at, d->path);
+			if ((k = ds_hash_find(ix, key.p, key.len)) >= 0)
+				for (uint32_t r = head.v[k]; r != UINT32_MAX; r = next.v[r])
+					mt_add(mt, r, i);
+		}
+	}
+	for (size_t r = 0; r < b->v.n; r++)
+		mt_cells(mt, r, &b->v.v[r], DL_NCOLS);
+	ds_hash_free(ix);
+	ds_vec_free(&head);
+	ds_vec_free(&next);
+	ds_buf_free(&key);
+}
+
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[DL_NCOLS] = {
+	static const ds_col dl_cols[DL_NCOLS] = {
 		{"kind", DS_COL_STR, false},  {"type", DS_COL_STR, false},   {"field", DS_COL_STR, false},
 		{"offset", DS_COL_U64, true}, {"size", DS_COL_U64, true},
 		{"bits", DS_COL_STR, true},   {"share", DS_COL_PERCENT, true},
@@ -1009,6 +1066,8 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	int rc;
 	hot_type *hot = NULL;
 	dl_build d = {0};
+	memtime *mt;
+	ds_col *cols;
 
 	if (!o)
 		o = &none;
@@ -1025,14 +1084,25 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 				  "no samples touched type '%s' (see --view dataobjects for the types that were)",
 				  o->type);
 	}
-	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS, false);
+	mt = mt_new(s);
+	cols = ds_xcalloc(DL_NCOLS + mt_ncols(mt), sizeof *cols);
+	memcpy(cols, dl_cols, sizeof dl_cols);
+	mt_cols(mt, &cols[DL_NCOLS]);
+	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS + mt_ncols(mt), false);
+	free(cols);
 	d.b.t->tree = true;
 	d.b.t->order = DS_ORDER_KIDS;
 	d.b.t->diff_key = "type,field"; /* a diff names a member type.field */
+	d.b.t->own_cols = mt_ncols(mt);
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
 		layout_type(&d, &hot[i]);
 	free(hot);
-	if ((rc = tb_finish(&d.b, &all, out, err)))
+	layout_memtime(s, mt, &d.b);
+	rc = tb_finish(&d.b, &all, out, err);
+	if (!rc)
+		tb_own_names(*out); /* memory time's column names die with it */
+	mt_free(mt);
+	if (rc)
 		return rc;
 	ds_say_timer(*out);
 	return 0;

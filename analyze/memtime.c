@@ -126,6 +126,11 @@ static uint64_t *row_acc(memtime *m, size_t row)
 	return &m->acc.v[row * stride(m)];
 }
 
+bool mt_wants(const memtime *m, size_t ev)
+{
+	return m && (m->cycles_of[ev] >= 0 || m->access_of[ev] >= 0);
+}
+
 void mt_add(memtime *m, size_t row, size_t rec)
 {
 	const ds_srec *r;
@@ -148,6 +153,18 @@ void mt_add(memtime *m, size_t row, size_t rec)
 		a[0] += m->s->srecs.v[rec - 1].period;
 	lvl = ds_srec_data_src(m->s, rec, &src) ? ds_mem_level(src) : NULL;
 	a[1 + level_of(m, lvl ? lvl : UNKNOWN_LEVEL)] += r->period;
+}
+
+void mt_sum(memtime *m, size_t row, size_t from)
+{
+	uint64_t *a, *b;
+
+	if (!m || (from + 1) * stride(m) > m->acc.n)
+		return;
+	a = row_acc(m, row);
+	b = &m->acc.v[from * stride(m)]; /* after row_acc: it may move acc */
+	for (size_t k = 0; k < stride(m); k++)
+		a[k] += b[k];
 }
 
 void mt_cells(const memtime *m, size_t row, ds_row *out, size_t first)

@@ -64,6 +64,7 @@ typedef struct mo_build {
 	tb b;
 	const ds_mobj *m;
 	top_objs top;
+	memtime *mt;
 } mo_build;
 
 static void mo_add(ds_session *s, size_t i, const ds_srec *r, void *ctx)
@@ -88,23 +89,28 @@ static void mo_add(ds_session *s, size_t i, const ds_srec *r, void *ctx)
 	m->b.v.v[row].samples[r->ev]++;
 	m->b.v.v[row].count[r->ev] += r->period;
 	top_add(&m->top, row, r->dobj);
+	mt_add(m->mt, row, i);
 }
 
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
 		   ds_err *err)
 {
-	ds_col cols[MO_NCOLS] = {{"index", DS_COL_U64, false}, {"dataobject", DS_COL_STR, true}};
+	ds_col *cols;
 	mo_build m = {0};
 	char *view;
+	int rc;
 
 	if (!(m.m = ds_session_mobj(s, name, err)) || ds_dataspace_build(s, err))
 		return -1;
+	m.mt = mt_new(s);
+	cols = ds_xcalloc(MO_NCOLS + mt_ncols(m.mt), sizeof *cols);
 	/* the row's name is the index as the object prints it; the column
 	 * keeps the number for programs (and --sort index) */
-	if (m.m->hex)
-		cols[MO_INDEX].kind = DS_COL_HEX;
+	cols[MO_INDEX] = (ds_col){"index", m.m->hex ? DS_COL_HEX : DS_COL_U64, false};
+	cols[MO_DATAOBJECT] = (ds_col){"dataobject", DS_COL_STR, true};
+	mt_cols(m.mt, &cols[MO_NCOLS]);
 	view = ds_xasprintf("memobj:%s", m.m->name);
-	tb_init(&m.b, s, view, "index", cols, MO_NCOLS, false);
+	tb_init(&m.b, s, view, "index", cols, MO_NCOLS + mt_ncols(m.mt), false);
 	free(view);
 	tb_prop(m.b.t, "memory_object", DS_PROP_TEXT, "%s", m.m->name);
 	tb_prop(m.b.t, "expression", DS_PROP_TEXT, "%s", m.m->text);
@@ -112,7 +118,14 @@ int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_ta
 	m.top.index = ds_hash_new();
 	(void)ds_srec_visit(s, mo_add, &m, err); /* cannot fail: the dataspace is built */
 	top_cells(s, &m.top, m.b.v.v, m.b.v.n, MO_DATAOBJECT);
-	return tb_finish(&m.b, o, out, err);
+	for (size_t r = 0; r < m.b.v.n; r++)
+		mt_cells(m.mt, r, &m.b.v.v[r], MO_NCOLS);
+	rc = tb_finish(&m.b, o, out, err);
+	if (!rc)
+		tb_own_names(*out); /* memory time's column names die with it */
+	mt_free(m.mt);
+	free(cols);
+	return rc;
 }
 
 /* ---- hotlines ---- */
@@ -171,6 +184,7 @@ typedef struct hl_build {
 	int32_t *site_code;    /* per site: index in code, -1 before it is known */
 	ds_vec_u32 ids;        /* scratch: one row's thread ids or CPUs */
 	uint64_t with_ea, without_ea;
+	memtime *mt;           /* memory time per entry, when an event counts it */
 } hl_build;
 
 /* Thread indices and CPUs fit 32 bits, entries 31 (two billion rows
@@ -292,10 +306,11 @@ static void hl_who(hl_build *h, uint32_t e, uint32_t *first, uint8_t more, uint3
 	ds_u64map_put(&h->who, hl_who_key(e, more == HL_MORE_CPUS, id), 0, NULL);
 }
 
-static void hl_count(hl_build *h, uint32_t e, const ds_srec *x, uint32_t lo, uint32_t hi)
+static void hl_count(hl_build *h, uint32_t e, size_t i, const ds_srec *x, uint32_t lo, uint32_t hi)
 {
 	hl_ent *a = hl_at(h, e);
 
+	mt_add(h->mt, e, i);
 	a->m[x->ev]++;
 	a->m[h->nev + x->ev] += x->period;
 	if (lo < a->lo)
@@ -319,7 +334,6 @@ static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 	uint32_t lo, hi, le;
 	int32_t code;
 
-	(void)i;
 	if (!(x->flags & SR_EA)) {
 		h->without_ea += ds_srec_own(s, x);
 		return;
@@ -338,9 +352,9 @@ static void hl_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 		h->last_obj = hl_sub(h, le, HL_ROW_OBJECT, x->dobj);
 	if (h->last_code == DS_U64MAP_NONE || hl_at(h, h->last_code)->id != code)
 		h->last_code = hl_sub(h, le, HL_ROW_CODE, code);
-	hl_count(h, le, x, lo, hi);
-	hl_count(h, h->last_obj, x, lo, hi);
-	hl_count(h, h->last_code, x, lo, hi);
+	hl_count(h, le, i, x, lo, hi);
+	hl_count(h, h->last_obj, i, x, lo, hi);
+	hl_count(h, h->last_code, i, x, lo, hi);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -442,13 +456,14 @@ static void hl_row(ds_session *s, hl_build *h, tb *b, uint32_t e)
 	tb_cell_u64(row, HL_STORES, a->stores);
 	who_cells(s, h, e, false, row);
 	who_cells(s, h, e, true, row);
+	mt_cells(h->mt, e, row, HL_NCOLS);
 }
 
-/* Drop rows[from..n). */
-static void hl_free_rows(ds_row *rows, size_t from, size_t n)
+/* Drop rows[from..n) of a table of ncols columns. */
+static void hl_free_rows(ds_row *rows, size_t from, size_t n, size_t ncols)
 {
 	for (size_t i = from; i < n; i++)
-		tb_row_free(&rows[i], HL_NCOLS);
+		tb_row_free(&rows[i], ncols);
 }
 
 /* The table as a tree (what ds_group_lines makes of a sorted table, made
@@ -472,13 +487,13 @@ static void hl_rows(ds_session *s, hl_build *h, const char *sort, size_t limit)
 		hl_row(s, h, &lt, (uint32_t)e);
 		if (limit && lt.v.n >= limit + batch) {
 			(void)tb_sort_rows(t, sort, lt.v.v, lt.v.n, NULL);
-			hl_free_rows(lt.v.v, limit, lt.v.n);
+			hl_free_rows(lt.v.v, limit, lt.v.n, t->ncols);
 			lt.v.n = limit;
 		}
 	}
 	(void)tb_sort_rows(t, sort, lt.v.v, lt.v.n, NULL);
 	if (limit && lt.v.n > limit) {
-		hl_free_rows(lt.v.v, limit, lt.v.n);
+		hl_free_rows(lt.v.v, limit, lt.v.n, t->ncols);
 		lt.v.n = limit;
 	}
 
@@ -510,7 +525,7 @@ static void hl_rows(ds_session *s, hl_build *h, const char *sort, size_t limit)
 			n = sub.v.n < caps[kind] ? sub.v.n : caps[kind];
 			for (size_t k = 0; k < n; k++)
 				ds_vec_push(&h->b.v, sub.v.v[k]);
-			hl_free_rows(sub.v.v, n, sub.v.n);
+			hl_free_rows(sub.v.v, n, sub.v.n, t->ncols);
 		}
 	}
 	ds_vec_free(&lt.v);
@@ -626,7 +641,7 @@ static const uint8_t hl_combine[HL_NCOLS] = {
 
 int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[HL_NCOLS] = {
+	static const ds_col hl_cols[HL_NCOLS] = {
 		{"kind", DS_COL_STR, true},     {"line", DS_COL_HEX, false},
 		{"offsets", DS_COL_STR, true},  {"loads", DS_COL_U64, true},
 		{"stores", DS_COL_U64, true},   {"nthreads", DS_COL_U64, false},
@@ -635,13 +650,21 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		{"function", DS_COL_STR, false}, {"source", DS_COL_STR, false}};
 	const char *sort = o ? o->sort : NULL;
 	hl_build h = {0};
+	ds_col *cols;
 	unsigned line;
 
 	if (ds_view_line_size(s, o, &line, err) || ds_dataspace_build(s, err))
 		return -1;
-	tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS, false);
+	h.mt = mt_new(s);
+	cols = ds_xcalloc(HL_NCOLS + mt_ncols(h.mt), sizeof *cols);
+	memcpy(cols, hl_cols, sizeof hl_cols);
+	mt_cols(h.mt, &cols[HL_NCOLS]);
+	tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS + mt_ncols(h.mt), false);
+	h.b.t->own_cols = mt_ncols(h.mt);
+	free(cols);
 	if (tb_sort_rows(h.b.t, sort, NULL, 0, err)) {
 		tb_discard(&h.b);
+		mt_free(h.mt);
 		return -1;
 	}
 	h.line_size = line;
@@ -672,6 +695,8 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	hl_rows(s, &h, sort, o ? o->limit : 0);
 	*out = tb_take(&h.b);
 	(*out)->total_rows = hl_total(&h);
+	tb_own_names(*out); /* memory time's column names die with it */
+	mt_free(h.mt);
 
 	ds_hash_free(h.code);
 	for (size_t i = 0; i < h.code_name.n; i++) {

@@ -99,6 +99,8 @@ typedef struct sh_build {
 	unsigned sizes[4];         /* other line sizes to check a fix at */
 	const char *size_what[4];
 	size_t nsizes;
+	memtime *mt;               /* memory time: per access, then per row at mt_base + row */
+	size_t mt_base;
 } sh_build;
 
 /* ---- collecting ---- */
@@ -262,6 +264,7 @@ static void sh_add(ds_session *s, size_t i, const ds_srec *x, void *ctx)
 		}
 	}
 	a = &h->accs.v[ai];
+	mt_add(h->mt, ai, i);
 	io = &h->io.v[(ai * s->nev + x->ev) * IO_N];
 	w = weight_of(h, x->ev, 1, x->period);
 	io[IO_LOADS] += x->flags & SR_LOAD ? w : 0;
@@ -925,7 +928,9 @@ static void sum_accs(sh_build *h, const line_view *l, size_t b, size_t e, size_t
 			row->samples[ev] += h->samples.v[ai * nev + ev];
 			row->count[ev] += h->count.v[ai * nev + ev];
 		}
+		mt_sum(h->mt, h->mt_base + r, ai);
 	}
+	mt_cells(h->mt, h->mt_base + r, row, SH_NCOLS);
 	seen(h, l->ix, b, e, &weight, &samples, io);
 	tb_cell_u64(row, SH_LOADS, io[IO_LOADS]);
 	tb_cell_u64(row, SH_STORES, io[IO_STORES]);
@@ -1071,7 +1076,7 @@ static int cmp_acc(const void *pa, const void *pb, void *ctx)
 
 int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col cols[SH_NCOLS] = {
+	static const ds_col sh_cols[SH_NCOLS] = {
 		{"kind", DS_COL_STR, true},        {"line", DS_COL_HEX, false},
 		{"class", DS_COL_STR, true},       {"nthreads", DS_COL_U64, false},
 		{"tid", DS_COL_U64, false},        {"comm", DS_COL_STR, false},
@@ -1088,6 +1093,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	sh_build h = {0};
 	unsigned line;
 	size_t *ix;
+	ds_col *cols;
 	int rc;
 
 	if (ds_view_line_size(s, o, &line, err) || ds_dataspace_build(s, err))
@@ -1098,7 +1104,13 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	h.site_rmw = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *h.site_rmw);
 	memset(h.site_rmw, -1, s->sites.n);
 	other_sizes(s, &h, what);
-	tb_init(&h.b, s, "sharing", "cache line", cols, SH_NCOLS, false);
+	h.mt = mt_new(s);
+	cols = ds_xcalloc(SH_NCOLS + mt_ncols(h.mt), sizeof *cols);
+	memcpy(cols, sh_cols, sizeof sh_cols);
+	mt_cols(h.mt, &cols[SH_NCOLS]);
+	tb_init(&h.b, s, "sharing", "cache line", cols, SH_NCOLS + mt_ncols(h.mt), false);
+	free(cols);
+	h.b.t->own_cols = mt_ncols(h.mt);
 	/* two runs share no addresses or thread ids: a diff knows a line by its data */
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
@@ -1107,6 +1119,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	ds_line_props(s, h.b.t, o, line);
 	(void)ds_srec_visit(s, sh_owner, &h, err); /* cannot fail: the dataspace is built */
 	(void)ds_srec_visit(s, sh_add, &h, err);
+	h.mt_base = h.accs.n;
 	for (size_t i = 0; i < h.accs.n; i++) {
 		uint64_t io[IO_N], samples;
 		acc *a = &h.accs.v[i];
@@ -1158,8 +1171,11 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	/* coherence misses first: what a shared line costs, and its order */
 	tb_events_first(&h.b, ds_event_coherence);
 	rc = tb_finish(&h.b, &all, out, err);
-	if (rc == 0)
+	if (rc == 0) {
 		ds_group_lines(*out, SH_LINE, SH_KIND, "line", subs, caps, 4, o ? o->limit : 0);
+		tb_own_names(*out); /* memory time's column names die with it */
+	}
+	mt_free(h.mt);
 	for (size_t i = 0; i < h.accs.n; i++) {
 		free(h.accs.v[i].label);
 		free(h.accs.v[i].base);

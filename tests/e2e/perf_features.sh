@@ -37,7 +37,7 @@ check_eq "perf mem: --by memlevel,op,latency" \
 # memory time: the weighted event's latency:NAME counts period x weight, so
 # the user line holds 60% of the samples and 75% of the cycles
 check_eq "perf mem: the latency event, by line" \
-	"$(awk -F, 'NR > 1 && $3 == "line" { print $15 "/" $18 }' mem.csv | tr -d '\r' | tr '\n' ' ')" \
+	"$(awk -F, 'NR > 1 && $3 == "line" { print $17 "/" $20 }' mem.csv | tr -d '\r' | tr '\n' ' ')" \
 	"300/$((300 * 2003 * 90)) 200/$((200 * 2003 * 30)) "
 "$DSPROF" report -i mem 2>/dev/null >mem.txt
 check_contains "perf mem: the text head gives the latency event's average (200 x 30 + 300 x 90) / 500" \
@@ -161,6 +161,22 @@ check_eq "IBS: dataobjects, struct item.next's loads: its stores do not lower th
 check_eq "IBS: dataobjects, the type's row over both fields" \
 	"$(csv_lookup fibs-do.csv name 'struct item' 'avg_latency:ibs_op//')/$(csv_lookup fibs-do.csv name 'struct item' 'latency_from:ibs_op//')" \
 	"330/45% local DRAM; 45% remote DRAM; 9% remote cache"
+"$DSPROF" report -i fibs -v datalayout -f csv 2>/dev/null >fibs-dl.csv
+check_eq "IBS: datalayout, each member's memory time" \
+	"$(awk -F, '$3 == "member" && $6 <= 8 { print $1 "=" $11 "/" $12 }' fibs-dl.csv | tr '\n' ' ')" \
+	"next=500/100% remote DRAM key=257/83% local DRAM; 17% remote cache "
+"$DSPROF" report -i fibs -v hotlines -f csv 2>/dev/null >fibs-hl.csv
+check_eq "IBS: hotlines, the line two threads share: its loads' memory time" \
+	"$(awk -F, '$3 == "line" && $4 == "0x5555cafe0080" { print $15 "/" $16 }' fibs-hl.csv)" "150/100% remote cache"
+"$DSPROF" report -i fibs -v sharing -f csv 2>/dev/null >fibs-sh.csv
+check_eq "IBS: sharing, each thread's memory time on the line" \
+	"$(awk -F, '$3 == "thread" { print $(NF - 5) "/" $(NF - 4) }' fibs-sh.csv | tr '\n' ' ')" \
+	"150/100% remote cache 150/100% remote cache "
+"$DSPROF" report -i fibs -v sharing 2>/dev/null >fibs-sh.txt
+check_contains "IBS: sharing, the line's memory time" fibs-sh.txt '^ .*0x5555cafe0080 .* 150  *100% remote cache *$'
+"$DSPROF" report -i fibs --machine "$TOP/docs/machines/amd-k8.machine" -v memobj:L1D_line -f csv 2>/dev/null >fibs-mo.csv
+check_eq "IBS: memobj:L1D_line, a line's memory time" \
+	"$(awk -F, '$1 == "0x5555cafe0040" { print $4 "/" $5 }' fibs-mo.csv)" "500/100% remote DRAM"
 "$DSPROF" report -i fspe --by field,memlevel -f csv 2>/dev/null >fspe-by.csv
 check_eq "SPE: --by field,memlevel, each row's own memory time (a store row has none)" \
 	"$(awk -F, 'NR > 1 { print $2 "/" $4 "=" $5 "/" $6 }' fspe-by.csv | tr '\n' ' ')" \
