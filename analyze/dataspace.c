@@ -487,8 +487,9 @@ static bool has_types(ds_dso *d)
  * geo::Shape>; its tident, where two classes share the name). */
 static dref vtable_object(ds_session *s, const ds_type *cls)
 {
-	const char *n = s->tidents.v[tident_get(s, cls, ds_type_strip(cls), true)].name;
-	char *name = ds_xasprintf("<vtable of %s>", ds_untagged(n));
+	/* the index first: making the tident may move s->tidents.v */
+	int32_t k = tident_get(s, cls, ds_type_strip(cls), true);
+	char *name = ds_xasprintf("<vtable of %s>", ds_untagged(s->tidents.v[k].name));
 	dref r = {.id = NO_DOBJ};
 
 	r.id = dobj_add(s, DOBJ_GLOBAL, name, NULL, NULL);

@@ -66,9 +66,9 @@ static uint64_t data_address(uint64_t v)
 	return ((a >> 52) & 0xf) == 0xf ? a | 0xffull << 56 : a;
 }
 
-/* One packet at p (n bytes left): its length, 0 when it needs more bytes
- * than there are, -1 when it is no packet. */
-static int packet(const uint8_t *p, size_t n, ds_spe_op *op, bool *ends)
+/* One packet at p (n bytes left, at bytes into the buffer): its length, 0
+ * when it needs more bytes than there are, -1 when it is no packet. */
+static int packet(const uint8_t *p, size_t n, size_t at, ds_spe_op *op, bool *ends)
 {
 	unsigned h = p[0], ext = 0, len, idx;
 	uint64_t v;
@@ -84,9 +84,12 @@ static int packet(const uint8_t *p, size_t n, ds_spe_op *op, bool *ends)
 		if (n < 2)
 			return 0;
 		ext = 1;
-		if (p[1] == 0) { /* alignment: padding to the next 2^(k+1) bytes */
-			unsigned align = 1u << ((h & 0xf) + 1);
-			return (int)(n < align ? n : align);
+		if (p[1] == 0) {
+			/* alignment: padding to the next multiple of 2^(k+1) bytes of
+			 * the buffer (perf's: of the AUX area, whose chunks start
+			 * aligned); what the buffer holds of it, at its end */
+			size_t align = (size_t)1 << ((h & 0xf) + 1), k = align - at % align;
+			return (int)(k < n ? k : n);
 		}
 		h = p[1];
 	}
@@ -140,7 +143,7 @@ size_t ds_spe_decode(const uint8_t *p, size_t n, ds_spe_fn fn, void *ctx, uint64
 	memset(&op, 0, sizeof op);
 	while (at < n) {
 		bool ends, pad = p[at] == HDR_PAD || ((p[at] & 0xfc) == HDR_EXTENDED && at + 1 < n && p[at + 1] == 0);
-		int k = packet(p + at, n - at, &op, &ends);
+		int k = packet(p + at, n - at, at, &op, &ends);
 		if (k == 0)
 			break;
 		if (k < 0) {
