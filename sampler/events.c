@@ -827,9 +827,18 @@ int ds_ev_pmu_encode(const char *devroot, const char *str, struct perf_event_att
 static int resolve_pmu(ds_evspec *e, bool *max_precise, ds_err *err)
 {
 	const char *last = strrchr(e->name, '/');
-	char *body = ds_xstrndup(e->name, last - e->name + 1);
-	int r = ds_ev_pmu_encode(DS_EV_DEVROOT, body, &e->attr, err);
+	char *body;
+	int r;
 
+	/* its samples come in an AUX area, which record does not map */
+	if (ds_str_has_prefix(e->name, "arm_spe"))
+		return ds_err_set(err, DS_EENV,
+				  "event '%s' is Arm SPE, whose records come in an AUX area dsprof record does not "
+				  "map; record with 'perf record -e %s -- COMMAND' (or 'perf mem record'), then "
+				  "'dsprof import perf.data', which decodes them",
+				  e->name, e->name);
+	body = ds_xstrndup(e->name, last - e->name + 1);
+	r = ds_ev_pmu_encode(DS_EV_DEVROOT, body, &e->attr, err);
 	free(body);
 	if (r)
 		return -1;

@@ -85,6 +85,13 @@ else
 	check_eq "hardware event on a machine with a PMU" "$?" 0
 fi
 
+# an Arm SPE event by name: its AUX area is perf's to record, ours to
+# import; said before the target starts, on every machine
+expect_error "-e arm_spe_0//: what to use instead" 2 \
+	"^dsprof: event 'arm_spe_0//' is Arm SPE, .*'perf record -e arm_spe_0// -- COMMAND'.*'dsprof import perf.data'" \
+	"$DSPROF" record -e arm_spe_0// -o spex -- "$PROGS/behave" exit 0
+check_eq "-e arm_spe_0//: the target did not run" "$(cat out.txt)" ""
+
 # --mem on a machine without PEBS, IBS or SPE (every machine here): one
 # line that names what to use instead, before the target starts
 if ! ls /sys/bus/event_source/devices/*/events/mem-loads /sys/bus/event_source/devices/ibs_op \
