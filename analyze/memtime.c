@@ -10,7 +10,9 @@
  * the accesses that made them (E's periods of those samples; sim:loads'
  * count), so that loads without a latency (IBS and SPE stores) do not
  * lower it.  Where the cycles came from is each level's share of them, by
- * the data source of the records (memlevel): "71% local DRAM, 20% L3".
+ * the data source of the records (memlevel): "71% local DRAM; 20% L3"
+ * (semicolons, which CSV leaves unquoted).  Rows keep a list of the
+ * levels they met, not a slot for each: hotlines may have millions.
  */
 #include "analyze/analyze_int.h"
 
@@ -18,14 +20,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MT_LEVELS 24 /* memlevel's names, and <unknown> */
+#define MT_LEVELS 24 /* slots for memlevel's names, and <unknown> */
 #define UNKNOWN_LEVEL "<unknown>"
+#define NO_NODE UINT32_MAX
 
 typedef struct mt_event {
 	uint16_t ev;      /* the event that counts cycles */
 	uint16_t base;    /* latency:E: E; else UINT16_MAX */
 	char *avg_name, *from_name;
 } mt_event;
+
+/* A row's cycles from one level: a row meets a few levels, and views
+ * have up to millions of rows (hotlines' lines). */
+typedef struct mt_node {
+	uint64_t cycles;
+	uint32_t next;    /* the row's next level, NO_NODE */
+	uint8_t level;
+} mt_node;
+
+/* A row's memory time of one event. */
+typedef struct mt_cell {
+	uint64_t accesses;
+	uint32_t first;   /* its levels, NO_NODE */
+} mt_cell;
 
 struct memtime {
 	const ds_session *s;
@@ -34,13 +51,9 @@ struct memtime {
 	int32_t *access_of;   /* per session event: the mt_event it gives the accesses of, -1 */
 	const char *levels[MT_LEVELS];
 	size_t nlevels;
-	ds_vec_u64 acc;       /* per row, per mt_event: accesses, then cycles per level */
+	DS_VEC(mt_cell) cells; /* per row, per mt_event */
+	DS_VEC(mt_node) nodes;
 };
-
-static size_t stride(const memtime *m)
-{
-	return m->evs.n * (1 + MT_LEVELS);
-}
 
 memtime *mt_new(const ds_session *s)
 {
@@ -89,7 +102,8 @@ void mt_free(memtime *m)
 		free(m->evs.v[i].from_name);
 	}
 	ds_vec_free(&m->evs);
-	ds_vec_free(&m->acc);
+	ds_vec_free(&m->cells);
+	ds_vec_free(&m->nodes);
 	free(m->cycles_of);
 	free(m->access_of);
 	free(m);
@@ -108,22 +122,42 @@ void mt_cols(const memtime *m, ds_col *cols)
 	}
 }
 
+/* A level's index (memlevel has fewer names than slots: the last one
+ * takes any more, as <unknown>). */
 static size_t level_of(memtime *m, const char *name)
 {
 	for (size_t i = 0; i < m->nlevels; i++)
 		if (m->levels[i] == name || !strcmp(m->levels[i], name))
 			return i;
+	if (m->nlevels == MT_LEVELS - 1)
+		name = UNKNOWN_LEVEL;
 	if (m->nlevels == MT_LEVELS)
-		return level_of(m, UNKNOWN_LEVEL);
+		return MT_LEVELS - 1;
 	m->levels[m->nlevels] = name;
 	return m->nlevels++;
 }
 
-static uint64_t *row_acc(memtime *m, size_t row)
+/* Row's cells, one per event, made when new. */
+static mt_cell *row_cells(memtime *m, size_t row)
 {
-	while (m->acc.n < (row + 1) * stride(m))
-		ds_vec_push(&m->acc, 0);
-	return &m->acc.v[row * stride(m)];
+	while (m->cells.n < (row + 1) * m->evs.n)
+		ds_vec_push(&m->cells, ((mt_cell){0, NO_NODE}));
+	return &m->cells.v[row * m->evs.n];
+}
+
+/* Add cycles from level to cell c (of m->cells: its index, as pushing a
+ * node does not move the cells). */
+static void add_level(memtime *m, size_t c, uint8_t level, uint64_t cycles)
+{
+	uint32_t n;
+
+	for (n = m->cells.v[c].first; n != NO_NODE; n = m->nodes.v[n].next)
+		if (m->nodes.v[n].level == level) {
+			m->nodes.v[n].cycles += cycles;
+			return;
+		}
+	ds_vec_push(&m->nodes, ((mt_node){cycles, m->cells.v[c].first, level}));
+	m->cells.v[c].first = (uint32_t)(m->nodes.n - 1);
 }
 
 bool mt_wants(const memtime *m, size_t ev)
@@ -134,67 +168,74 @@ bool mt_wants(const memtime *m, size_t ev)
 void mt_add(memtime *m, size_t row, size_t rec)
 {
 	const ds_srec *r;
-	uint64_t *a, src;
+	uint64_t src;
 	int32_t k;
+	size_t c;
 	const char *lvl;
 
 	if (!m)
 		return;
 	r = &m->s->srecs.v[rec];
 	if ((k = m->access_of[r->ev]) >= 0) {
-		row_acc(m, row)[(size_t)k * (1 + MT_LEVELS)] += r->period;
+		row_cells(m, row)[k].accesses += r->period;
 		return;
 	}
 	if ((k = m->cycles_of[r->ev]) < 0)
 		return;
-	a = row_acc(m, row) + (size_t)k * (1 + MT_LEVELS);
+	row_cells(m, row);
+	c = row * m->evs.n + (size_t)k;
 	/* latency:E's record follows E's: its accesses are E's period */
 	if (m->evs.v[k].base != UINT16_MAX && rec > 0 && m->s->srecs.v[rec - 1].ev == m->evs.v[k].base)
-		a[0] += m->s->srecs.v[rec - 1].period;
+		m->cells.v[c].accesses += m->s->srecs.v[rec - 1].period;
 	lvl = ds_srec_data_src(m->s, rec, &src) ? ds_mem_level(src) : NULL;
-	a[1 + level_of(m, lvl ? lvl : UNKNOWN_LEVEL)] += r->period;
+	add_level(m, c, (uint8_t)level_of(m, lvl ? lvl : UNKNOWN_LEVEL), r->period);
 }
 
 void mt_sum(memtime *m, size_t row, size_t from)
 {
-	uint64_t *a, *b;
-
-	if (!m || (from + 1) * stride(m) > m->acc.n)
+	if (!m || (from + 1) * m->evs.n > m->cells.n)
 		return;
-	a = row_acc(m, row);
-	b = &m->acc.v[from * stride(m)]; /* after row_acc: it may move acc */
-	for (size_t k = 0; k < stride(m); k++)
-		a[k] += b[k];
+	row_cells(m, row);
+	for (size_t k = 0; k < m->evs.n; k++) {
+		size_t c = row * m->evs.n + k, f = from * m->evs.n + k;
+		m->cells.v[c].accesses += m->cells.v[f].accesses;
+		for (uint32_t n = m->cells.v[f].first; n != NO_NODE; n = m->nodes.v[n].next)
+			add_level(m, c, m->nodes.v[n].level, m->nodes.v[n].cycles);
+	}
 }
 
 void mt_cells(const memtime *m, size_t row, ds_row *out, size_t first)
 {
-	for (size_t i = 0; m && i < m->evs.n && (row + 1) * stride(m) <= m->acc.n; i++) {
-		const uint64_t *a = &m->acc.v[row * stride(m) + i * (1 + MT_LEVELS)];
+	for (size_t i = 0; m && i < m->evs.n && (row + 1) * m->evs.n <= m->cells.n; i++) {
+		const mt_cell *c = &m->cells.v[row * m->evs.n + i];
+		const mt_node *order[MT_LEVELS];
 		uint64_t total = 0;
-		size_t order[MT_LEVELS], n = 0;
+		size_t n = 0;
 		ds_buf text = {0};
-		for (size_t l = 0; l < m->nlevels; l++)
-			if (a[1 + l]) {
-				total += a[1 + l];
-				order[n++] = l;
+		for (uint32_t x = c->first; x != NO_NODE && n < MT_LEVELS; x = m->nodes.v[x].next)
+			if (m->nodes.v[x].cycles) {
+				total += m->nodes.v[x].cycles;
+				order[n++] = &m->nodes.v[x];
 			}
 		if (!total)
 			continue;
-		if (a[0]) {
-			out->cells[first + 2 * i].u = (total + a[0] / 2) / a[0];
+		if (c->accesses) {
+			out->cells[first + 2 * i].u = (total + c->accesses / 2) / c->accesses;
 			out->cells[first + 2 * i].set = true;
 		}
-		/* the levels, most cycles first, down to the last of 1% or more */
+		/* the levels, most cycles first (a tie: in the order met), down to
+		 * the last of 1% or more */
 		for (size_t x = 1; x < n; x++)
-			for (size_t y = x; y > 0 && a[1 + order[y]] > a[1 + order[y - 1]]; y--) {
-				size_t t = order[y];
+			for (size_t y = x; y > 0 && (order[y]->cycles > order[y - 1]->cycles ||
+						     (order[y]->cycles == order[y - 1]->cycles &&
+						      order[y]->level < order[y - 1]->level)); y--) {
+				const mt_node *t = order[y];
 				order[y] = order[y - 1];
 				order[y - 1] = t;
 			}
-		for (size_t x = 0; x < n && (x == 0 || 100.0 * (double)a[1 + order[x]] / (double)total >= 1.0); x++)
-			ds_buf_printf(&text, "%s%.0f%% %s", x ? "; " : "", 100.0 * (double)a[1 + order[x]] / (double)total,
-				      m->levels[order[x]]);
+		for (size_t x = 0; x < n && (x == 0 || 100.0 * (double)order[x]->cycles / (double)total >= 1.0); x++)
+			ds_buf_printf(&text, "%s%.0f%% %s", x ? "; " : "", 100.0 * (double)order[x]->cycles / (double)total,
+				      m->levels[order[x]->level]);
 		free(out->cells[first + 2 * i + 1].s);
 		out->cells[first + 2 * i + 1].s = ds_buf_steal(&text);
 		out->cells[first + 2 * i + 1].set = true;
