@@ -295,6 +295,8 @@ typedef struct ds_perfdata_damage {
 	uint64_t orphan_samples;   /* samples whose id names no event of the header */
 	uint64_t bad_records;      /* other records too short for their type */
 	uint64_t features_lost[4]; /* feature bits whose sections lie outside the file */
+	uint64_t aux_bytes;        /* AUX trace (AUXTRACE records' payloads): no samples until decoded */
+	uint32_t aux_type;         /* its AUXTRACE_INFO's type (perf's: 4 Arm SPE), 0 unknown */
 	uint64_t first_time, last_time; /* earliest and latest record times read */
 	uint64_t gap_time;         /* time between the records either side of corrupt stretches */
 	bool complete;

@@ -393,6 +393,10 @@ void pd_count_record(ds_perfdata *pd, uint64_t off, uint64_t end, const ds_recor
 		return;
 	pd->counted = end;
 	d->complete = end >= pd->data_size;
+	if (r->type == PF_RECORD_AUXTRACE && r->size >= 16)
+		d->aux_bytes += rd64((const unsigned char *)r->raw + 8);
+	else if (r->type == PF_RECORD_AUXTRACE_INFO && r->size >= 12)
+		d->aux_type = rd32((const unsigned char *)r->raw + 8);
 	if (r->kind == DS_REC_SAMPLE) {
 		if (r->evidx < 0) {
 			d->orphan_samples++;
@@ -575,6 +579,21 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 		ds_buf_printf(&b, "%llu side-band records (mmap, comm, fork, exit, lost, throttle) are too "
 				  "short for their type and were dropped",
 			      (unsigned long long)d->bad_records);
+		ds_vec_push(&v, ds_buf_steal(&b));
+	}
+	if (d->aux_bytes) {
+		/* perf's enum auxtrace_type */
+		static const char *const kinds[] = {"", "Intel PT", "Intel BTS", "CoreSight ETM", "Arm SPE",
+						    "s390 CPU-MF", "HiSilicon PTT"};
+		const char *kind = d->aux_type < sizeof kinds / sizeof kinds[0] ? kinds[d->aux_type] : "";
+		if (d->aux_type == 4)
+			ds_buf_printf(&b, "'%s' holds %llu bytes of Arm SPE records (an AUX area), which are no "
+					  "samples until 'dsprof import' decodes them",
+				      pd->label, (unsigned long long)d->aux_bytes);
+		else
+			ds_buf_printf(&b, "'%s' holds %llu bytes of %s%sAUX trace, which dsprof does not decode: "
+					  "the samples are the other events'",
+				      pd->label, (unsigned long long)d->aux_bytes, kind, *kind ? " " : "");
 		ds_vec_push(&v, ds_buf_steal(&b));
 	}
 	for (int bit = 0; bit < PF_FEAT_BITS; bit++) {
