@@ -912,12 +912,13 @@ static const ds_type *element_of(const ds_session *s, const ds_srec *x)
 /* What a block's samples of struct members say it holds.  A sample of
  * member struct node.key at address A puts a struct node at A - key's
  * offset: an instance.  A block is an array of T (a std::vector's
- * storage, new T[n], new T) when it holds whole T's, some sample places a
- * T at a whole number of them from its start, and no sample says
- * otherwise: none places a T elsewhere or a type that no T slot can hold,
- * and every scalar access in it fits the member of T it falls in (a char
- * read in a char array, not in a pointer).  An arena that holds nodes
- * among other bytes is no array of nodes. */
+ * storage, new T[n], new T) when it holds whole T's (after new T[n]'s
+ * cookie: array_start), some sample places a T at a whole number of them
+ * from the first, and no sample says otherwise: none places a T elsewhere
+ * or a type that no T slot can hold, and every scalar access in it fits
+ * the member of T it falls in (a char read in a char array, not in a
+ * pointer).  An arena that holds nodes among other bytes is no array of
+ * nodes. */
 typedef struct binst {
 	uint32_t block; /* 1 + the block */
 	int32_t tid;
@@ -928,7 +929,26 @@ typedef DS_VEC(binst) binst_vec;
 typedef struct btyped {
 	binst_vec insts;  /* every instance, by block and address */
 	int32_t *array;   /* per block: the T it is an array of; -1 none, -2 not one */
+	uint64_t *start;  /* per block with a T: where its first element is */
 } btyped;
+
+/* Where an array of size-byte elements that has one at base starts in
+ * block b, when it fills the block: at its start, or after the cookie
+ * (8 or 16 bytes, by the element's alignment) that new T[n] puts before
+ * elements with a destructor (the Itanium C++ ABI); false when none. */
+static bool array_start(const hblock *b, uint64_t base, uint64_t size, uint64_t *start)
+{
+	static const uint64_t cookies[] = {0, 8, 16};
+	for (size_t i = 0; i < sizeof cookies / sizeof cookies[0]; i++) {
+		uint64_t c = cookies[i];
+		if (c < b->size && (c == 0 || c < size) && (b->size - c) % size == 0 && base >= b->addr + c &&
+		    (base - b->addr - c) % size == 0) {
+			*start = b->addr + c;
+			return true;
+		}
+	}
+	return false;
+}
 
 /* Instance x of record k, when its member's sample puts one in its
  * block.  Only an access whose operand names the member's offset says
@@ -974,31 +994,33 @@ static void type_blocks(ds_session *s, const ds_heap *h, btyped *t)
 	size_t n = 0;
 
 	t->array = ds_xcalloc(h->blocks.n + 1, sizeof *t->array);
+	t->start = ds_xcalloc(h->blocks.n + 1, sizeof *t->start);
 	for (size_t i = 0; i < h->blocks.n; i++)
 		t->array[i] = -1;
 	/* the largest type an instance of which starts a slot of the block */
 	for (size_t k = 0; k < s->srecs.n; k++) {
-		const hblock *b;
+		uint64_t start;
 		int32_t *a;
 		if (!instance_of(s, h, k, &x))
 			continue;
 		ds_vec_push(&t->insts, x);
-		b = &h->blocks.v[x.block - 1];
 		a = &t->array[x.block - 1];
-		if (b->size % x.size == 0 && (x.base - b->addr) % x.size == 0 &&
-		    (*a < 0 || s->tidents.v[*a].t->size < x.size))
+		if (array_start(&h->blocks.v[x.block - 1], x.base, x.size, &start) &&
+		    (*a < 0 || s->tidents.v[*a].t->size < x.size)) {
 			*a = x.tid;
+			t->start[x.block - 1] = start;
+		}
 	}
 	/* then every instance in the block must fit in a slot of it */
 	for (size_t i = 0; i < t->insts.n; i++) {
 		const binst *c = &t->insts.v[i];
 		int32_t *a = &t->array[c->block - 1];
-		uint64_t tsize;
+		uint64_t tsize, start = t->start[c->block - 1];
 		if (*a < 0)
 			continue;
 		tsize = s->tidents.v[*a].t->size;
-		if (c->tid == *a ? (c->base - h->blocks.v[c->block - 1].addr) % tsize != 0
-				 : (c->base - h->blocks.v[c->block - 1].addr) % tsize + c->size > tsize)
+		if (c->base < start || (c->tid == *a ? (c->base - start) % tsize != 0
+						     : (c->base - start) % tsize + c->size > tsize))
 			*a = -2;
 	}
 	for (size_t k = 0; k < s->srecs.n; k++) {
@@ -1006,11 +1028,13 @@ static void type_blocks(ds_session *s, const ds_heap *h, btyped *t)
 		const ds_type *elem;
 		const char *via;
 		int32_t *a;
+		uint64_t start;
 		if (!h->rec_block.v[k] || r->dobj < 0 || *(a = &t->array[h->rec_block.v[k] - 1]) < 0 ||
 		    !nameless(&s->dobjs.v[r->dobj], &via) || via || !(elem = element_of(s, r)))
 			continue;
-		if (ds_dobj_in_type(s, *a, (r->ea - h->blocks.v[h->rec_block.v[k] - 1].addr) % s->tidents.v[*a].t->size,
-				    r, elem, NULL, true) < 0)
+		start = t->start[h->rec_block.v[k] - 1];
+		if (r->ea < start ||
+		    ds_dobj_in_type(s, *a, (r->ea - start) % s->tidents.v[*a].t->size, r, elem, NULL, true) < 0)
 			*a = -2;
 	}
 	ds_sort(t->insts.v, t->insts.n, sizeof *t->insts.v, cmp_binst);
@@ -1040,8 +1064,8 @@ static int32_t typed_member(ds_session *s, const ds_heap *h, const btyped *t, ui
 	/* an element no sample placed is only as sure as the access's own
 	 * type says: bytes a string function or unnamed code reached may lie
 	 * among the elements of an arena, or of an array of one */
-	if (a >= 0 && (elem || b->size == s->tidents.v[a].t->size)) {
-		*off = (uint32_t)((x->ea - b->addr) % s->tidents.v[a].t->size);
+	if (a >= 0 && x->ea >= t->start[block - 1] && (elem || b->size == s->tidents.v[a].t->size)) {
+		*off = (uint32_t)((x->ea - t->start[block - 1]) % s->tidents.v[a].t->size);
 		if ((id = ds_dobj_in_type(s, a, *off, x, elem, via, false)) >= 0)
 			return id;
 	}
@@ -1133,6 +1157,7 @@ static void name_objects(ds_session *s, ds_heap *h)
 	ds_u64map_free(&elems);
 	ds_vec_free(&typed.insts);
 	free(typed.array);
+	free(typed.start);
 	ds_buf_free(&name);
 	ds_buf_free(&tn);
 }

@@ -13,6 +13,8 @@
 // by_label       the characters of t.label, a short std::string: they
 //                live in the string's own buffer (_M_local_buf), inside
 //                the Tag, and are read through its _M_p
+// by_label_array the same of an array from new Tag[n], whose block starts
+//                with the count of elements (the Tag has a destructor)
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -94,6 +96,17 @@ __attribute__((noinline)) unsigned long by_label(const std::vector<Tag> &tags, l
 	return h;
 }
 
+// the same over new Tag[n]'s elements
+__attribute__((noinline)) unsigned long by_label_array(const Tag *tags, size_t n, long rounds)
+{
+	unsigned long h = 0;
+	for (long r = 0; r < rounds; r++)
+		for (size_t i = 0; i < n; i++)
+			for (char c : tags[i].label)
+				h = h * 31 + (unsigned char)c;
+	return h;
+}
+
 } // namespace zoo
 
 int main(int argc, char **argv)
@@ -102,6 +115,7 @@ int main(int argc, char **argv)
 	std::vector<zoo::Animal> animals(4096);
 	std::vector<zoo::Cage> cages(4096);
 	std::vector<zoo::Tag> tags(4096);
+	zoo::Tag *more = new zoo::Tag[1024];
 	for (size_t i = 0; i < cages.size(); i++) {
 		animals[i].mass = (double)(i % 5);
 		animals[i].legs = (int)(i % 4);
@@ -111,10 +125,13 @@ int main(int argc, char **argv)
 		cages[i].keeper->wage = 2;
 		tags[i].id = (long)i;
 		tags[i].label = "tag-" + std::to_string(i);
+		if (i < 1024)
+			more[i].label = "more-" + std::to_string(i);
 	}
 	double t = zoo::by_reference(animals, rounds) + zoo::mass_of(animals[3]) +
 		   (double)zoo::by_lambda(animals, rounds) + zoo::by_unique(cages, rounds) +
 		   zoo::by_shared(cages, rounds);
-	printf("%g %lu\n", t, zoo::by_label(tags, rounds));
+	printf("%g %lu %lu\n", t, zoo::by_label(tags, rounds), zoo::by_label_array(more, 1024, rounds));
+	delete[] more;
 	return 0;
 }
