@@ -430,7 +430,11 @@ int ds_group(ds_session *s, const char *const *keys, size_t n, const group_opts 
 		ds_buf_printf(&label, "%s%s", k ? " > " : "", g.dims[k]->label);
 	}
 	g.inclusive = chains && s->callchains;
-	g.mt = mt_new(s);
+	/* memory time by level needs the samples' data sources, which the
+	 * dataspace's pass over the samples keeps: a code grouping
+	 * (functions) builds it too */
+	if ((g.mt = mt_new(s)) && ds_dataspace_build(s, err))
+		goto out;
 	count(&g);
 	if (go->every_value && n == 1 && g.dims[0]->def->values && !s->keep.n) { /* a filter keeps sampled ones */
 		g.dims[0]->def->values(g.dims[0]);

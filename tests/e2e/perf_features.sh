@@ -180,6 +180,9 @@ check_contains "IBS: sharing, the line's memory time" fibs-sh.txt '^ .*0x5555caf
 "$DSPROF" report -i fibs --machine "$TOP/docs/machines/amd-k8.machine" -v memobj:L1D_line -f csv 2>/dev/null >fibs-mo.csv
 check_eq "IBS: memobj:L1D_line, a line's memory time" \
 	"$(awk -F, '$1 == "0x5555cafe0040" { print $4 "/" $5 }' fibs-mo.csv)" "500/100% remote DRAM"
+check_eq "IBS: a code view (functions) has where the cycles came from too" \
+	"$("$DSPROF" report -i fibs -f csv 2>/dev/null | awk -F, '$1 == "walk" { print $4 "/" $5 }')" \
+	"330/45% local DRAM; 45% remote DRAM; 9% remote cache"
 "$DSPROF" report -i fspe --by field,memlevel -f csv 2>/dev/null >fspe-by.csv
 check_eq "SPE: --by field,memlevel, each row's own memory time (a store row has none)" \
 	"$(awk -F, 'NR > 1 { print $2 "/" $4 "=" $5 "/" $6 }' fspe-by.csv | tr '\n' ' ')" \
