@@ -484,6 +484,10 @@ typedef struct ds_flows ds_flows;
 ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t pc, ds_insn *call);
 /* What register r points into; NULL when unknown. */
 const ds_tval *ds_track_reg(const ds_track *k, int r);
+/* Register r as an index: a multiple of *stride plus *add, when the
+ * instruction that made its value on every path to the state's pc says so
+ * (lea r, [i * s + d]; shl r, k); false otherwise. */
+bool ds_track_index_form(const ds_track *k, ds_decoder *dec, int r, int64_t *stride, int64_t *add);
 /* The stack variable `off` bytes from SP or FP (frame) covers, at the state's pc. */
 ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off);
 void ds_track_free(ds_track *k);

@@ -452,9 +452,79 @@ static dref through_pointer(ds_session *s, ds_dso *d, const ds_type *ptr, const 
 	return pointer_object(s, d, target, t->mem.disp, t->mem.size);
 }
 
+/* The element size of the outermost array member of agg that holds byte
+ * off (an array nested in a struct member counts), 0 when none does. */
+static uint64_t array_stride_at(const ds_type *agg, uint64_t off, int depth)
+{
+	for (size_t i = 0; ds_is_aggregate(agg) && depth < 8 && i < agg->nmembers; i++) {
+		const ds_member *m = &agg->members[i];
+		const ds_type *mt = ds_type_strip(m->type);
+		if (!mt || m->bit_size || off < m->offset || off - m->offset >= (mt->size ? mt->size : 1))
+			continue;
+		if (mt->kind == DS_TYPE_ARRAY) {
+			uint64_t n = 1;
+			for (size_t k = 0; k < mt->ndims; k++)
+				n *= mt->dims[k] ? mt->dims[k] : 1;
+			return n && mt->size ? mt->size / n : ds_type_strip(mt->target) ? ds_type_strip(mt->target)->size : 0;
+		}
+		return array_stride_at(mt, off - m->offset, depth + 1);
+	}
+	return 0;
+}
+
+/* An access [base + index * scale + disp] through a pointer to a struct,
+ * whose index the block computed as a multiple of a stride plus a
+ * constant (lea index, [i * 8 + 8]): which member the index steps along.
+ * A stride of whole elements is p[i].f (the offset is taken in the
+ * element, as without an index); one of an array member's elements, that
+ * member (LevelDB's skip list node: next_[level], declared next_[1] and
+ * allocated longer, not the key before it); any other crosses members, and
+ * no one member is the answer.  *disp gets the constant's part. */
+static bool indexed_member(ds_session *s, const ds_track *k, const ds_tval *v, int index, int scale, int64_t *disp,
+			   bool *crosses)
+{
+	const ds_type *agg = ds_type_strip(v->into);
+	int64_t stride, add, at;
+
+	*crosses = false;
+	if (index == DS_REG_NONE || !agg || !ds_is_aggregate(agg) || !agg->size || v->var || v->stack || v->frame ||
+	    v->vtable || !ds_track_index_form(k, ds_backtracker_decoder(s->bt), index, &stride, &add))
+		return false;
+	stride *= scale;
+	*disp += add * scale;
+	at = (int64_t)in_element(v->into, v->off + *disp);
+	if (stride % (int64_t)agg->size == 0)
+		return true;
+	{
+		uint64_t es = array_stride_at(agg, (uint64_t)at, 0);
+		*crosses = !es || stride % (int64_t)es != 0;
+	}
+	return true;
+}
+
+/* A pointer variable's access with an index register (indexed_member):
+ * its object, or NO_DOBJ to go on as without one. */
+static dref indexed_variable(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t, const ds_type *pt,
+			     bool in_index)
+{
+	ds_tval v = {.into = ds_pointee(pt)};
+	int64_t disp = t->mem.disp;
+	dref r = {.id = NO_DOBJ};
+	bool crosses;
+	ds_track *k;
+
+	if (!v.into || (in_index && t->mem.scale != 1) || !(k = ds_track_to(s, d, st->sym, t->pc, NULL)))
+		return r;
+	if (indexed_member(s, k, &v, in_index ? t->mem.base : t->mem.index, in_index ? 1 : t->mem.scale, &disp,
+			   &crosses))
+		r = crosses ? unknown(s, "indexed") : pointer_object(s, d, v.into, disp, t->mem.size);
+	ds_track_free(k);
+	return r;
+}
+
 /* (2) a variable in the base (or, for p[i] forms, the index) register. */
-static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, const ds_var *vars,
-				 size_t n)
+static dref by_register_variable(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t,
+				 const ds_var *vars, size_t n)
 {
 	int regs[2] = {t->mem.base, t->mem.index};
 	/* a typed pointer says more than a void * in the same register (a
@@ -470,6 +540,9 @@ static dref by_register_variable(ds_session *s, ds_dso *d, const ds_trigger *t, 
 				target = ds_type_strip(ds_pointee(pt));
 				if ((target && target->kind == DS_TYPE_VOID) != untyped)
 					continue;
+				if (t->mem.index != DS_REG_NONE && t->mem.base != DS_REG_NONE &&
+				    (r = indexed_variable(s, d, st, t, pt, k == 1)).id != NO_DOBJ)
+					return r;
 				r = through_pointer(s, d, pt, t);
 				if (r.id != NO_DOBJ)
 					return r;
@@ -526,6 +599,9 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 	ds_track *k;
 	const ds_tval *b;
 	dref r = {.id = NO_DOBJ};
+	int index = t->mem.index, scale = t->mem.scale;
+	int64_t disp = t->mem.disp;
+	bool crosses;
 
 	if (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)
 		return r;
@@ -534,10 +610,15 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 	/* with scale 1 base and index are interchangeable: the pointer may be
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
 	b = ds_track_reg(k, t->mem.base);
-	if (!b && t->mem.scale == 1)
+	if (!b && t->mem.scale == 1) {
 		b = ds_track_reg(k, t->mem.index);
-	if (b)
-		r = tracked_object(s, d, k, st, *b, t->mem.disp, t->mem.size);
+		index = t->mem.base;
+		scale = 1;
+	}
+	if (b && indexed_member(s, k, b, index, scale, &disp, &crosses) && crosses)
+		r = unknown(s, "indexed");
+	else if (b)
+		r = tracked_object(s, d, k, st, *b, disp, t->mem.size);
 	ds_track_free(k);
 	return r;
 }
@@ -849,7 +930,7 @@ static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_tr
 		size_t n = ds_dso_vars_at(d, t->pc, vars, DS_MAX_SCOPE_VARS);
 		if (n > DS_MAX_SCOPE_VARS)
 			n = DS_MAX_SCOPE_VARS;
-		if ((r = by_register_variable(s, d, t, vars, n)).id != NO_DOBJ) {
+		if ((r = by_register_variable(s, d, st, t, vars, n)).id != NO_DOBJ) {
 			*how = HOW_REG_VAR;
 		} else if (t->mem.base == ds_arch_dwarf_sp(arch) || t->mem.base == ds_arch_dwarf_fp(arch)) {
 			r = by_stack(s, d, st, t, vars, n);

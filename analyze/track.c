@@ -553,6 +553,10 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		return;
 	case DS_MOVE_LEA:
 		v = address_of(k, in);
+		/* an index computed (lea r, [i * 8 + 8]) is named by it too:
+		 * ds_track_index_form reads it back */
+		if (!typed(&v) && !v.vid)
+			v.vid = vid;
 		break;
 	case DS_MOVE_SELECT:
 		/* two paths' values joined in one instruction */
@@ -576,6 +580,8 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 	case DS_MOVE_NONE:
 		return;
 	default:
+		if (in->alu == DS_ALU_SHL)
+			v.vid = vid; /* an index scaled in place */
 		break;
 	}
 	if (in->dst >= 0 && in->dst < 64)
@@ -918,6 +924,33 @@ ds_track *ds_track_to(ds_session *s, ds_dso *d, const ds_symbol *sym, uint64_t p
 	}
 	load_vars(k, pc);
 	return k;
+}
+
+bool ds_track_index_form(const ds_track *k, ds_decoder *dec, int r, int64_t *stride, int64_t *add)
+{
+	const uint8_t *code;
+	size_t avail, at;
+	ds_insn in;
+
+	/* the instruction that made the register's value, on every path */
+	if (r < 0 || r >= 64 || typed(&k->st.reg[r]) || !k->st.reg[r].vid ||
+	    !(code = ds_dso_code_at(k->d, k->sym->start, &avail)) || (at = k->st.reg[r].vid - 1) >= avail ||
+	    !ds_decode(dec, code + at, avail - at, k->sym->start + at, &in))
+		return false;
+	/* lea x, [i * s + d] */
+	if (in.move == DS_MOVE_LEA && in.nmem && in.mem[0].base == DS_REG_NONE && in.mem[0].index != DS_REG_NONE &&
+	    !in.mem[0].rip_relative) {
+		*stride = in.mem[0].scale;
+		*add = in.mem[0].disp;
+		return true;
+	}
+	/* shl x, k */
+	if (in.alu == DS_ALU_SHL && in.alu_imm > 0 && in.alu_imm < 32) {
+		*stride = (int64_t)1 << in.alu_imm;
+		*add = 0;
+		return true;
+	}
+	return false;
 }
 
 void ds_track_free(ds_track *k)

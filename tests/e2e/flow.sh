@@ -4,8 +4,9 @@
 # typed by the member it is stored into (alloc), pointers from two
 # structs joined by a branch or a conditional move (join), and a register
 # two scopes' variables share, the inlined callee's type winning over its
-# caller's void * (scope).  Optimized, as built by default (no frame
-# pointer: rbp holds a variable).
+# caller's void * (scope), and loads through an index computed before them
+# (index).  Optimized, as built by default (no frame pointer: rbp holds a
+# variable).
 . "$TOP/tests/lib.sh"
 
 for cc in gcc clang; do
@@ -34,3 +35,16 @@ check_ge "scope: t->cells through the inlined parameter" "${cells:-0}" 1000
 check_eq "scope: as many cells->val, through the loaded pointer" \
 	"$(csv_lookup scope.csv name "struct cell.val" samples:sim:loads)" "$cells"
 check_eq "scope: none of its loads is unknown" "$(grep -c '^<unknown' scope.csv)" 0
+
+# index: every load simulated, 1000 rounds.  next[level] through rcx =
+# level * 8 + 8 is the trailing array's, not key (the displacement alone,
+# 0, said key); a pair's word at i * 8 crosses a and b: no one member
+"$DSPROF" record -q -o e-index --sim -e sim:loads -c 1 -- ./flow-gcc-O2 index 1000 >/dev/null 2>index.err ||
+	not_ok "record --sim flow index: $(head -n 1 index.err)"
+"$DSPROF" report -i e-index --view dataobjects --filter 'FUNC == "index_next"' -f csv >index.csv 2>&1
+check_eq "index: next[level] through a computed index is struct node.next[]" \
+	"$(csv_lookup index.csv name "struct node.next[]" samples:sim:loads)" 8000
+check_eq "index: none of them is key" "$(grep -c '^struct node.key' index.csv)" 0
+"$DSPROF" report -i e-index --view dataobjects --filter 'FUNC == "index_pair"' -f csv >pair.csv 2>&1
+check_eq "index: a pair's word by an index of 8-byte steps is no one member" \
+	"$(csv_lookup pair.csv name "<unknown: indexed>" samples:sim:loads)" 2000

@@ -15,6 +15,12 @@
  *          named only when the inner scope's type wins the register
  *          (clang gives the inlined parameter the register; gcc gives it
  *          an empty range)
+ *   index  loads through an index the code computed before them (lea
+ *          rcx, [level * 8 + 8]; mov rax, [x + rcx]), as GCC writes
+ *          LevelDB's skip list walk: a node's next[level] (declared
+ *          next[1], allocated longer) is next[], not the key before it;
+ *          a pair's word at i * 8 is a or b by i, no one member.  SECONDS
+ *          is the number of rounds here (8 and 2 loads a round).
  *
  * Usage: flow SCENARIO [SECONDS]
  */
@@ -39,7 +45,17 @@ struct spare {
 	struct cell *spare;
 };
 
+struct node {
+	long key;
+	struct node *next[1];
+};
+
+struct pair {
+	long a, b;
+};
+
 #define NCELLS 4096
+#define LEVELS 8
 
 static double now(void)
 {
@@ -145,13 +161,54 @@ static long run_scope(double seconds)
 	return sum;
 }
 
+/* x->next[level], the index computed first (the asm keeps the form) */
+__attribute__((noinline)) static struct node *index_next(struct node *x, long level)
+{
+	struct node *out;
+	__asm__ volatile("lea 8(,%[lv],8), %%rcx\n\tmov (%[x],%%rcx), %[out]"
+			 : [out] "=r"(out)
+			 : [x] "r"(x), [lv] "r"(level)
+			 : "rcx", "memory");
+	return out;
+}
+
+/* the word i of a pair: a or b, by i */
+__attribute__((noinline)) static long index_pair(struct pair *p, long i)
+{
+	long out;
+	__asm__ volatile("lea (,%[i],8), %%rcx\n\tmov (%[p],%%rcx), %[out]"
+			 : [out] "=r"(out)
+			 : [p] "r"(p), [i] "r"(i)
+			 : "rcx", "memory");
+	return out;
+}
+
+static long run_index(long rounds)
+{
+	struct node *x = calloc(1, sizeof *x + (LEVELS - 1) * sizeof x->next[0]);
+	struct pair p = {1, 2};
+	long sum = 0;
+
+	if (!x)
+		abort();
+	for (int l = 0; l < LEVELS; l++)
+		x->next[l] = x;
+	for (long r = 0; r < rounds; r++) {
+		for (long l = LEVELS - 1; l >= 0; l--)
+			sum += index_next(x, l) == x;
+		sum += index_pair(&p, 0) + index_pair(&p, 1);
+	}
+	free(x);
+	return sum;
+}
+
 int main(int argc, char **argv)
 {
 	double seconds = argc > 2 ? atof(argv[2]) : 1.5;
 	long r;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: flow alloc|join|scope [SECONDS]\n");
+		fprintf(stderr, "usage: flow alloc|join|scope|index [SECONDS]\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "alloc") == 0)
@@ -160,6 +217,8 @@ int main(int argc, char **argv)
 		r = run_join(seconds);
 	else if (strcmp(argv[1], "scope") == 0)
 		r = run_scope(seconds);
+	else if (strcmp(argv[1], "index") == 0)
+		r = run_index((long)seconds);
 	else {
 		fprintf(stderr, "flow: unknown scenario '%s'\n", argv[1]);
 		return 1;
