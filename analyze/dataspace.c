@@ -473,8 +473,9 @@ static uint64_t array_stride_at(const ds_type *agg, uint64_t off, int depth)
 }
 
 /* An access [base + index * scale + disp] through a pointer to a struct,
- * whose index the block computed as a multiple of a stride plus a
- * constant (lea index, [i * 8 + 8]): which member the index steps along.
+ * whose index the code made as a multiple of a stride plus a constant
+ * (lea index, [i * 8 + 8]; ds_track_index_form): which member the index
+ * steps along.
  * A stride of whole elements is p[i].f (the offset is taken in the
  * element, as without an index); one of an array member's elements, that
  * member (LevelDB's skip list node: next_[level], declared next_[1] and
