@@ -915,10 +915,10 @@ static const ds_type *element_of(const ds_session *s, const ds_srec *x)
  * storage, new T[n], new T) when it holds whole T's (after new T[n]'s
  * cookie: array_start), some sample places a T at a whole number of them
  * from the first, and no sample says otherwise: none places a T elsewhere
- * or a type that no T slot can hold, and every scalar access in it fits
- * the member of T it falls in (a char read in a char array, not in a
- * pointer).  An arena that holds nodes among other bytes is no array of
- * nodes. */
+ * or a type that no T slot can hold, and the scalar accesses in it fit
+ * the members of T they fall in (a char read in a char array, not in a
+ * pointer), all but one in 16 at most.  An arena that holds nodes among
+ * other bytes is no array of nodes. */
 typedef struct binst {
 	uint32_t block; /* 1 + the block */
 	int32_t tid;
@@ -992,6 +992,7 @@ static void type_blocks(ds_session *s, const ds_heap *h, btyped *t)
 {
 	binst x;
 	size_t n = 0;
+	uint64_t *fit;
 
 	t->array = ds_xcalloc(h->blocks.n + 1, sizeof *t->array);
 	t->start = ds_xcalloc(h->blocks.n + 1, sizeof *t->start);
@@ -1023,20 +1024,31 @@ static void type_blocks(ds_session *s, const ds_heap *h, btyped *t)
 						     : (c->base - start) % tsize + c->size > tsize))
 			*a = -2;
 	}
+	/* the scalar accesses of each array block that fit its members and
+	 * those that do not: more than one in 16 that do not, and it is no
+	 * array of T (an arena's keys read as bytes fall on its records'
+	 * pointers as often as not; a stray sample does not undo an array) */
+	fit = ds_xcalloc(2 * h->blocks.n + 1, sizeof *fit);
 	for (size_t k = 0; k < s->srecs.n; k++) {
 		const ds_srec *r = &s->srecs.v[k];
 		const ds_type *elem;
 		const char *via;
-		int32_t *a;
+		uint32_t b = h->rec_block.v[k];
 		uint64_t start;
-		if (!h->rec_block.v[k] || r->dobj < 0 || *(a = &t->array[h->rec_block.v[k] - 1]) < 0 ||
-		    !nameless(&s->dobjs.v[r->dobj], &via) || via || !(elem = element_of(s, r)))
+		int32_t a;
+		if (!b || r->dobj < 0 || (a = t->array[b - 1]) < 0 || !nameless(&s->dobjs.v[r->dobj], &via) || via ||
+		    !(elem = element_of(s, r)))
 			continue;
-		start = t->start[h->rec_block.v[k] - 1];
-		if (r->ea < start ||
-		    ds_dobj_in_type(s, *a, (r->ea - start) % s->tidents.v[*a].t->size, r, elem, NULL, true) < 0)
-			*a = -2;
+		/* before the first element: new T[n]'s count, no element's */
+		start = t->start[b - 1];
+		if (r->ea >= start)
+			fit[2 * (b - 1) + (ds_dobj_in_type(s, a, (r->ea - start) % s->tidents.v[a].t->size, r, elem,
+							   NULL, true) < 0)]++;
 	}
+	for (size_t b = 0; b < h->blocks.n; b++)
+		if (t->array[b] >= 0 && fit[2 * b + 1] * 16 > fit[2 * b] + fit[2 * b + 1])
+			t->array[b] = -2;
+	free(fit);
 	ds_sort(t->insts.v, t->insts.n, sizeof *t->insts.v, cmp_binst);
 	for (size_t i = 0; i < t->insts.n; i++)
 		if (!n || cmp_binst(&t->insts.v[n - 1], &t->insts.v[i]))

@@ -105,9 +105,10 @@ check_ge "std::shared_ptr itself: a field of struct zoo::Cage (%)" "$(share by_s
 # pointer and length (so 80%)
 check_ge "a short std::string's characters: struct zoo::Tag.label._M_local_buf[] (%)" \
 	"$(share by_label 'struct zoo::Tag.label._M_local_buf[]')" 75
-# the same over new Tag[n], whose block starts with the count of elements
+# the same over new Tag[n], whose block starts with the count of elements,
+# each Tag's id read too (8 characters a tag against 3 loads: 72%)
 check_ge "new Tag[n]'s short strings, after the array cookie: struct zoo::Tag.label._M_local_buf[] (%)" \
-	"$(share by_label_array 'struct zoo::Tag.label._M_local_buf[]')" 70
+	"$(share by_label_array 'struct zoo::Tag.label._M_local_buf[]')" 60
 "$DSPROF" report -i id --view dataobjects --filter 'FUNC == "by_reference" || FUNC == "by_lambda" || FUNC == "by_unique" || FUNC == "by_shared" || FUNC == "by_label" || FUNC == "by_label_array"' \
 	-f csv >idall.csv 2>id.err
 check_eq "none of their loads is unknown, scalars or a heap block" "$(grep -c -E '^"?(<(unknown|scalars)|heap:)' idall.csv)" 0

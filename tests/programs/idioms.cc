@@ -14,7 +14,8 @@
 //                live in the string's own buffer (_M_local_buf), inside
 //                the Tag, and are read through its _M_p
 // by_label_array the same of an array from new Tag[n], whose block starts
-//                with the count of elements (the Tag has a destructor)
+//                with the count of elements (the Tag has a destructor),
+//                with each Tag's id
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -96,14 +97,16 @@ __attribute__((noinline)) unsigned long by_label(const std::vector<Tag> &tags, l
 	return h;
 }
 
-// the same over new Tag[n]'s elements
+// the same over new Tag[n]'s elements, with each one's id
 __attribute__((noinline)) unsigned long by_label_array(const Tag *tags, size_t n, long rounds)
 {
 	unsigned long h = 0;
 	for (long r = 0; r < rounds; r++)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			h += (unsigned long)tags[i].id;
 			for (char c : tags[i].label)
 				h = h * 31 + (unsigned char)c;
+		}
 	return h;
 }
 
@@ -125,8 +128,10 @@ int main(int argc, char **argv)
 		cages[i].keeper->wage = 2;
 		tags[i].id = (long)i;
 		tags[i].label = "tag-" + std::to_string(i);
-		if (i < 1024)
+		if (i < 1024) {
+			more[i].id = (long)i;
 			more[i].label = "more-" + std::to_string(i);
+		}
 	}
 	double t = zoo::by_reference(animals, rounds) + zoo::mass_of(animals[3]) +
 		   (double)zoo::by_lambda(animals, rounds) + zoo::by_unique(cages, rounds) +
