@@ -897,6 +897,11 @@ typedef struct memtime memtime;
 /* NULL when no event of the session counts memory cycles. */
 memtime *mt_new(const ds_session *s);
 void mt_free(memtime *m);
+/* A view's table builder with ncols columns of its own and memory
+ * time's after them (the table's own: own_cols), which the table keeps
+ * the names of; the memtime, or NULL when no event counts memory cycles. */
+memtime *mt_tb_init(tb *b, ds_session *s, const char *view, const char *label, const ds_col *cols,
+		    size_t ncols);
 /* The columns (mt_ncols of them: 0 for NULL); their names live with m. */
 size_t mt_ncols(const memtime *m);
 void mt_cols(const memtime *m, ds_col *cols);

@@ -179,8 +179,10 @@ static void add_memtime(const ds_session *s, memtime *m, const size_t *rows, tb 
 
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	memtime *mt = NULL;
-	ds_col *cols;
+	ds_col cols[DO_NCOLS] = {{"kind", DS_COL_STR, true},
+				 {"type", DS_COL_STR, false},
+				 {"field", DS_COL_STR, false}};
+	memtime *mt;
 	size_t ncols = DO_NOMISS, c_use = 0, c_mt, lines_ev = 0, used_ev = 0, *rows;
 	ds_view_opts all = {.sort = o ? o->sort : NULL};
 	uint64_t nomem = 0, tool = 0;
@@ -191,11 +193,6 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 
 	if (ds_dataspace_build(s, err))
 		return -1;
-	mt = mt_new(s);
-	cols = ds_xcalloc(DO_NCOLS + mt_ncols(mt), sizeof *cols);
-	cols[DO_KIND] = (ds_col){"kind", DS_COL_STR, true};
-	cols[DO_TYPE] = (ds_col){"type", DS_COL_STR, false};
-	cols[DO_FIELD] = (ds_col){"field", DS_COL_STR, false};
 	if (s->cross_index)
 		cols[ncols++] = (ds_col){"nomiss", DS_COL_PERCENT, true};
 	if (line_use_events(s, &lines_ev, &used_ev)) {
@@ -203,9 +200,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 		cols[ncols++] = (ds_col){"line_use", DS_COL_PERCENT, true};
 	}
 	c_mt = ncols;
-	mt_cols(mt, &cols[ncols]);
-	ncols += mt_ncols(mt);
-	tb_init(&b, s, "dataobjects", "data object", cols, ncols, false);
+	mt = mt_tb_init(&b, s, "dataobjects", "data object", cols, ncols);
 	rows = ds_xcalloc(2 * s->dobjs.n + 1, sizeof *rows);
 	for (size_t i = 0; i < 2 * s->dobjs.n; i++)
 		rows[i] = SIZE_MAX;
@@ -262,10 +257,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	free(rows);
 	/* sort everything, then regroup, then cut */
 	rc = tb_finish(&b, &all, out, err);
-	if (!rc)
-		tb_own_names(*out); /* memory time's column names die with it */
 	mt_free(mt);
-	free(cols);
 	if (rc)
 		return rc;
 	say_cross(s, *out);
@@ -1053,7 +1045,7 @@ static void layout_memtime(const ds_session *s, memtime *mt, tb *b)
 
 int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col dl_cols[DL_NCOLS] = {
+	static const ds_col cols[DL_NCOLS] = {
 		{"kind", DS_COL_STR, false},  {"type", DS_COL_STR, false},   {"field", DS_COL_STR, false},
 		{"offset", DS_COL_U64, true}, {"size", DS_COL_U64, true},
 		{"bits", DS_COL_STR, true},   {"share", DS_COL_PERCENT, true},
@@ -1067,7 +1059,6 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 	hot_type *hot = NULL;
 	dl_build d = {0};
 	memtime *mt;
-	ds_col *cols;
 
 	if (!o)
 		o = &none;
@@ -1084,23 +1075,15 @@ int ds_view_datalayout(ds_session *s, const ds_view_opts *o, ds_table **out, ds_
 				  "no samples touched type '%s' (see --view dataobjects for the types that were)",
 				  o->type);
 	}
-	mt = mt_new(s);
-	cols = ds_xcalloc(DL_NCOLS + mt_ncols(mt), sizeof *cols);
-	memcpy(cols, dl_cols, sizeof dl_cols);
-	mt_cols(mt, &cols[DL_NCOLS]);
-	tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS + mt_ncols(mt), false);
-	free(cols);
+	mt = mt_tb_init(&d.b, s, "datalayout", "member", cols, DL_NCOLS);
 	d.b.t->tree = true;
 	d.b.t->order = DS_ORDER_KIDS;
 	d.b.t->diff_key = "type,field"; /* a diff names a member type.field */
-	d.b.t->own_cols = mt_ncols(mt);
 	for (size_t i = 0; i < nhot && (!o->limit || shown < o->limit); i++, shown++)
 		layout_type(&d, &hot[i]);
 	free(hot);
 	layout_memtime(s, mt, &d.b);
 	rc = tb_finish(&d.b, &all, out, err);
-	if (!rc)
-		tb_own_names(*out); /* memory time's column names die with it */
 	mt_free(mt);
 	if (rc)
 		return rc;

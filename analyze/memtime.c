@@ -93,6 +93,20 @@ memtime *mt_new(const ds_session *s)
 	return m;
 }
 
+memtime *mt_tb_init(tb *b, ds_session *s, const char *view, const char *label, const ds_col *cols, size_t ncols)
+{
+	memtime *m = mt_new(s);
+	ds_col *all = ds_xcalloc(ncols + mt_ncols(m) + 1, sizeof *all);
+
+	memcpy(all, cols, ncols * sizeof *cols);
+	mt_cols(m, &all[ncols]);
+	tb_init(b, s, view, label, all, ncols + mt_ncols(m), false);
+	b->t->own_cols = mt_ncols(m);
+	tb_own_names(b->t); /* the names of memory time's columns die with m */
+	free(all);
+	return m;
+}
+
 void mt_free(memtime *m)
 {
 	if (!m)

@@ -95,22 +95,19 @@ static void mo_add(ds_session *s, size_t i, const ds_srec *r, void *ctx)
 int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_table **out,
 		   ds_err *err)
 {
-	ds_col *cols;
+	ds_col cols[MO_NCOLS] = {{"index", DS_COL_U64, false}, {"dataobject", DS_COL_STR, true}};
 	mo_build m = {0};
 	char *view;
 	int rc;
 
 	if (!(m.m = ds_session_mobj(s, name, err)) || ds_dataspace_build(s, err))
 		return -1;
-	m.mt = mt_new(s);
-	cols = ds_xcalloc(MO_NCOLS + mt_ncols(m.mt), sizeof *cols);
 	/* the row's name is the index as the object prints it; the column
 	 * keeps the number for programs (and --sort index) */
-	cols[MO_INDEX] = (ds_col){"index", m.m->hex ? DS_COL_HEX : DS_COL_U64, false};
-	cols[MO_DATAOBJECT] = (ds_col){"dataobject", DS_COL_STR, true};
-	mt_cols(m.mt, &cols[MO_NCOLS]);
+	if (m.m->hex)
+		cols[MO_INDEX].kind = DS_COL_HEX;
 	view = ds_xasprintf("memobj:%s", m.m->name);
-	tb_init(&m.b, s, view, "index", cols, MO_NCOLS + mt_ncols(m.mt), false);
+	m.mt = mt_tb_init(&m.b, s, view, "index", cols, MO_NCOLS);
 	free(view);
 	tb_prop(m.b.t, "memory_object", DS_PROP_TEXT, "%s", m.m->name);
 	tb_prop(m.b.t, "expression", DS_PROP_TEXT, "%s", m.m->text);
@@ -121,10 +118,7 @@ int ds_view_memobj(ds_session *s, const char *name, const ds_view_opts *o, ds_ta
 	for (size_t r = 0; r < m.b.v.n; r++)
 		mt_cells(m.mt, r, &m.b.v.v[r], MO_NCOLS);
 	rc = tb_finish(&m.b, o, out, err);
-	if (!rc)
-		tb_own_names(*out); /* memory time's column names die with it */
 	mt_free(m.mt);
-	free(cols);
 	return rc;
 }
 
@@ -641,7 +635,7 @@ static const uint8_t hl_combine[HL_NCOLS] = {
 
 int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col hl_cols[HL_NCOLS] = {
+	static const ds_col cols[HL_NCOLS] = {
 		{"kind", DS_COL_STR, true},     {"line", DS_COL_HEX, false},
 		{"offsets", DS_COL_STR, true},  {"loads", DS_COL_U64, true},
 		{"stores", DS_COL_U64, true},   {"nthreads", DS_COL_U64, false},
@@ -650,18 +644,11 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 		{"function", DS_COL_STR, false}, {"source", DS_COL_STR, false}};
 	const char *sort = o ? o->sort : NULL;
 	hl_build h = {0};
-	ds_col *cols;
 	unsigned line;
 
 	if (ds_view_line_size(s, o, &line, err) || ds_dataspace_build(s, err))
 		return -1;
-	h.mt = mt_new(s);
-	cols = ds_xcalloc(HL_NCOLS + mt_ncols(h.mt), sizeof *cols);
-	memcpy(cols, hl_cols, sizeof hl_cols);
-	mt_cols(h.mt, &cols[HL_NCOLS]);
-	tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS + mt_ncols(h.mt), false);
-	h.b.t->own_cols = mt_ncols(h.mt);
-	free(cols);
+	h.mt = mt_tb_init(&h.b, s, "hotlines", "cache line", cols, HL_NCOLS);
 	if (tb_sort_rows(h.b.t, sort, NULL, 0, err)) {
 		tb_discard(&h.b);
 		mt_free(h.mt);
@@ -695,7 +682,6 @@ int ds_view_hotlines(ds_session *s, const ds_view_opts *o, ds_table **out, ds_er
 	hl_rows(s, &h, sort, o ? o->limit : 0);
 	*out = tb_take(&h.b);
 	(*out)->total_rows = hl_total(&h);
-	tb_own_names(*out); /* memory time's column names die with it */
 	mt_free(h.mt);
 
 	ds_hash_free(h.code);

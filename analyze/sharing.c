@@ -1076,7 +1076,7 @@ static int cmp_acc(const void *pa, const void *pb, void *ctx)
 
 int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
-	static const ds_col sh_cols[SH_NCOLS] = {
+	static const ds_col cols[SH_NCOLS] = {
 		{"kind", DS_COL_STR, true},        {"line", DS_COL_HEX, false},
 		{"class", DS_COL_STR, true},       {"nthreads", DS_COL_U64, false},
 		{"tid", DS_COL_U64, false},        {"comm", DS_COL_STR, false},
@@ -1093,7 +1093,6 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	sh_build h = {0};
 	unsigned line;
 	size_t *ix;
-	ds_col *cols;
 	int rc;
 
 	if (ds_view_line_size(s, o, &line, err) || ds_dataspace_build(s, err))
@@ -1104,13 +1103,7 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	h.site_rmw = ds_xcalloc(s->sites.n ? s->sites.n : 1, sizeof *h.site_rmw);
 	memset(h.site_rmw, -1, s->sites.n);
 	other_sizes(s, &h, what);
-	h.mt = mt_new(s);
-	cols = ds_xcalloc(SH_NCOLS + mt_ncols(h.mt), sizeof *cols);
-	memcpy(cols, sh_cols, sizeof sh_cols);
-	mt_cols(h.mt, &cols[SH_NCOLS]);
-	tb_init(&h.b, s, "sharing", "cache line", cols, SH_NCOLS + mt_ncols(h.mt), false);
-	free(cols);
-	h.b.t->own_cols = mt_ncols(h.mt);
+	h.mt = mt_tb_init(&h.b, s, "sharing", "cache line", cols, SH_NCOLS);
 	/* two runs share no addresses or thread ids: a diff knows a line by its data */
 	h.b.t->diff_rows = "line";
 	h.b.t->diff_key = "dataobjects";
@@ -1171,10 +1164,8 @@ int ds_view_sharing(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 	/* coherence misses first: what a shared line costs, and its order */
 	tb_events_first(&h.b, ds_event_coherence);
 	rc = tb_finish(&h.b, &all, out, err);
-	if (rc == 0) {
+	if (rc == 0)
 		ds_group_lines(*out, SH_LINE, SH_KIND, "line", subs, caps, 4, o ? o->limit : 0);
-		tb_own_names(*out); /* memory time's column names die with it */
-	}
 	mt_free(h.mt);
 	for (size_t i = 0; i < h.accs.n; i++) {
 		free(h.accs.v[i].label);

@@ -15,6 +15,7 @@
  * them like PEBS or IBS samples.
  */
 #include "experiment/experiment.h"
+#include "experiment/pdread_int.h"
 #include "experiment/perf_file.h"
 
 #include <stdlib.h>
@@ -268,20 +269,6 @@ typedef struct spe_in {
 	ds_u64map pid_of;      /* tid -> 1 + pid */
 } spe_in;
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return v;
-}
-
 /* The AUXTRACE_INFO of SPE: version 1 (two words: the PMU's type, per-CPU
  * buffers) or later (a versioned header, then each CPU's metadata, its
  * MIDR among them). */
@@ -466,16 +453,19 @@ int ds_spe_import(ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *er
 	uint64_t cur = 0;
 	ds_record r;
 	ds_pdw_info info = {.clockid = -1, .features_from = pd};
+	int rc = -1;
 
 	memset(st, 0, sizeof *st);
 	gather(pd, &in);
-	if (!in.found)
-		goto none;
+	if (!in.found) {
+		rc = 0;
+		goto done;
+	}
 	st->found = true;
 	if (ds_perfdata_info(pd)->pipe_mode) {
 		ds_err_set(err, DS_EINPUT, "an Arm SPE recording written to a pipe cannot be imported; record it to a "
 					   "file (perf record -o FILE) or convert it with 'perf inject -i - -o FILE'");
-		goto fail;
+		goto done;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (ds_perfdata_event(pd, i)->attr.type == in.pmu_type)
@@ -483,12 +473,12 @@ int ds_spe_import(ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *er
 	if (spe == n) {
 		ds_err_set(err, DS_EINPUT, "the AUXTRACE_INFO names Arm SPE PMU type %u, which no event of the file has",
 			   in.pmu_type);
-		goto fail;
+		goto done;
 	}
 	if (!(ds_perfdata_event(pd, spe)->attr.sample_type & PERF_SAMPLE_TID)) {
 		ds_err_set(err, DS_EINPUT, "the Arm SPE event samples no thread ids (PERF_SAMPLE_TID): its records "
 					   "cannot be given to processes");
-		goto fail;
+		goto done;
 	}
 	evs = ds_xcalloc(n, sizeof *evs);
 	for (size_t i = 0; i < n; i++)
@@ -498,7 +488,7 @@ int ds_spe_import(ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *er
 	o.ev = &evs[spe];
 	if (!o.w) {
 		free(evs);
-		goto fail;
+		goto done;
 	}
 	while (!o.rc && ds_perfdata_next(pd, &cur, &r, err) > 0) {
 		const uint8_t *p = r.raw;
@@ -541,16 +531,10 @@ int ds_spe_import(ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *er
 		ds_pdw_abort(o.w);
 	ds_buf_free(&o.rec);
 	free(evs);
-	if (o.rc)
-		goto fail;
-none:
+	rc = o.rc ? -1 : 1;
+done:
 	ds_vec_free(&in.midr);
 	ds_vec_free(&in.tasks);
 	ds_u64map_free(&in.pid_of);
-	return st->found ? 1 : 0;
-fail:
-	ds_vec_free(&in.midr);
-	ds_vec_free(&in.tasks);
-	ds_u64map_free(&in.pid_of);
-	return -1;
+	return rc;
 }
