@@ -397,7 +397,8 @@ typedef struct query {
 
 /* A run of a file's records in time order: a chunk. */
 typedef struct run {
-	uint64_t start, cursor, end;
+	uint64_t start, end;
+	ds_heap_cursor cursor;
 	ds_heap_rec r;        /* its next event */
 	bool has;
 } run;
@@ -405,8 +406,8 @@ typedef struct run {
 static void run_next(ds_heapfile *f, run *u)
 {
 	u->has = false;
-	while (u->cursor < u->end && ds_heapfile_next(f, &u->cursor, &u->r)) {
-		if (u->cursor > u->end)
+	while (u->cursor.off < u->end && ds_heapfile_next(f, &u->cursor, &u->r)) {
+		if (u->cursor.off > u->end)
 			break;
 		if (u->r.type == DS_HEAP_ALLOC || u->r.type == DS_HEAP_FREE) {
 			u->has = true;
@@ -564,7 +565,7 @@ static void sweep(ds_session *s, ds_heap *h, image *im)
 	for (size_t i = 0; i < h->sites.n; i++)
 		h->sites.v[i].live = 0; /* peaks are of one process */
 	for (uint64_t c = DS_HEAP_HEADER; c < ds_heapfile_size(im->f); c += DS_HEAP_CHUNK) {
-		run u = {c, c, c + DS_HEAP_CHUNK, {0}, false};
+		run u = {c, c + DS_HEAP_CHUNK, {.off = c}, {0}, false};
 		run_next(im->f, &u);
 		if (u.has)
 			ds_vec_push(&runs, u);
@@ -769,7 +770,8 @@ static void load_images(ds_session *s, ds_heap *h, image_vec *ims, char **paths,
 	for (size_t i = 0; i < n; i++) {
 		image im = {0};
 		ds_err e = {0};
-		uint64_t cursor = 0, dropped = DS_HEAP_HEADER;
+		ds_heap_cursor cursor = {0};
+		uint64_t dropped = DS_HEAP_HEADER;
 		ds_heap_rec r;
 		if (ds_heapfile_open(paths[i], &im.f, &e)) {
 			note(s, "heap file left out: %s", e.msg);
@@ -779,9 +781,9 @@ static void load_images(ds_session *s, ds_heap *h, image_vec *ims, char **paths,
 		im.end = UINT64_MAX;
 		h->logical |= im.info->logical;
 		while (ds_heapfile_next(im.f, &cursor, &r)) {
-			if (cursor - dropped > DS_HEAP_CHUNK) { /* read: let go */
-				ds_heapfile_drop(im.f, dropped, cursor - dropped - DS_HEAP_CHUNK);
-				dropped = cursor - DS_HEAP_CHUNK;
+			if (cursor.off - dropped > DS_HEAP_CHUNK) { /* read: let go */
+				ds_heapfile_drop(im.f, dropped, cursor.off - dropped - DS_HEAP_CHUNK);
+				dropped = cursor.off - DS_HEAP_CHUNK;
 			}
 			if (r.type == DS_HEAP_EXIT)
 				im.exited = true;

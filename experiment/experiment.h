@@ -544,8 +544,19 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err);
 void ds_heapfile_close(ds_heapfile *f);
 const ds_heap_info *ds_heapfile_info(const ds_heapfile *f);
 const char *ds_heapfile_path(const ds_heapfile *f);
-/* The next record from *cursor on (0 at first): 1, or 0 at the end. */
-int ds_heapfile_next(ds_heapfile *f, uint64_t *cursor, ds_heap_rec *r);
+/* Where reading a file is: the offset of its next record, and what its
+ * chunk's base record said so far (short records are read against it).
+ * Zeros, or an offset at a chunk's start and zeros, begin there. */
+typedef struct ds_heap_cursor {
+	uint64_t off;
+	uint64_t base_time, base_mult;
+	uint64_t base_chunk;  /* the offset + 1 of the chunk whose base this is; 0 none */
+	uint32_t base_tid;
+} ds_heap_cursor;
+/* The next record from *cursor on: 1, or 0 at the end.  Short records
+ * come as the whole ones they stand for (DS_HEAP_ALLOC, DS_HEAP_FREE);
+ * base records are not handed out. */
+int ds_heapfile_next(ds_heapfile *f, ds_heap_cursor *cursor, ds_heap_rec *r);
 /* The file's bytes (its chunks end there). */
 uint64_t ds_heapfile_size(const ds_heapfile *f);
 /* Bytes of records that could not be read, so far. */

@@ -53,7 +53,7 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
 	if (p == MAP_FAILED)
 		return ds_err_set(err, DS_EENV, "cannot map '%s': %s", path, strerror(errno));
 	memcpy(&h, p, sizeof h);
-	if (memcmp(h.magic, DS_HEAP_MAGIC, 8) != 0 || h.version != DS_HEAP_VERSION ||
+	if (memcmp(h.magic, DS_HEAP_MAGIC, 8) != 0 || (h.version != 1 && h.version != DS_HEAP_VERSION) ||
 	    h.header_size != DS_HEAP_HEADER || h.chunk_size != DS_HEAP_CHUNK) {
 		munmap(p, (size_t)st.st_size);
 		return ds_err_set(err, DS_EINPUT, "'%s' is no heap file of this dsprof (magic, version or layout "
@@ -123,9 +123,33 @@ void ds_heapfile_drop(ds_heapfile *f, uint64_t off, uint64_t len)
 		madvise((void *)(f->p + lo), (size_t)(hi - lo), MADV_DONTNEED);
 }
 
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* A short record's address and function. */
+static bool addr_fn(ds_heap_rec *r, uint64_t v)
+{
+	r->addr = v & ((1ull << DS_HEAP_ADDR_BITS) - 1);
+	r->fn = (unsigned)(v >> DS_HEAP_ADDR_BITS);
+	return r->fn < DS_HEAP_NFN;
+}
+
 /* Whether the record at off (of its chunk, which ends at end) is sound;
- * fills r. */
-static bool record_at(const ds_heapfile *f, size_t off, size_t end, ds_heap_rec *r)
+ * fills r.  A short record is read against the cursor's base, which must
+ * be its chunk's. */
+static bool record_at(const ds_heapfile *f, size_t off, size_t end, const ds_heap_cursor *c,
+		      ds_heap_rec *r)
 {
 	const unsigned char *p = f->p + off;
 	uint16_t type, size;
@@ -165,32 +189,55 @@ static bool record_at(const ds_heapfile *f, size_t off, size_t end, ds_heap_rec 
 		r->bytes = e.bytes;
 		return true;
 	}
-	return false;
+	if (type == DS_HEAP_BASE)
+		return size == sizeof(struct ds_heap_base);
+	if (type != DS_HEAP_SALLOC && type != DS_HEAP_SFREE)
+		return false;
+	if (c->base_chunk != (off - DS_HEAP_HEADER) / DS_HEAP_CHUNK * DS_HEAP_CHUNK + DS_HEAP_HEADER + 1)
+		return false; /* no base before it in its chunk */
+	r->tid = c->base_tid;
+	r->time = c->base_time + (uint64_t)((unsigned __int128)rd32(p + 4) * c->base_mult >> 32);
+	if (type == DS_HEAP_SFREE) {
+		r->type = DS_HEAP_FREE;
+		return size == sizeof(struct ds_heap_sfree) && addr_fn(r, rd64(p + 8));
+	}
+	r->type = DS_HEAP_ALLOC;
+	r->site = rd32(p + 8);
+	r->bytes = rd32(p + 12);
+	return size == sizeof(struct ds_heap_salloc) && addr_fn(r, rd64(p + 16));
 }
 
-int ds_heapfile_next(ds_heapfile *f, uint64_t *cursor, ds_heap_rec *r)
+int ds_heapfile_next(ds_heapfile *f, ds_heap_cursor *c, ds_heap_rec *r)
 {
-	size_t off = *cursor < DS_HEAP_HEADER ? DS_HEAP_HEADER : (size_t)*cursor;
+	size_t off = c->off < DS_HEAP_HEADER ? DS_HEAP_HEADER : (size_t)c->off;
 
 	while (off < f->size) {
-		size_t chunk = (off - DS_HEAP_HEADER) / DS_HEAP_CHUNK;
-		size_t end = DS_HEAP_HEADER + (chunk + 1) * (size_t)DS_HEAP_CHUNK;
+		size_t chunk = DS_HEAP_HEADER + (off - DS_HEAP_HEADER) / DS_HEAP_CHUNK * DS_HEAP_CHUNK;
+		size_t end = chunk + DS_HEAP_CHUNK;
 		if (end > f->size)
 			end = f->size;
 		if (end - off >= 2 && rd16(f->p + off) == DS_HEAP_END) {
-			off = DS_HEAP_HEADER + (chunk + 1) * (size_t)DS_HEAP_CHUNK; /* the chunk's end */
+			off = chunk + DS_HEAP_CHUNK; /* the chunk's end */
 			continue;
 		}
-		if (!record_at(f, off, end, r)) {
+		if (!record_at(f, off, end, c, r)) {
 			/* not whole, or not sound: the rest of the chunk is lost */
 			f->bad_bytes += end - off;
-			off = DS_HEAP_HEADER + (chunk + 1) * (size_t)DS_HEAP_CHUNK;
+			off = chunk + DS_HEAP_CHUNK;
 			continue;
 		}
-		*cursor = off + r->size;
+		off += r->size;
+		if (r->type == DS_HEAP_BASE) {
+			c->base_tid = rd32(f->p + off - r->size + 4);
+			c->base_time = rd64(f->p + off - r->size + 8);
+			c->base_mult = rd64(f->p + off - r->size + 16);
+			c->base_chunk = chunk + 1;
+			continue;
+		}
+		c->off = off;
 		return 1;
 	}
-	*cursor = off;
+	c->off = off;
 	return 0;
 }
 
@@ -238,7 +285,7 @@ int ds_heap_count(const char *dir, ds_heap_totals *t, ds_err *err)
 	for (size_t i = 0; i < n; i++) {
 		ds_heapfile *f;
 		ds_heap_rec r;
-		uint64_t cursor = 0;
+		ds_heap_cursor cursor = {0};
 		if (!ds_heapfile_open(paths[i], &f, NULL)) {
 			t->files++;
 			while (ds_heapfile_next(f, &cursor, &r)) {

@@ -18,6 +18,13 @@
  * Records of one thread are in the order they happened, with their times;
  * those of different threads are not: a site (its frames) may come after
  * an allocation that names it.
+ *
+ * The tracker writes most events short (16 or 24 bytes, not 40: a
+ * malloc-heavy program writes about a byte of records per nanosecond it
+ * runs): each of its chunks starts with a base record, the thread and a
+ * time, and a short record is an event of that thread at a time after it.
+ * Events a short record cannot hold (blocks of 4 GiB or more, part of a
+ * mapping unmapped) are whole records.
  */
 #ifndef DSPROF_HEAPFILE_H
 #define DSPROF_HEAPFILE_H
@@ -25,7 +32,7 @@
 #include <linux/types.h>
 
 #define DS_HEAP_MAGIC "DSHEAP01"  /* 8 bytes, no NUL */
-#define DS_HEAP_VERSION 1
+#define DS_HEAP_VERSION 2         /* 1: no short records; still read */
 #define DS_HEAP_HEADER 4096        /* the header's page; chunks follow it */
 #define DS_HEAP_CHUNK 65536
 #define DS_HEAP_MAX_FRAMES 32      /* a site's frames, at most */
@@ -59,6 +66,9 @@ enum ds_heap_type {
 	DS_HEAP_EXIT = 4,            /* struct ds_heap_event (fn, site, addr, bytes 0): the process
 				      * is exiting (exit(), or main returned); blocks live after
 				      * it leaked.  None: it was killed, exec'd or called _exit */
+	DS_HEAP_BASE = 5,            /* struct ds_heap_base: the short records after it */
+	DS_HEAP_SALLOC = 6,          /* struct ds_heap_salloc: DS_HEAP_ALLOC, short */
+	DS_HEAP_SFREE = 7,           /* struct ds_heap_sfree: DS_HEAP_FREE of a whole block, short */
 };
 
 /* The allocation function a record is about. */
@@ -93,6 +103,38 @@ struct ds_heap_event {
 	__u64 addr;
 	__u64 bytes;                 /* ALLOC: the size asked for; FREE: the mapping's bytes
 				      * that end (munmap, mremap), 0 for the whole block */
+};
+
+/* The thread and the time of the short records that follow it in its
+ * chunk, up to the next base. */
+struct ds_heap_base {
+	__u16 type;                  /* DS_HEAP_BASE */
+	__u16 size;                  /* sizeof (24) */
+	__u32 tid;
+	__u64 time;                  /* ns, on the samples' clock */
+	__u64 mult;                  /* a short record's time is time + (dtime * mult >> 32) */
+};
+
+/* A short record's address and function: addr | fn << 56 (user
+ * addresses are below 2^56, with five-level page tables too). */
+#define DS_HEAP_ADDR_BITS 56
+
+/* A block's beginning, of fewer than 2^32 bytes. */
+struct ds_heap_salloc {
+	__u16 type;                  /* DS_HEAP_SALLOC */
+	__u16 size;                  /* sizeof (24) */
+	__u32 dtime;                 /* after the base's time, in its units (mult) */
+	__u32 site;
+	__u32 bytes;
+	__u64 addr_fn;
+};
+
+/* A whole block's end. */
+struct ds_heap_sfree {
+	__u16 type;                  /* DS_HEAP_SFREE */
+	__u16 size;                  /* sizeof (16) */
+	__u32 dtime;
+	__u64 addr_fn;
 };
 
 #endif

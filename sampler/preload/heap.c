@@ -133,13 +133,16 @@ static atomic_uint last_site;
  * buffers are on a list, to be written all at once before it exits. */
 typedef struct chunk {
 	char *p;                    /* DS_HEAP_CHUNK bytes */
-	_Atomic uint32_t fill;      /* bytes of whole records */
+	_Atomic uint32_t fill;      /* bytes of whole records, from its base on */
+	uint64_t first;             /* the stamp of its base: its first event's */
+	uint64_t pair_stamp, pair_ns; /* the clock, read when it got its base (stamps are ticks) */
 	struct chunk *next, **prev; /* on the list once p is */
 } chunk;
 static TLS chunk own, nested;
 static chunk *buffers;
 static pthread_mutex_t buffers_lock = PTHREAD_MUTEX_INITIALIZER;
 static char spare[DS_HEAP_CHUNK];   /* a chunk to write from, under buffers_lock */
+static chunk late = {.p = spare};   /* a record of a thread past its end, under buffers_lock */
 static TLS int busy;
 static TLS int ended;               /* the thread's buffers were written at its end */
 static TLS pid_t tid;
@@ -172,6 +175,48 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* An event's time, its stamp.  Where the kernel keeps time by the TSC (its
+ * clocksource is "tsc": the counter is constant and in step on every CPU),
+ * a stamp is the counter (rdtsc: 9 ns on this project's test machines,
+ * where clock_gettime takes 21, and it is taken about twice per event),
+ * turned into CLOCK_MONOTONIC's ns when its buffer is written: linearly,
+ * from the clock read with the counter when the buffer got its base, at
+ * the rate between then and the writing (over at least a million ticks;
+ * the process's rate since it started over fewer).  Elsewhere a stamp is
+ * clock_gettime's ns. */
+static int tsc;
+static uint64_t start_stamp, start_ns;
+
+static inline uint64_t ticks(void)
+{
+#if defined(__x86_64__)
+	return __builtin_ia32_rdtsc();
+#else
+	return 0;
+#endif
+}
+
+static inline uint64_t stamp(void)
+{
+	return tsc ? ticks() : now_ns();
+}
+
+/* Whether the kernel's clocksource is the TSC. */
+static int tsc_clock(void)
+{
+	char b[16] = {0};
+	int f = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+#if !defined(__x86_64__)
+	return 0;
+#endif
+	if (f < 0)
+		return 0;
+	n = read(f, b, sizeof b - 1);
+	close(f);
+	return n >= 3 && memcmp(b, "tsc", 3) == 0 && (n == 3 || b[3] == '\n');
+}
+
 static pid_t thread_id(void)
 {
 	if (!tid)
@@ -195,10 +240,60 @@ static void chunk_write(char *p, uint32_t n)
 	}
 }
 
+/* The rate of ns to ticks, times 2^32, from c's base on. */
+static uint64_t rate_of(const chunk *c, uint64_t s1, uint64_t n1)
+{
+	uint64_t span = s1 - c->pair_stamp;
+	uint64_t from = c->pair_ns;
+	if (span < 1u << 20) { /* too few ticks to tell: the process's rate */
+		span = s1 - start_stamp;
+		from = start_ns;
+		if ((int64_t)span <= 0)
+			return 1ull << 32;
+	}
+	return (uint64_t)(((unsigned __int128)(n1 - from) << 32) / span);
+}
+
+/* ns of stamp t, in c from its base on, at the rate mult. */
+static uint64_t ns_of(const chunk *c, uint64_t t, uint64_t mult)
+{
+	int64_t d = (int64_t)(t - c->pair_stamp);
+	__int128 ns = (__int128)d * (__int128)mult;
+	return c->pair_ns + (uint64_t)(int64_t)(ns >> 32);
+}
+
+/* ns of a stamp t taken a moment ago (a whole record's time). */
+static uint64_t ns_at(uint64_t t)
+{
+	uint64_t s1 = ticks(), n1 = now_ns(), span = s1 - start_stamp, mult = 1ull << 32;
+	if ((int64_t)span > 0)
+		mult = (uint64_t)(((unsigned __int128)(n1 - start_ns) << 32) / span);
+	return n1 - (uint64_t)((unsigned __int128)(s1 - t) * mult >> 32);
+}
+
+/* p holds records of c's (c's buffer, or a copy of it), going into the
+ * file: its base gets the time of its stamp and the rate of its short
+ * records' times, in ns. */
+static void seal(char *p, const chunk *c)
+{
+	struct ds_heap_base b;
+	uint64_t s1, n1;
+
+	if (!tsc)
+		return;
+	s1 = ticks();
+	n1 = now_ns();
+	memcpy(&b, p, sizeof b);
+	b.mult = rate_of(c, s1, n1);
+	b.time = ns_of(c, c->first, b.mult);
+	memcpy(p, &b, sizeof b);
+}
+
 static void chunk_flush(chunk *c)
 {
 	uint32_t n = atomic_load_explicit(&c->fill, memory_order_acquire);
 	if (c->p && n) {
+		seal(c->p, c);
 		chunk_write(c->p, n);
 		atomic_store_explicit(&c->fill, 0, memory_order_release);
 	}
@@ -239,31 +334,63 @@ static void chunk_end(chunk *c)
 	c->p = NULL;
 }
 
-/* Append a record (its size a multiple of 8) to a buffer of this thread.
- * After its end (the frees of thread-local destructors that ran after
- * ours), a record is written on its own: no buffer is listed again (and
- * a signal handler's record made meanwhile is lost: the lock may be
- * held by the record it interrupted). */
-static void put(chunk *c, const void *rec, uint32_t size)
+/* Room for a record of size bytes (a multiple of 8) of an event at stamp
+ * t in buffer c of this thread: where it goes, after the buffer's base,
+ * which a short record's time is from (less than 2^31 ticks or ns: a
+ * buffer that began longer ago is written first).  NULL: no buffer.  The
+ * record is written there, then kept by keep(). */
+static char *room(chunk *c, uint32_t size, uint64_t t)
+{
+	uint32_t n;
+
+	if (!c->p && !chunk_init(c))
+		return NULL;
+	n = atomic_load_explicit(&c->fill, memory_order_relaxed);
+	if (n && (n + size > DS_HEAP_CHUNK || t - c->first >= 1u << 31)) {
+		chunk_flush(c);
+		n = 0;
+	}
+	if (!n) {
+		struct ds_heap_base b = {DS_HEAP_BASE, sizeof b, (uint32_t)thread_id(), t, 1ull << 32};
+		c->first = t;
+		if (tsc)
+			c->pair_stamp = ticks(), c->pair_ns = now_ns();
+		memcpy(c->p, &b, sizeof b);
+		n = sizeof b;
+		atomic_store_explicit(&c->fill, n, memory_order_release);
+	}
+	return c->p + n;
+}
+
+static void keep(chunk *c, uint32_t size)
 {
 	uint32_t n = atomic_load_explicit(&c->fill, memory_order_relaxed);
+	atomic_store_explicit(&c->fill, n + size, memory_order_release);
+}
+
+/* Append a record to a buffer of this thread.  After its end (the frees of
+ * thread-local destructors that ran after ours), a record is written on
+ * its own: no buffer is listed again (and a signal handler's record made
+ * meanwhile is lost: the lock may be held by the record it interrupted). */
+static void put(chunk *c, const void *rec, uint32_t size, uint64_t t)
+{
+	char *at;
 	if (ended) {
 		if (busy > 1)
 			return;
 		pthread_mutex_lock(&buffers_lock);
-		memcpy(spare, rec, size);
-		chunk_write(spare, size);
+		if ((at = room(&late, size, t))) {
+			memcpy(at, rec, size);
+			keep(&late, size);
+			chunk_flush(&late);
+		}
 		pthread_mutex_unlock(&buffers_lock);
 		return;
 	}
-	if (!c->p && !chunk_init(c))
-		return;
-	if (n + size > DS_HEAP_CHUNK) {
-		chunk_flush(c);
-		n = 0;
+	if ((at = room(c, size, t))) {
+		memcpy(at, rec, size);
+		keep(c, size);
 	}
-	memcpy(c->p + n, rec, size);
-	atomic_store_explicit(&c->fill, n + size, memory_order_release);
 }
 
 static void thread_end(void *arg)
@@ -289,6 +416,7 @@ static void flush_all(void)
 		n = atomic_exchange_explicit(&c->fill, 0, memory_order_acq_rel);
 		if (n && n <= DS_HEAP_CHUNK) {
 			memcpy(spare, c->p, n);
+			seal(spare, c);
 			chunk_write(spare, n);
 		}
 	}
@@ -310,7 +438,7 @@ static uint64_t hash_frames(void *const *f, int n)
 
 /* The site of frames f[0..n); a new one's record is written first.  0
  * when the table is full. */
-static uint32_t site_of(void *const *f, int n)
+static uint32_t site_of(void *const *f, int n, uint64_t t)
 {
 	uint64_t h = hash_frames(f, n);
 	for (uint32_t k = 0; k < 64; k++) {
@@ -328,7 +456,7 @@ static uint32_t site_of(void *const *f, int n)
 			rec.head.site = id;
 			for (int i = 0; i < n; i++)
 				rec.frames[i] = (uint64_t)(uintptr_t)f[i];
-			put(&own, &rec, rec.head.size);
+			put(&own, &rec, rec.head.size, t);
 			atomic_store_explicit(&s->id, id, memory_order_release);
 			return id;
 		}
@@ -346,19 +474,46 @@ static uint32_t site_of(void *const *f, int n)
 
 /* ---- records ---- */
 
+/* An event at stamp t: short where a short record holds it. */
 static void event(int type, int fn, const void *p, size_t bytes, uint32_t site, uint64_t t)
 {
-	struct ds_heap_event e;
-	memset(&e, 0, sizeof e);
-	e.type = (uint16_t)type;
-	e.size = sizeof e;
-	e.fn = (uint8_t)fn;
-	e.tid = (uint32_t)thread_id();
-	e.site = site;
-	e.time = t;
-	e.addr = (uint64_t)(uintptr_t)p;
-	e.bytes = bytes;
-	put(busy > 1 ? &nested : &own, &e, sizeof e);
+	chunk *c = busy > 1 ? &nested : &own;
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	char *at;
+
+	if (ended || type == DS_HEAP_EXIT || a >> DS_HEAP_ADDR_BITS || (uint64_t)bytes >> 32 ||
+	    (type == DS_HEAP_FREE && bytes)) {
+		struct ds_heap_event e;
+		memset(&e, 0, sizeof e);
+		e.type = (uint16_t)type;
+		e.size = sizeof e;
+		e.fn = (uint8_t)fn;
+		e.tid = (uint32_t)thread_id();
+		e.site = site;
+		e.time = t;
+		if (tsc)
+			e.time = ns_at(t);
+		e.addr = a;
+		e.bytes = bytes;
+		put(c, &e, sizeof e, t);
+		return;
+	}
+	a |= (uint64_t)fn << DS_HEAP_ADDR_BITS;
+	if (type == DS_HEAP_ALLOC) {
+		struct ds_heap_salloc r = {DS_HEAP_SALLOC, sizeof r, 0, site, (uint32_t)bytes, a};
+		if ((at = room(c, sizeof r, t))) {
+			r.dtime = (uint32_t)(t - c->first);
+			memcpy(at, &r, sizeof r);
+			keep(c, sizeof r);
+		}
+	} else {
+		struct ds_heap_sfree r = {DS_HEAP_SFREE, sizeof r, 0, a};
+		if ((at = room(c, sizeof r, t))) {
+			r.dtime = (uint32_t)(t - c->first);
+			memcpy(at, &r, sizeof r);
+			keep(c, sizeof r);
+		}
+	}
 }
 
 /* The top of this thread's stack (once per thread: the main thread's
@@ -381,15 +536,20 @@ static uintptr_t stack_top(void)
 }
 
 /* The return addresses of the frame-pointer chain from this function's
- * frame up, while the chain stays on the stack and goes up it. */
-__attribute__((noinline)) static int fp_walk(void **f, int max)
+ * frame up, while the chain stays on the stack and goes up it, from ra
+ * (the return address into the allocation's caller) on, max at most: how
+ * many.  0 when the chain does not hold ra. */
+__attribute__((noinline)) static int fp_walk(void **f, int max, const void *ra)
 {
 	uintptr_t *fp = __builtin_frame_address(0), hi = stack_top();
-	int n = 0;
+	int n = 0, skip = 8; /* the tracker's own frames, at most */
 
 	while (n < max && (uintptr_t)fp >= (uintptr_t)&n && (uintptr_t)fp + 16 <= hi && !((uintptr_t)fp & 7)) {
 		uintptr_t *up = (uintptr_t *)fp[0];
-		f[n++] = (void *)fp[1];
+		if (n || (void *)fp[1] == ra)
+			f[n++] = (void *)fp[1];
+		else if (!skip--)
+			break;
 		if (up <= fp)
 			break;
 		fp = up;
@@ -421,12 +581,12 @@ static int stack_of(void **f, const void *ra)
 	int n, m, max = (int)max_frames + 8;
 
 	if (c->ra == (uintptr_t)ra && c->state == FP_GOOD && (++c->calls & 63) &&
-	    (n = from_ra(f, fp_walk(f, max), ra)) >= c->depth)
+	    fp_walk(f, c->depth, ra) == c->depth)
 		return c->depth;
 	n = from_ra(f, unw_backtrace(f, max), ra);
 	if (c->ra != (uintptr_t)ra || c->state != FP_BAD) {
 		int same = 0;
-		m = from_ra(g, fp_walk(g, max), ra);
+		m = fp_walk(g, (int)max_frames, ra);
 		while (same < n && same < m && f[same] == g[same])
 			same++;
 		c->ra = (uintptr_t)ra;
@@ -450,12 +610,14 @@ static void allocated(int fn, const void *p, size_t n, void *ra)
 {
 	void *f[DS_HEAP_MAX_FRAMES + 8];
 	uint32_t site = 0;
+	uint64_t t;
 
 	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p)
 		return;
+	t = stamp();
 	if (busy++ == 0)
-		site = site_of(f, stack_of(f, ra));
-	event(DS_HEAP_ALLOC, fn, p, n, site, now_ns());
+		site = site_of(f, stack_of(f, ra), t);
+	event(DS_HEAP_ALLOC, fn, p, n, site, t);
 	busy--;
 }
 
@@ -591,6 +753,7 @@ static void on_termination(void)
 static void start(void)
 {
 	const char *frames = getenv("DSPROF_HEAP_FRAMES"), *min = getenv("DSPROF_HEAP_MMAP_MIN");
+	const char *clock = getenv("DSPROF_HEAP_CLOCK");
 	void *warm[4], *vdso;
 
 	real.calloc = find("calloc");
@@ -611,6 +774,9 @@ static void start(void)
 	vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (vdso)
 		vdso_clock = (int (*)(clockid_t, struct timespec *))dlsym(vdso, "__vdso_clock_gettime");
+	tsc = tsc_clock() && !(clock && strcmp(clock, "ns") == 0);
+	start_stamp = ticks();
+	start_ns = now_ns();
 	atomic_store_explicit(&resolved, 1, memory_order_release);
 	if (frames && atoi(frames) > 0)
 		max_frames = (unsigned)atoi(frames) < DS_HEAP_MAX_FRAMES ? (unsigned)atoi(frames) : DS_HEAP_MAX_FRAMES;
@@ -661,7 +827,7 @@ __attribute__((destructor)) static void fini(void)
 	if (atomic_load_explicit(&state, memory_order_acquire) != ON)
 		return;
 	busy++;
-	event(DS_HEAP_EXIT, 0, NULL, 0, 0, now_ns());
+	event(DS_HEAP_EXIT, 0, NULL, 0, 0, stamp());
 	busy--;
 	atomic_store(&state, OFF);
 	flush_all();
@@ -700,7 +866,7 @@ EXPORT void free(void *p)
 		return;
 	if (!ready())
 		return;
-	freed(DS_HEAP_FREE_FN, p, 0, now_ns());
+	freed(DS_HEAP_FREE_FN, p, 0, stamp());
 	real.free(p);
 }
 
@@ -722,7 +888,7 @@ EXPORT void *realloc(void *old, size_t n)
 			allocated(DS_HEAP_MALLOC, p, n, RA);
 		return p;
 	}
-	t = now_ns();
+	t = stamp();
 	p = real.realloc(old, n);
 	if (old && (p || n == 0))
 		freed(DS_HEAP_REALLOC, old, 0, t);
@@ -737,7 +903,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 	void *p;
 	if (!ready() || !real.reallocarray)
 		return NULL;
-	t = now_ns();
+	t = stamp();
 	p = real.reallocarray(old, n, size);
 	if (old && p)
 		freed(DS_HEAP_REALLOCARRAY, old, 0, t);
@@ -816,7 +982,7 @@ EXPORT int munmap(void *addr, size_t len)
 	int rc;
 	if (!ready())
 		return -1;
-	t = now_ns();
+	t = stamp();
 	rc = real.munmap(addr, len);
 	if (!rc)
 		freed(DS_HEAP_MUNMAP, addr, len, t);
@@ -836,7 +1002,7 @@ EXPORT void *mremap(void *old, size_t oldlen, size_t len, int flags, ...)
 		fixed = va_arg(ap, void *);
 		va_end(ap);
 	}
-	t = now_ns();
+	t = stamp();
 	p = real.mremap(old, oldlen, len, flags, fixed);
 	if (p != MAP_FAILED) {
 		freed(DS_HEAP_MREMAP, old, oldlen, t);

@@ -191,11 +191,26 @@ site="thread_blocks (heapleak.c:$(line_of 'b\[i\] = malloc(64)' "$SRC"))"
 check_eq "threads: every thread's blocks" "$(csv_lookup tk_heap.csv name "$site" blocks)" 4000
 check_eq "threads: all freed" "$(csv_lookup tk_heap.csv name "$site" leaked_bytes)" 0
 
+# times: a block held for a second lives a second and more, with either
+# clock (the TSC's ticks where the kernel keeps time by them, turned into
+# ns as the tracker writes; clock_gettime's ns), and a second is more than
+# a short record's time span in ticks (2^31) at over 2.1 GHz
+site="held_block (heapleak.c:$(line_of 'char \*p = malloc(48)' "$SRC"))"
+for clock in default ns; do
+	DSPROF_HEAP_CLOCK=$clock "$DSPROF" record -q -o hold_$clock --heap -- "$PROGS/heapleak" hold 1000 >/dev/null 2>&1
+	"$DSPROF" report -i hold_$clock --view heap -f csv >hold_$clock.csv 2>/dev/null
+	check_eq "clock $clock: held and freed" "$(csv_lookup hold_$clock.csv name "$site" blocks)" 2
+	# the average of 1 s and about 0: from 0.5 s; at most 5 s on a busy machine
+	life=$(csv_lookup hold_$clock.csv name "$site" avg_lifetime)
+	check "clock $clock: a block held 1 s lived it (avg $life ns of two)" \
+		test "${life:-0}" -ge 500000000 -a "${life:-0}" -lt 5000000000
+done
+
 # the tracker's own work (two million allocations and frees, called with
 # no frame pointer, as -O2 code may): its library, the unwinder and clock
 # it calls and the kernel's writes for it are <heap tracker>, out of the
-# data views
-"$DSPROF" record -q -o tr --heap -- "$PROGS/heapleak" churn 2000000 >tr.out 2>tr.err
+# data views.  The clock: the vDSO's (its TSC reads leave no frame to tell)
+DSPROF_HEAP_CLOCK=ns "$DSPROF" record -q -o tr --heap -- "$PROGS/heapleak" churn 2000000 >tr.out 2>tr.err
 "$DSPROF" report -i tr --by module,verdict -f csv >tr.csv 2>/dev/null
 check_ge "tracker: its samples are named" \
 	"$(awk -F, 'NR > 1 && $3 == "heap-tracker" { s += $4 } END { print s + 0 }' tr.csv)" 20

@@ -25,6 +25,9 @@
  *                         from code that holds data, not a frame, in the
  *                         frame pointer register (as -O2 code may): a
  *                         frame-pointer walk from the allocator goes astray
+ *     heapleak hold MS    a block from held_block, freed after the program
+ *                         slept MS milliseconds (a lifetime of at least
+ *                         that), then another, freed at once
  */
 #include <limits.h>
 #include <pthread.h>
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *at_exit_block;
@@ -112,6 +116,14 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) static void churn_one(
 			   "xmm12", "xmm13", "xmm14", "xmm15");
 }
 
+__attribute__((noinline)) static void *held_block(void)
+{
+	char *p = malloc(48);
+	if (p) /* not a tail call: the site is this function */
+		p[0] = 1;
+	return p;
+}
+
 __attribute__((noinline)) static volatile long *child_block(void)
 {
 	volatile long *p = calloc(1000, sizeof(long));
@@ -182,6 +194,14 @@ int main(int argc, char **argv)
 		long n = atol(argv[2]);
 		for (long i = 0; i < n; i++)
 			churn_one(16);
+	} else if (!strcmp(what, "hold") && argc > 2) {
+		long ms = atol(argv[2]);
+		struct timespec ts = {ms / 1000, ms % 1000 * 1000000};
+		void *p = held_block();
+		while (nanosleep(&ts, &ts))
+			;
+		free(p);
+		free(held_block());
 	}
 	free((void *)shared);
 	return 0;
