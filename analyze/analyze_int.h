@@ -580,6 +580,14 @@ struct ds_session {
 	DS_VEC(site) sites;
 	ds_hash *site_index;
 	ds_u64map site_map;             /* (dso, offset) -> site, when they fit a key (session.c) */
+	ds_u64map site_map_wide;        /* offset -> a site of it, when they do not */
+	uint64_t maps_final;            /* the time of the last mapping, exec or fork */
+	struct {                        /* where a sample's registers are, for regs_mask (unwind.c) */
+		uint64_t mask;
+		bool set;
+		int8_t at[DS_UNWIND_NREGS]; /* by DWARF number: index in the sample's, -1 none */
+	} regs_memo;
+	struct site_memo *site_memo;    /* ds_session_site's user sites after it (session.c) */
 	DS_VEC(uint64_t) site_samples;  /* [site * nev + ev] */
 	DS_VEC(uint64_t) site_count;
 

@@ -153,12 +153,15 @@ static void fold_chain(ds_session *s, uint32_t chain, ds_buf *out)
 	key = ds_hash_key(s->chain_index, chain, &len);
 	len /= sizeof *key;
 	for (size_t k = len; k-- > 0;) {
+		size_t at;
 		ds_site_resolve(s, key[k], false);
 		if (k + 1 < len)
 			ds_buf_putc(out, ';');
 		/* a ';' of a name would cut it into two frames */
-		for (const char *c = site_fname(s, key[k]); *c; c++)
-			ds_buf_putc(out, *c == ';' ? ':' : *c);
+		at = out->len;
+		ds_buf_puts(out, site_fname(s, key[k]));
+		for (char *c = out->p + at; (c = strchr(c, ';')); c++)
+			*c = ':';
 	}
 }
 

@@ -258,7 +258,9 @@ static const map_ent *find_map(const proc *p, uint64_t ip, uint64_t t)
 
 /* Sites are found by (object, offset) once per sample and once per frame
  * of its call chain: a 64-bit map when both fit in one key (every object's
- * offset, 44 bits), the byte-key table for the others (kernel addresses). */
+ * offset, 44 bits); for the others (kernel addresses) a 64-bit map by
+ * offset, whose site is checked to be of the object, and the byte-key
+ * table when it is not. */
 #define SITE_OFF_BITS 44
 
 static uint32_t site_intern(ds_session *s, uint32_t dso, uint64_t off)
@@ -269,14 +271,14 @@ static uint32_t site_intern(ds_session *s, uint32_t dso, uint64_t off)
 	} key = {dso, 0, off};
 	bool fits = dso < (1u << (64 - SITE_OFF_BITS)) && off < (1ull << SITE_OFF_BITS), added;
 	uint64_t k = (uint64_t)dso << SITE_OFF_BITS | off;
-	uint32_t at = fits ? ds_u64map_get(&s->site_map, k) : DS_U64MAP_NONE;
+	uint32_t at = ds_u64map_get(fits ? &s->site_map : &s->site_map_wide, fits ? k : off);
 	size_t i;
 
-	if (at != DS_U64MAP_NONE)
+	/* the wide map is by offset alone: its site must be of this object */
+	if (at != DS_U64MAP_NONE && (fits || s->sites.v[at].dso == dso))
 		return at;
 	i = ds_hash_intern(s->site_index, &key, sizeof key, &added);
-	if (fits)
-		ds_u64map_put(&s->site_map, k, (uint32_t)i, NULL);
+	ds_u64map_put(fits ? &s->site_map : &s->site_map_wide, fits ? k : off, (uint32_t)i, NULL);
 	if (added) {
 		site st = {0};
 		st.dso = dso;
@@ -297,7 +299,42 @@ uint32_t ds_session_site_at(ds_session *s, uint32_t dso, uint64_t off)
 	return site_intern(s, dso, off);
 }
 
+/* A user address's site is the same at every time after the last mapping
+ * changed (maps_final), so there it is kept by (pid, ip): a call chain's
+ * frames come back sample after sample, and a lookup (the process, its
+ * mapping, the site of the offset) is most of a frame's cost. */
+#define SITE_MEMO (1u << 16)
+struct site_memo {
+	uint64_t ip;
+	uint32_t pid;         /* UINT32_MAX: the kernel's (its mappings are the same for every time) */
+	uint32_t site;        /* UINT32_MAX: empty */
+};
+
+static uint32_t site_lookup(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel);
+
 uint32_t ds_session_site(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel)
+{
+	struct site_memo *e;
+
+	if (kernel)
+		pid = UINT32_MAX;
+	else if (time <= s->maps_final || pid == UINT32_MAX)
+		return site_lookup(s, pid, time, ip, false);
+	if (!s->site_memo) {
+		s->site_memo = ds_xmalloc(SITE_MEMO * sizeof *s->site_memo);
+		for (size_t i = 0; i < SITE_MEMO; i++)
+			s->site_memo[i].site = UINT32_MAX;
+	}
+	e = &s->site_memo[(ip ^ ip >> 16 ^ (uint64_t)pid * 0x9e3779b1u) & (SITE_MEMO - 1)];
+	if (e->site == UINT32_MAX || e->ip != ip || e->pid != pid) {
+		e->ip = ip;
+		e->pid = pid;
+		e->site = site_lookup(s, pid, time, ip, kernel);
+	}
+	return e->site;
+}
+
+static uint32_t site_lookup(ds_session *s, uint32_t pid, uint64_t time, uint64_t ip, bool kernel)
 {
 	const map_ent *m = NULL;
 
@@ -1062,8 +1099,15 @@ static int read_side_band(ds_session *s, ds_err *err)
 			side_band(s, &r);
 	if (rc < 0)
 		return -1;
-	for (size_t i = 0; i < s->procs.n; i++)
+	for (size_t i = 0; i < s->procs.n; i++) {
+		const proc *p = &s->procs.v[i];
 		proc_index_maps(&s->procs.v[i]);
+		for (size_t k = 0; k < p->maps.n; k++)
+			s->maps_final = p->maps.v[k].time > s->maps_final ? p->maps.v[k].time : s->maps_final;
+		for (size_t k = 0; k < p->execs.n; k++)
+			s->maps_final = p->execs.v[k] > s->maps_final ? p->execs.v[k] : s->maps_final;
+		s->maps_final = p->fork_time > s->maps_final ? p->fork_time : s->maps_final;
+	}
 	proc_index_maps(&s->kernel);
 	return 0;
 }
@@ -1216,6 +1260,8 @@ void ds_session_free_model(ds_session *s)
 	ds_vec_free(&s->chain_memo.next);
 	ds_vec_free(&s->chain_memo.key);
 	ds_u64map_free(&s->site_map);
+	ds_u64map_free(&s->site_map_wide);
+	free(s->site_memo);
 	ds_hash_free(s->cross_index);
 	ds_vec_free(&s->cross_misses);
 	free(s->cross_path);

@@ -54,15 +54,30 @@ static bool read_copy(void *ctx, uint64_t addr, uint64_t *val)
 	return true;
 }
 
-/* The sampled registers by DWARF number. */
-static bool sampled_regs(const ds_arch *arch, const ds_sample *sm, ds_uregs *regs)
+/* The sampled registers by DWARF number.  Where each is in the sample
+ * depends on the mask alone, the same in every sample of an event: found
+ * once, by reading "registers" that are their own indexes. */
+static bool sampled_regs(ds_session *s, const ds_arch *arch, const ds_sample *sm, ds_uregs *regs)
 {
-	memset(regs, 0, sizeof *regs);
+	regs->known = regs->deferred = 0;
 	if (!sm->regs_abi || !sm->regs)
 		return false;
+	if (!s->regs_memo.set || s->regs_memo.mask != sm->regs_mask) {
+		uint64_t index[64];
+		for (int i = 0; i < 64; i++)
+			index[i] = (uint64_t)i;
+		s->regs_memo.set = true;
+		s->regs_memo.mask = sm->regs_mask;
+		for (int r = 0; r < DS_UNWIND_NREGS; r++) {
+			uint64_t at;
+			s->regs_memo.at[r] = ds_arch_sampled_reg(arch, sm->regs_mask, index, r, &at) ? (int8_t)at : -1;
+		}
+	}
 	for (int r = 0; r < DS_UNWIND_NREGS; r++)
-		if (ds_arch_sampled_reg(arch, sm->regs_mask, sm->regs, r, &regs->v[r]))
+		if (s->regs_memo.at[r] >= 0) {
+			regs->v[r] = sm->regs[s->regs_memo.at[r]];
 			regs->known |= 1ull << r;
+		}
 	return true;
 }
 
@@ -111,7 +126,7 @@ static int walk(ds_session *s, const ds_sample *sm, ds_vec_u64 *out, ds_vec_u32 
 	 * report), they come in parallel */
 	for (size_t o = 0; o < sm->stack_size; o += 64)
 		__builtin_prefetch(sm->stack + o);
-	if (!sampled_regs(arch, sm, &regs) || !known(&regs, sp) || !known(&regs, ip))
+	if (!sampled_regs(s, arch, sm, &regs) || !known(&regs, sp) || !known(&regs, ip))
 		return DS_CHAIN_NO_REGS;
 	c.base = regs.v[sp];
 	env.ctx = &c;

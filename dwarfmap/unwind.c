@@ -293,50 +293,39 @@ static int cfa_of(const ds_frame *fr, const ds_unwind_env *env, ds_uregs *regs, 
 	return DS_UNWIND_OK;
 }
 
-/* Register r of the caller into out, by its rule.  A value in memory is
- * left there (deferred) until a rule needs it. */
+/* Register r of the caller, by its rule, into *v: its value, or where in
+ * memory it is (*in_memory: read when a rule needs it).  DS_UNWIND_OUTERMOST:
+ * undefined in the caller. */
 static int recover(const ds_frame *fr, int r, uint64_t cfa, const ds_unwind_env *env, ds_uregs *regs,
-		   ds_uregs *out)
+		   uint64_t *v, bool *in_memory)
 {
 	const ds_frame_rule *ru = &fr->reg[r];
-	uint64_t bit = 1ull << r, v;
-	bool in_memory = false;
-	int rc = DS_UNWIND_OK;
 
+	*in_memory = false;
 	switch (ru->kind) {
 	case DS_RULE_UNDEF:
-		out->known &= ~bit;
-		out->deferred &= ~bit;
-		return DS_UNWIND_OK;
+		return DS_UNWIND_OUTERMOST;
 	case DS_RULE_OFFSET:
-		v = cfa + (uint64_t)ru->n;
-		in_memory = true;
-		break;
+		*v = cfa + (uint64_t)ru->n;
+		*in_memory = true;
+		return DS_UNWIND_OK;
 	case DS_RULE_VAL_OFFSET:
-		v = cfa + (uint64_t)ru->n;
-		break;
+		*v = cfa + (uint64_t)ru->n;
+		return DS_UNWIND_OK;
 	case DS_RULE_REG:
 		if (ru->n < 0 || ru->n >= DS_UNWIND_NREGS || !(regs->known & (1ull << ru->n)))
 			return DS_UNWIND_BAD_CFI;
-		v = regs->v[ru->n];
-		in_memory = (regs->deferred >> ru->n) & 1;
-		break;
+		*v = regs->v[ru->n];
+		*in_memory = (regs->deferred >> ru->n) & 1;
+		return DS_UNWIND_OK;
 	case DS_RULE_EXPR:
-		rc = evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, &v);
-		in_memory = true;
-		break;
+		*in_memory = true;
+		return evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, v);
 	case DS_RULE_VAL_EXPR:
-		rc = evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, &v);
-		break;
+		return evaluate(fr, ru->expr, ru->len, env, regs, true, cfa, v);
 	default:
 		return DS_UNWIND_BAD_CFI;
 	}
-	if (rc != DS_UNWIND_OK)
-		return rc;
-	out->v[r] = v;
-	out->known |= bit;
-	out->deferred = in_memory ? out->deferred | bit : out->deferred & ~bit;
-	return DS_UNWIND_OK;
 }
 
 int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_uregs *regs,
@@ -344,8 +333,7 @@ int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_u
 {
 	/* valid until the next query, and this step makes no other */
 	const ds_frame *fr = ds_dso_frame_at(d, vaddr);
-	ds_uregs out;
-	uint64_t cfa, start, end;
+	uint64_t cfa, start, end, v[DS_UNWIND_NREGS], set = 0, unset = 0, mem = 0, rbit;
 	int rc;
 
 	if (!fr) /* an FDE that covers vaddr but cannot be read is bad CFI */
@@ -357,38 +345,71 @@ int ds_dso_unwind_step(ds_dso *d, uint64_t vaddr, const ds_unwind_env *env, ds_u
 		return DS_UNWIND_OUTERMOST;
 	if ((rc = cfa_of(fr, env, regs, &cfa)) != DS_UNWIND_OK)
 		return rc;
-	out = *regs;
-	/* A register that cannot be recovered is unknown in the caller, which
-	 * matters only if a rule further up needs it: an epilogue's rules
-	 * still place registers in slots below the stack pointer, outside any
-	 * copy of the stack.  The return address must be recovered.  The
-	 * registers without a rule keep their values. */
+	/* The caller's registers are gathered in v (set, unset, mem) and only
+	 * then replace the frame's, which every rule reads.  A register that
+	 * cannot be recovered is unknown in the caller, which matters only if
+	 * a rule further up needs it: an epilogue's rules still place
+	 * registers in slots below the stack pointer, outside any copy of the
+	 * stack.  The return address must be recovered.  The registers
+	 * without a rule keep their values. */
 	for (uint64_t m = fr->ruled; m; m &= m - 1) {
 		int r = __builtin_ctzll(m);
-		if (r < DS_UNWIND_NREGS && (rc = recover(fr, r, cfa, env, regs, &out)) != DS_UNWIND_OK) {
-			if (r == fr->ra_reg)
-				return rc;
-			out.known &= ~(1ull << r);
-			out.deferred &= ~(1ull << r);
+		bool in_memory;
+		if (r >= DS_UNWIND_NREGS)
+			continue;
+		rc = recover(fr, r, cfa, env, regs, &v[r], &in_memory);
+		if (rc == DS_UNWIND_OK) {
+			set |= 1ull << r;
+			mem |= (uint64_t)in_memory << r;
+			continue;
 		}
+		if (r == fr->ra_reg && rc != DS_UNWIND_OUTERMOST)
+			return rc;
+		unset |= 1ull << r;
 	}
 	/* The CFA is by definition the caller's stack pointer, unless a rule
 	 * says otherwise (a signal trampoline restores it from the context). */
 	if (env->sp_reg >= 0 && env->sp_reg < DS_UNWIND_NREGS && fr->reg[env->sp_reg].kind == DS_RULE_SAME) {
-		out.v[env->sp_reg] = cfa;
-		out.known |= 1ull << env->sp_reg;
-		out.deferred &= ~(1ull << env->sp_reg);
+		v[env->sp_reg] = cfa;
+		set |= 1ull << env->sp_reg;
+		unset &= ~(1ull << env->sp_reg);
+		mem &= ~(1ull << env->sp_reg);
 	}
-	if (!(out.known & (1ull << fr->ra_reg)))
+	rbit = 1ull << fr->ra_reg;
+	if (!(set & rbit) && (unset & rbit || !(regs->known & rbit)))
 		return DS_UNWIND_BAD_CFI;
 	if (env->has_ra) {
-		out.v[fr->ra_reg] = env->ra;
-		out.deferred &= ~(1ull << fr->ra_reg);
+		v[fr->ra_reg] = env->ra;
+		set |= rbit;
+		mem &= ~rbit;
+	} else if (!(set & rbit)) { /* no rule: the frame's own */
+		v[fr->ra_reg] = regs->v[fr->ra_reg];
+		set |= rbit;
+		mem |= regs->deferred & rbit;
 	}
-	if (!ds_uregs_get(&out, fr->ra_reg, env, ra) ||
-	    (env->sp_reg >= 0 && !ds_uregs_get(&out, env->sp_reg, env, &cfa)))
-		return DS_UNWIND_NO_MEMORY;
+	/* the return address and the stack pointer are read before anything
+	 * changes: a frame whose copy ends there leaves regs as they were */
+	if (mem & rbit) {
+		if (!env->read(env->ctx, v[fr->ra_reg], &v[fr->ra_reg]))
+			return DS_UNWIND_NO_MEMORY;
+		mem &= ~rbit;
+	}
+	if (env->sp_reg >= 0 && env->sp_reg < DS_UNWIND_NREGS) {
+		uint64_t sbit = 1ull << env->sp_reg;
+		if (set & sbit) {
+			if ((mem & sbit) && !env->read(env->ctx, v[env->sp_reg], &v[env->sp_reg]))
+				return DS_UNWIND_NO_MEMORY;
+			mem &= ~sbit;
+		} else if (unset & sbit || !(regs->known & sbit) ||
+			   ((regs->deferred & sbit) && !ds_uregs_get(regs, env->sp_reg, env, &cfa))) {
+			return DS_UNWIND_NO_MEMORY;
+		}
+	}
+	*ra = v[fr->ra_reg];
+	for (uint64_t m = set; m; m &= m - 1)
+		regs->v[__builtin_ctzll(m)] = v[__builtin_ctzll(m)];
+	regs->known = (regs->known | set) & ~unset;
+	regs->deferred = ((regs->deferred & ~(set | unset)) | mem);
 	*exact = fr->signal;
-	*regs = out;
 	return DS_UNWIND_OK;
 }
