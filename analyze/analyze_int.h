@@ -588,6 +588,7 @@ struct ds_session {
 		int8_t at[DS_UNWIND_NREGS]; /* by DWARF number: index in the sample's, -1 none */
 	} regs_memo;
 	struct site_memo *site_memo;    /* ds_session_site's user sites after it (session.c) */
+	struct kernel_syms *kernel_syms; /* the kernel's symbols, being read on a thread (session.c) */
 	DS_VEC(uint64_t) site_samples;  /* [site * nev + ev] */
 	DS_VEC(uint64_t) site_count;
 
@@ -855,6 +856,8 @@ struct dim {
 	DS_VEC(char *) names; /* per id: its name, NULL until asked */
 	ds_u64map index;      /* raw value -> id, for values that are numbers */
 	ds_hash *strings;     /* key -> id, for values that are names */
+	ds_hash *paths;       /* callpath: a chain's frames' name strings (their addresses)... */
+	ds_vec_u32 path_ids;  /* ... -> the id of the path they fold into */
 	ds_vec_u32 memo;      /* per site or data object: its id, UINT32_MAX not yet */
 	ds_u64map chain_at;   /* call chain -> its ids in chain_pool */
 	ds_vec_u32 chain_pool; /* per chain met: a count, then the distinct ids, leaf first */

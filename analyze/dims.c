@@ -165,6 +165,11 @@ static void fold_chain(ds_session *s, uint32_t chain, ds_buf *out)
 	}
 }
 
+/* The path of a chain: chains of other instructions in the same functions
+ * fold into the same path (tens of thousands of chains into thousands of
+ * paths, on SQLite), so a chain is first looked up by its frames' names as
+ * the addresses of their strings, one word a frame, and folded into text
+ * only when that sequence is new. */
 static uint32_t callpath_id(dim *d, size_t i, const ds_srec *r)
 {
 	uint32_t *m = memo_at(&d->memo, r->chain == UINT32_MAX ? 0 : (size_t)r->chain + 1);
@@ -173,10 +178,31 @@ static uint32_t callpath_id(dim *d, size_t i, const ds_srec *r)
 		ds_buf b = {0};
 		const char *name;
 		uint32_t id;
-		fold_chain(d->s, r->chain, &b);
-		name = ds_buf_str(&b);
-		id = named_id(d, name, b.len, name);
-		ds_buf_free(&b);
+		size_t p = SIZE_MAX;
+		bool added = true;
+		if (r->chain != UINT32_MAX) {
+			size_t len;
+			const uint32_t *key = ds_hash_key(d->s->chain_index, r->chain, &len);
+			ds_vec_u64 names = {0};
+			for (size_t k = 0; k < len / sizeof *key; k++) {
+				ds_site_resolve(d->s, key[k], false);
+				ds_vec_push(&names, (uint64_t)(uintptr_t)site_fname(d->s, key[k]));
+			}
+			if (!d->paths)
+				d->paths = ds_hash_new();
+			p = ds_hash_intern(d->paths, names.v, names.n * sizeof *names.v, &added);
+			ds_vec_free(&names);
+		}
+		if (added) {
+			fold_chain(d->s, r->chain, &b);
+			name = ds_buf_str(&b);
+			id = named_id(d, name, b.len, name);
+			ds_buf_free(&b);
+			if (p != SIZE_MAX)
+				ds_vec_push(&d->path_ids, id);
+		} else {
+			id = d->path_ids.v[p];
+		}
 		m = memo_at(&d->memo, r->chain == UINT32_MAX ? 0 : (size_t)r->chain + 1);
 		*m = id;
 	}
@@ -1217,6 +1243,8 @@ void dim_free(dim *d)
 	ds_u64map_free(&d->chain_at);
 	ds_u64map_free(&d->index);
 	ds_hash_free(d->strings);
+	ds_hash_free(d->paths);
+	ds_vec_free(&d->path_ids);
 	free(d->cols);
 	free(d->label);
 	free(d);

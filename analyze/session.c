@@ -11,6 +11,7 @@
  */
 #include "analyze/analyze_int.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,6 +539,72 @@ static void check_build_id(ds_session *s, dso_ent *d, const char *path)
 	d->dso = NULL;
 }
 
+/* The kernel's symbols come from a kallsyms file, most often this
+ * kernel's /proc/kallsyms, which the kernel writes as it is read: 40 ms
+ * for its 200,000 symbols here, and as much again to index them, a tenth
+ * of the report of a large recording.  A large one is sure to have kernel
+ * frames, so they are read on a second thread while the samples are. */
+#define KERNEL_SYMS_EARLY (64u << 20) /* bytes of records */
+
+struct kernel_syms {
+	pthread_t thread;
+	char *path;
+	ds_dso *dso;
+	ds_err err;
+};
+
+static void *read_kernel_syms(void *arg)
+{
+	struct kernel_syms *k = arg;
+	k->dso = ds_dso_open_kallsyms(k->path, &k->err);
+	return NULL;
+}
+
+/* Where the kernel's symbols are: --kallsyms, the ones kept at record
+ * time, or this kernel's own; NULL: none. */
+static char *kallsyms_path(ds_session *s)
+{
+	char *dir = ds_session_dir(s), *kept = ds_xasprintf("%s/kallsyms", dir), *ks;
+	ks = s->opts.kallsyms ? ds_xstrdup(s->opts.kallsyms)
+	     : access(kept, R_OK) == 0 ? ds_xstrdup(kept)
+	     : s->same_machine ? ds_xstrdup("/proc/kallsyms") : NULL;
+	free(kept);
+	free(dir);
+	return ks;
+}
+
+static void kernel_syms_start(ds_session *s)
+{
+	struct kernel_syms *k;
+	char *ks;
+
+	if (ds_perfdata_data_size(s->pd) < KERNEL_SYMS_EARLY || !(ks = kallsyms_path(s)))
+		return;
+	k = ds_xcalloc(1, sizeof *k);
+	k->path = ks;
+	if (pthread_create(&k->thread, NULL, read_kernel_syms, k)) {
+		free(ks);
+		free(k);
+		return;
+	}
+	s->kernel_syms = k;
+}
+
+/* The symbols the thread read, and its error; the thread is done. */
+static ds_dso *kernel_syms_take(ds_session *s, ds_err *err)
+{
+	struct kernel_syms *k = s->kernel_syms;
+	ds_dso *d;
+
+	pthread_join(k->thread, NULL);
+	d = k->dso;
+	*err = k->err;
+	free(k->path);
+	free(k);
+	s->kernel_syms = NULL;
+	return d;
+}
+
 static void load_dso(ds_session *s, dso_ent *d)
 {
 	ds_err err = {0};
@@ -550,13 +617,12 @@ static void load_dso(ds_session *s, dso_ent *d)
 		return;
 	d->tried = true;
 	if (d->kernel) {
-		/* --kallsyms, the symbols kept at record time, or this kernel's own */
-		char *dir = ds_session_dir(s);
-		char *kept = ds_xasprintf("%s/kallsyms", dir);
-		const char *ks = s->opts.kallsyms ? s->opts.kallsyms
-			       : access(kept, R_OK) == 0 ? kept
-			       : s->same_machine ? "/proc/kallsyms" : NULL;
-		if (ks && !(d->dso = ds_dso_open_kallsyms(ks, &err)))
+		char *ks = kallsyms_path(s);
+		if (ks && s->kernel_syms)
+			d->dso = kernel_syms_take(s, &err);
+		else if (ks)
+			d->dso = ds_dso_open_kallsyms(ks, &err);
+		if (ks && !d->dso)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
 		else if (!ks && s->unfinished)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: the recording did not end, so it "
@@ -568,8 +634,7 @@ static void load_dso(ds_session *s, dso_ent *d)
 		else if (!ks)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: the experiment was "
 					       "recorded on another kernel (give its kallsyms with --kallsyms)");
-		free(kept);
-		free(dir);
+		free(ks);
 		return;
 	}
 	if (strcmp(d->path, "[vdso]") == 0) {
@@ -1216,6 +1281,7 @@ int ds_session_open(const char *path, const ds_session_opts *o, ds_session **out
 	if (read_side_band(s, err))
 		goto fail;
 	header_build_ids(s);
+	kernel_syms_start(s);
 	if (!s->opts.deferred && (read_samples(s, 0, err) || check_tids(s, err)))
 		goto fail;
 	free(pdpath);
@@ -1231,6 +1297,10 @@ fail:
 
 void ds_session_free_model(ds_session *s)
 {
+	if (s->kernel_syms) { /* never asked for */
+		ds_err ignored;
+		ds_dso_close(kernel_syms_take(s, &ignored));
+	}
 	for (size_t i = 0; i < s->dsos.n; i++) {
 		ds_dso_close(s->dsos.v[i].dso);
 		free(s->dsos.v[i].path);

@@ -159,3 +159,16 @@ mismatch=$(while read -r id file; do
 	[ "$have" = "$id" ] || echo "$file"
 done <bids.txt)
 check_eq "perf buildid-list: every file listed has that build-id here" "$mismatch" ""
+
+# a large recording (64 MiB of records and more: perf's stack copies) has
+# the kernel's symbols read on a second thread while its samples are read:
+# its kernel frames are named by them as a small one's are.  dd's reads
+# and writes are the kernel's work, under dd's user frames
+perf record -q -e cpu-clock -c 100000 --call-graph dwarf,8192 -o big.data \
+	dd if=/dev/zero of=/dev/null bs=512 count=3000000 >/dev/null 2>&1
+check "a large recording: at least 64 MiB" test "$(stat -c %s big.data)" -ge $((64 << 20))
+"$DSPROF" report -i big.data --format folded >big.folded 2>big.err
+check_eq "a large recording: reported" "$?" 0
+check "a large recording: its kernel frames have the kernel's names" \
+	grep -Eq ';(ksys_read|vfs_read|__x64_sys_read|read_zero|ksys_write|vfs_write)(;| )' big.folded
+check "a large recording: no note that kernel symbols are missing" sh -c '! grep -q "shown as \[kernel\]" big.err'
