@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #define WRITE_BUF (4u << 20)
+#define DIRECT_WRITE (64u << 10)
 
 struct ds_pdw {
 	int fd;
@@ -154,7 +155,7 @@ ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, 
 	return w;
 }
 
-int ds_pdw_flush(ds_pdw *w, ds_err *err)
+static int write_pending(ds_pdw *w, ds_err *err)
 {
 	if (w->pending.len) {
 		if (pwrite_all(w->fd, w->pending.p, w->pending.len, w->hdr.data.offset + w->data_size) < 0)
@@ -162,6 +163,13 @@ int ds_pdw_flush(ds_pdw *w, ds_err *err)
 		w->data_size += w->pending.len;
 		ds_buf_reset(&w->pending);
 	}
+	return 0;
+}
+
+int ds_pdw_flush(ds_pdw *w, ds_err *err)
+{
+	if (write_pending(w, err))
+		return -1;
 	if (w->hdr.data.size != w->data_size) {
 		w->hdr.data.size = w->data_size;
 		if (pwrite_all(w->fd, &w->hdr, sizeof w->hdr, 0) < 0)
@@ -172,6 +180,17 @@ int ds_pdw_flush(ds_pdw *w, ds_err *err)
 
 int ds_pdw_write(ds_pdw *w, const void *data, size_t len, ds_err *err)
 {
+	/* a run of records this large (a ring buffer's, while recording) goes
+	 * into the file from where it is: stack copies make hundreds of MB, and
+	 * a copy of them more costs a memory-bound target its bandwidth */
+	if (len >= DIRECT_WRITE) {
+		if (write_pending(w, err))
+			return -1;
+		if (pwrite_all(w->fd, data, len, w->hdr.data.offset + w->data_size) < 0)
+			return io_fail(w, err, "records");
+		w->data_size += len;
+		return 0;
+	}
 	ds_buf_append(&w->pending, data, len);
 	if (w->pending.len >= WRITE_BUF)
 		return ds_pdw_flush(w, err);
