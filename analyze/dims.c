@@ -896,15 +896,63 @@ static bool mobj_number(dim *d, uint32_t id, int64_t *v)
 /* Why a record has no block: values of their own, after the sites' and
  * the blocks' (raw: this bit and the reason). */
 #define NO_BLOCK (1ull << 63)
-enum { NB_NO_HEAP_DATA, NB_NO_ADDRESS, NB_NOT_HEAP, NB_NOT_IN_BLOCK };
+enum { NB_NO_HEAP_DATA, NB_NO_ADDRESS, NB_NOT_HEAP, NB_NOT_IN_BLOCK, NB_ALLOCATOR };
 static const char *const no_block_names[] = {"<no heap data>", "<no data address>", "<not heap>",
-					     "<in no block>"};
+					     "<in no block>", "<allocator>"};
+#define NB_MASK 7
+
+/* The allocation functions (the tracker's, experiment/heapfile.h) and
+ * glibc's malloc internals that are a sample's leaf when its chain is
+ * gone, by the name they have before any '@' version or '.' clone suffix
+ * and after a "__libc_" prefix. */
+static const char *const allocator_fns[] = {
+	"malloc", "calloc", "realloc", "free", "cfree", "posix_memalign", "aligned_alloc", "memalign",
+	"valloc", "pvalloc", "reallocarray", "_int_malloc", "_int_free", "_int_realloc", "_int_memalign",
+	"malloc_consolidate", "sysmalloc", "unlink_chunk", "tcache_get", "tcache_put",
+};
+
+static bool allocator_fn(const char *fn)
+{
+	size_t n;
+	if (!strncmp(fn, "__libc_", 7))
+		fn += 7;
+	n = strcspn(fn, "@.");
+	for (size_t i = 0; i < sizeof allocator_fns / sizeof allocator_fns[0]; i++)
+		if (strlen(allocator_fns[i]) == n && !strncmp(fn, allocator_fns[i], n))
+			return true;
+	return false;
+}
+
+/* Whether record r was taken in the allocator: its leaf or one of the
+ * next few frames of its chain is an allocation function (realloc's copy
+ * is memmove's, under realloc). */
+static bool in_allocator(ds_session *s, const ds_srec *r)
+{
+	const uint32_t *key = NULL;
+	size_t len = 0;
+
+	if (r->chain != UINT32_MAX) {
+		key = ds_hash_key(s->chain_index, r->chain, &len);
+		len /= sizeof *key;
+	}
+	if (!len) {
+		ds_site_resolve(s, r->site, false);
+		return allocator_fn(site_fname(s, r->site));
+	}
+	for (size_t k = 0; k < len && k < 4; k++) {
+		ds_site_resolve(s, key[k], false);
+		if (allocator_fn(site_fname(s, key[k])))
+			return true;
+	}
+	return false;
+}
 
 /* Record i's block (1 + index), or 0 and in *why the reason it has none:
  * an address in no block is not the heap's when a variable (a global, a
  * stack slot) holds it, or when it is in a program's or library's image
- * or in the main thread's stack; else the allocator's own memory, or
- * memory no tracked allocation made. */
+ * or in the main thread's stack; the allocator's own memory (its chunk
+ * headers and lists, a block it copies as realloc frees it) when the
+ * sample was in the allocator; else memory no tracked allocation made. */
 static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 {
 	ds_session *s = d->s;
@@ -929,6 +977,8 @@ static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 		*why = NB_NOT_HEAP; /* <stack F>, <constants>, <vtable of X>: not the heap */
 	else if (ds_session_in_stack(s, pid, r->ea) || ds_session_data_at(s, pid, r->time, r->ea, &dso, &vaddr))
 		*why = NB_NOT_HEAP;
+	else if (in_allocator(s, r))
+		*why = NB_ALLOCATOR;
 	else
 		*why = NB_NOT_IN_BLOCK;
 	return 0;
@@ -944,7 +994,7 @@ static uint32_t allocsite_id(dim *d, size_t i, const ds_srec *r)
 static void allocsite_name(dim *d, uint32_t id, ds_buf *out)
 {
 	uint64_t v = d->raw.v[id];
-	ds_buf_puts(out, v & NO_BLOCK ? no_block_names[v & 3] : d->s->heap.sites.v[v].name);
+	ds_buf_puts(out, v & NO_BLOCK ? no_block_names[v & NB_MASK] : d->s->heap.sites.v[v].name);
 }
 
 static void allocsite_cells(dim *d, uint32_t id, ds_row *r, size_t c)
@@ -1019,7 +1069,7 @@ static void allocation_name(dim *d, uint32_t id, ds_buf *out)
 	const hblock *b;
 
 	if (v & NO_BLOCK) {
-		ds_buf_puts(out, no_block_names[v & 3]);
+		ds_buf_puts(out, no_block_names[v & NB_MASK]);
 		return;
 	}
 	b = &d->s->heap.blocks.v[v];

@@ -206,6 +206,18 @@ for clock in default ns; do
 		test "${life:-0}" -ge 500000000 -a "${life:-0}" -lt 5000000000
 done
 
+# the allocator's own work: three million blocks of 16 bytes, malloc's
+# reads and writes of its chunk headers and its top chunk are heap memory
+# in no block, and say they are the allocator's.  What stays in no block
+# is other code's, a sample or two at most (the loader's lists, allocated
+# before the tracker started, read as the tracker's unwinder walks them)
+"$DSPROF" record -q -o al --heap -- "$PROGS/heapleak" many 3000000 >/dev/null 2>&1
+"$DSPROF" report -i al --view heap -f csv >al.csv 2>/dev/null
+al=$(csv_lookup al.csv name '<allocator>' samples:cpu-clock)
+nb=$(csv_lookup al.csv name '<in no block>' samples:cpu-clock)
+check_ge "allocator: its samples have a reason of their own" "${al:-0}" 1
+check "allocator: more of them than in no block ($al, $nb)" test "${al:-0}" -gt "${nb:-0}"
+
 # the tracker's own work (two million allocations and frees, called with
 # no frame pointer, as -O2 code may): its library, the unwinder and clock
 # it calls and the kernel's writes for it are <heap tracker>, out of the
