@@ -156,6 +156,9 @@ screen "hot: first screen" hot 'walk_cells'
 keys hot f; tm send-keys -t hot -l 'FUNC == "walk_cells"'; keys hot Enter
 screen "hot: the hot lines of walk_cells (whose code has source)" hot 'filter: FUNC == "walk_cells"'
 keys hot 8; screen "8: hot lines with their threads" hot 'nthreads'
+# the header comes before the rows, which a loaded machine may still be
+# building: Enter on no row opens nothing
+screen "8: walk_cells's hot lines, the first selected" hot '^▶ +[0-9.]+% +[0-9]+ '
 keys hot Enter; screen "8: Enter shows a line's data and code" hot '^▶ .*▾ .*'
 keys hot / e x a m p l e . c : Enter; screen "8: a code row of the line" hot '^▶ .* example\.c:[0-9]+ '
 keys hot Enter; screen "8: its source line" hot '^HotLines › Source: '
