@@ -7,6 +7,7 @@
  */
 #include "experiment/experiment.h"
 #include "experiment/heapfile.h"
+#include "experiment/pdread_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -121,20 +122,6 @@ void ds_heapfile_drop(ds_heapfile *f, uint64_t off, uint64_t len)
 	hi = hi / page * page;
 	if (lo < hi)
 		madvise((void *)(f->p + lo), (size_t)(hi - lo), MADV_DONTNEED);
-}
-
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static uint64_t rd64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
 }
 
 /* A short record's address and function. */
