@@ -155,14 +155,20 @@ ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, 
 	return w;
 }
 
+/* n bytes of records into the file after those written. */
+static int write_records(ds_pdw *w, const void *p, size_t n, ds_err *err)
+{
+	if (n && pwrite_all(w->fd, p, n, w->hdr.data.offset + w->data_size) < 0)
+		return io_fail(w, err, "records");
+	w->data_size += n;
+	return 0;
+}
+
 static int write_pending(ds_pdw *w, ds_err *err)
 {
-	if (w->pending.len) {
-		if (pwrite_all(w->fd, w->pending.p, w->pending.len, w->hdr.data.offset + w->data_size) < 0)
-			return io_fail(w, err, "records");
-		w->data_size += w->pending.len;
-		ds_buf_reset(&w->pending);
-	}
+	if (write_records(w, w->pending.p, w->pending.len, err))
+		return -1;
+	ds_buf_reset(&w->pending);
 	return 0;
 }
 
@@ -183,14 +189,8 @@ int ds_pdw_write(ds_pdw *w, const void *data, size_t len, ds_err *err)
 	/* a run of records this large (a ring buffer's, while recording) goes
 	 * into the file from where it is: stack copies make hundreds of MB, and
 	 * a copy of them more costs a memory-bound target its bandwidth */
-	if (len >= DIRECT_WRITE) {
-		if (write_pending(w, err))
-			return -1;
-		if (pwrite_all(w->fd, data, len, w->hdr.data.offset + w->data_size) < 0)
-			return io_fail(w, err, "records");
-		w->data_size += len;
-		return 0;
-	}
+	if (len >= DIRECT_WRITE)
+		return write_pending(w, err) || write_records(w, data, len, err) ? -1 : 0;
 	ds_buf_append(&w->pending, data, len);
 	if (w->pending.len >= WRITE_BUF)
 		return ds_pdw_flush(w, err);
