@@ -684,6 +684,15 @@ static inline bool ds_srec_own(const ds_session *s, const ds_srec *x)
 	return x->ev < s->npev;
 }
 
+/* The sites of call chain c (an index in chain_index), leaf first; *n
+ * how many. */
+static inline const uint32_t *ds_chain_sites(const ds_session *s, size_t c, size_t *n)
+{
+	const uint32_t *key = ds_hash_key(s->chain_index, c, n);
+	*n /= sizeof *key;
+	return key;
+}
+
 /* ======== layer 3: records (records.c) ======== */
 
 /* Whether record i is one the filter keeps (all, without a filter). */

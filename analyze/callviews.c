@@ -192,8 +192,7 @@ int ds_view_callers(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err
 		}
 	for (size_t c = 0; c < nch; c++) {
 		size_t len;
-		const uint32_t *key = ds_hash_key(s->chain_index, c, &len);
-		len /= sizeof *key;
+		const uint32_t *key = ds_chain_sites(s, c, &len);
 		done.n = 0;
 		for (size_t i = 0; i < len; i++) {
 			size_t rows[3], nrows = 0;
@@ -298,8 +297,7 @@ static void ct_add_chain(ct *t, size_t c, bool inverted)
 		any |= cs[e] != 0;
 	if (!any)
 		return;
-	key = ds_hash_key(s->chain_index, c, &len);
-	len /= sizeof *key;
+	key = ds_chain_sites(s, c, &len);
 	for (size_t k = 0; k < len; k++) {
 		uint32_t si = key[inverted ? k : len - 1 - k];
 		ds_site_resolve(s, si, false);

@@ -1206,8 +1206,8 @@ static bool tracker_sample(ds_session *s, const ds_srec *rc)
 		ds_vec_push(&s->chain_tool, 0);
 	if (!s->chain_tool.v[rc->chain]) {
 		s->chain_tool.v[rc->chain] = 1;
-		key = ds_hash_key(s->chain_index, rc->chain, &len);
-		for (size_t i = 0; i < len / sizeof *key; i++)
+		key = ds_chain_sites(s, rc->chain, &len);
+		for (size_t i = 0; i < len; i++)
 			if (dso_tool(s, s->sites.v[key[i]].dso) == 2)
 				s->chain_tool.v[rc->chain] = 2;
 	}

@@ -150,8 +150,7 @@ static void fold_chain(ds_session *s, uint32_t chain, ds_buf *out)
 		ds_buf_puts(out, "<no call chain>");
 		return;
 	}
-	key = ds_hash_key(s->chain_index, chain, &len);
-	len /= sizeof *key;
+	key = ds_chain_sites(s, chain, &len);
 	for (size_t k = len; k-- > 0;) {
 		size_t at;
 		ds_site_resolve(s, key[k], false);
@@ -182,9 +181,9 @@ static uint32_t callpath_id(dim *d, size_t i, const ds_srec *r)
 		bool added = true;
 		if (r->chain != UINT32_MAX) {
 			size_t len;
-			const uint32_t *key = ds_hash_key(d->s->chain_index, r->chain, &len);
+			const uint32_t *key = ds_chain_sites(d->s, r->chain, &len);
 			ds_vec_u64 names = {0};
-			for (size_t k = 0; k < len / sizeof *key; k++) {
+			for (size_t k = 0; k < len; k++) {
 				ds_site_resolve(d->s, key[k], false);
 				ds_vec_push(&names, (uint64_t)(uintptr_t)site_fname(d->s, key[k]));
 			}
@@ -932,8 +931,7 @@ static bool in_allocator(ds_session *s, const ds_srec *r)
 	size_t len = 0;
 
 	if (r->chain != UINT32_MAX) {
-		key = ds_hash_key(s->chain_index, r->chain, &len);
-		len /= sizeof *key;
+		key = ds_chain_sites(s, r->chain, &len);
 	}
 	if (!len) {
 		ds_site_resolve(s, r->site, false);
@@ -1308,8 +1306,7 @@ const uint32_t *dim_chain_ids(dim *d, uint32_t chain, size_t *n)
 
 	if (at == DS_U64MAP_NONE) {
 		at = (uint32_t)d->chain_pool.n;
-		key = ds_hash_key(d->s->chain_index, chain, &len);
-		len /= sizeof *key;
+		key = ds_chain_sites(d->s, chain, &len);
 		ds_vec_push(&d->chain_pool, 0); /* the count, then the ids */
 		for (size_t k = 0; k < len; k++) {
 			uint32_t id = d->def->site_id(d, key[k]);
