@@ -526,7 +526,7 @@ typedef struct ds_heap_rec {
 	uint32_t tid, site;
 	uint64_t time, addr, bytes;
 	unsigned nframes;
-	uint64_t frames[32];
+	uint64_t frames[32];   /* a site's: the first nframes (the rest is left as it was) */
 } ds_heap_rec;
 
 /* What the heap files of experiment DIR hold, all told. */

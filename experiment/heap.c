@@ -147,7 +147,9 @@ static bool record_at(const ds_heapfile *f, size_t off, size_t end, const ds_hea
 	size = rd16(p + 2);
 	if (size < 8 || size % 8 || size > end - off)
 		return false;
-	memset(r, 0, sizeof *r);
+	/* not the frames: a site sets the ones it has, and clearing all of
+	 * them took two thirds of the time of a pass over a file */
+	memset(r, 0, offsetof(ds_heap_rec, frames));
 	r->type = type;
 	r->size = size;
 	if (type == DS_HEAP_SITE) {
