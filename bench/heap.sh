@@ -8,10 +8,11 @@
 # 1. Cost: wall time of `dsprof record` with --heap over without, on
 #    bench/allocs (ten million rounds of small allocations: a malloc, a
 #    calloc, or a malloc grown by realloc, a thousand live) and on SQLite's
-#    speedtest1 --size 30 (built by bench/realprogs.sh into BUILD/real;
-#    skipped when it is not there).  Target: <= 1.3x.  Then heaptrack's and
-#    DHAT's time over the plain program's, for comparison.  The minimum of
-#    RUNS runs each.
+#    speedtest1 --size 30 and LevelDB's db_bench --num=200000 (C++ built
+#    -O2 without frame pointers: every stack is unwound from its CFI), both
+#    built by bench/realprogs.sh into BUILD/real and skipped when they are
+#    not there.  Target: <= 1.3x.  Then heaptrack's and DHAT's time over
+#    the plain program's, for comparison.  The minimum of RUNS runs each.
 # 2. Reach, on speedtest1 with cpu-clock (--size 30) and --sim
 #    (-e sim:L1D_MISS, --size 10), SQLite's allocation wrappers named with
 #    --heap-wrappers: of the samples whose data address is in the heap (a
@@ -27,6 +28,7 @@ DSPROF="$BUILD/dsprof"
 DSJQ="$BUILD/tests/tools/dsjq"
 ALLOCS="$BUILD/bench/allocs"
 SPEEDTEST="$BUILD/real/speedtest1"
+DBBENCH="$BUILD/real/db_bench"
 RUNS=${RUNS:-3}
 W=$(mktemp -d /tmp/dsprof-bench-heap.XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -72,6 +74,13 @@ cost() { # LABEL CMD...
 }
 
 cost "allocs (10M rounds)" "$ALLOCS" 10
+if [ -x "$DBBENCH" ]; then
+	# the benchmarks bench/realprogs.sh runs; each run makes its database anew
+	cost "db_bench --num=200000" "$DBBENCH" --db="$W/leveldb" --num=200000 \
+		--benchmarks=fillseq,fillrandom,overwrite,readrandom,readseq,readreverse,compact,readrandom
+else
+	echo "db_bench: not built (bench/realprogs.sh builds it into $BUILD/real): skipped"
+fi
 if [ -x "$SPEEDTEST" ]; then
 	(cd "$W" && cost "speedtest1 --size 30" "$SPEEDTEST" --size 30)
 else
