@@ -590,19 +590,19 @@ static void kernel_syms_start(ds_session *s)
 	s->kernel_syms = k;
 }
 
-/* The symbols the thread read, and its error; the thread is done. */
-static ds_dso *kernel_syms_take(ds_session *s, ds_err *err)
+/* The symbols the thread read into *dso (NULL: *err says why); the
+ * path it read them from (the caller frees it).  The thread is done. */
+static char *kernel_syms_take(ds_session *s, ds_dso **dso, ds_err *err)
 {
 	struct kernel_syms *k = s->kernel_syms;
-	ds_dso *d;
+	char *path = k->path;
 
 	pthread_join(k->thread, NULL);
-	d = k->dso;
+	*dso = k->dso;
 	*err = k->err;
-	free(k->path);
 	free(k);
 	s->kernel_syms = NULL;
-	return d;
+	return path;
 }
 
 static void load_dso(ds_session *s, dso_ent *d)
@@ -617,10 +617,10 @@ static void load_dso(ds_session *s, dso_ent *d)
 		return;
 	d->tried = true;
 	if (d->kernel) {
-		char *ks = kallsyms_path(s);
-		if (ks && s->kernel_syms)
-			d->dso = kernel_syms_take(s, &err);
-		else if (ks)
+		char *ks;
+		if (s->kernel_syms)
+			ks = kernel_syms_take(s, &d->dso, &err);
+		else if ((ks = kallsyms_path(s)))
 			d->dso = ds_dso_open_kallsyms(ks, &err);
 		if (ks && !d->dso)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
@@ -1298,8 +1298,10 @@ fail:
 void ds_session_free_model(ds_session *s)
 {
 	if (s->kernel_syms) { /* never asked for */
+		ds_dso *unused;
 		ds_err ignored;
-		ds_dso_close(kernel_syms_take(s, &ignored));
+		free(kernel_syms_take(s, &unused, &ignored));
+		ds_dso_close(unused);
 	}
 	for (size_t i = 0; i < s->dsos.n; i++) {
 		ds_dso_close(s->dsos.v[i].dso);
