@@ -930,9 +930,8 @@ static bool in_allocator(ds_session *s, const ds_srec *r)
 	const uint32_t *key = NULL;
 	size_t len = 0;
 
-	if (r->chain != UINT32_MAX) {
+	if (r->chain != UINT32_MAX)
 		key = ds_chain_sites(s, r->chain, &len);
-	}
 	if (!len) {
 		ds_site_resolve(s, r->site, false);
 		return allocator_fn(site_fname(s, r->site));
