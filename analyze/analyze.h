@@ -268,8 +268,10 @@ const char *ds_metric_name(enum ds_metric m);
 void ds_count_text(char *out, size_t n, uint64_t v, bool ns);
 /* A cell as text for people (text: percentages with one decimal, a diff's
  * deltas shortened like counts and signed) or for CSV and JSON (two
- * decimals, no sign, integers whole).  Unset cells are "". */
-void ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text);
+ * decimals, no sign, integers whole), into out.  Unset cells are "".
+ * Returns the whole text: out, or a string cell's own string, which out
+ * holds only as much of as fits (a call stack may not). */
+const char *ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text);
 
 /* ---- memory objects and filters (docs/memory-objects.md) ----
  * Memory objects are evaluated for the machine the experiment was recorded

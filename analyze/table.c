@@ -596,14 +596,16 @@ static void fmt_change(char *out, size_t n, double d, bool text)
 		snprintf(out, n, "%+.*f%%", dec, d);
 }
 
-void ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text)
+const char *ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool text)
 {
 	if (!v->set) {
 		out[0] = 0;
-		return;
+		return out;
 	}
 	switch (c->kind) {
-	case DS_COL_STR: snprintf(out, n, "%s", v->s ? v->s : ""); break;
+	case DS_COL_STR:
+		snprintf(out, n, "%s", v->s ? v->s : "");
+		return v->s ? v->s : out;
 	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
 	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
 	case DS_COL_PERCENT: snprintf(out, n, text ? "%.1f%%" : "%.2f", v->d); break;
@@ -611,6 +613,7 @@ void ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v, bool t
 	case DS_COL_DELTA_NS: fmt_delta(out, n, v, true, text); break;
 	case DS_COL_CHANGE: fmt_change(out, n, v->d, text); break;
 	}
+	return out;
 }
 
 /* ---- metric columns ---- */

@@ -108,9 +108,9 @@ static void text_table(FILE *f, const ds_table *t, bool ascii, const bool *show)
 			namew = w;
 		free(n);
 		for (size_t c = 0; c < t->ncols; c++) {
-			ds_cell_text(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c], true);
-			if (strlen(buf) > colw[c])
-				colw[c] = strlen(buf);
+			size_t cw = strlen(ds_cell_text(buf, sizeof buf, &t->cols[c], &t->rows[r].cells[c], true));
+			if (cw > colw[c])
+				colw[c] = cw;
 		}
 	}
 	if (namew > 60)
@@ -182,8 +182,7 @@ static void text_table(FILE *f, const ds_table *t, bool ascii, const bool *show)
 			char *v;
 			if (!t->cols[c].text)
 				continue;
-			ds_cell_text(buf, sizeof buf, &t->cols[c], &row->cells[c], true);
-			v = safe(buf, ascii);
+			v = safe(ds_cell_text(buf, sizeof buf, &t->cols[c], &row->cells[c], true), ascii);
 			fprintf(f, "  %-*s", (int)colw[c], v);
 			free(v);
 		}
@@ -369,8 +368,7 @@ static void render_csv(FILE *f, const ds_table *t, const bool *show)
 		}
 		for (size_t c = 0; c < t->ncols; c++) {
 			fputc(',', f);
-			ds_cell_text(buf, sizeof buf, &t->cols[c], out_cell(t, &o, r, c), false);
-			csv_field(f, buf);
+			csv_field(f, ds_cell_text(buf, sizeof buf, &t->cols[c], out_cell(t, &o, r, c), false));
 		}
 		for (size_t e = 0; e < t->nevents; e++)
 			for (size_t k = 0; k < DS_M_N; k++) {
