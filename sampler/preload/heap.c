@@ -427,15 +427,20 @@ static void flush_all(void)
 
 /* ---- sites ---- */
 
+/* A stack's hash, which stands for the stack (the table keeps no frames).
+ * Each frame is mixed with its depth on its own and the results summed,
+ * so that the frames' multiplications overlap: a chain through them all
+ * (FNV's) took a fifth of the tracker's time of its own on LevelDB's
+ * 16-frame stacks. */
 static uint64_t hash_frames(void *const *f, int n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = (uint64_t)n;
 	for (int i = 0; i < n; i++) {
-		h ^= (uint64_t)(uintptr_t)f[i];
-		h *= 0x100000001b3ull;
-		h ^= h >> 29;
+		uint64_t x = ((uint64_t)(uintptr_t)f[i] + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+		h += x ^ (x >> 32);
 	}
-	return h | 1; /* 0 is an empty slot */
+	h = (h ^ (h >> 33)) * 0xc4ceb9fe1a85ec53ull;
+	return (h ^ (h >> 33)) | 1; /* 0 is an empty slot */
 }
 
 /* The site of frames f[0..n); a new one's record is written first.  0
@@ -559,19 +564,34 @@ __attribute__((noinline)) static int fp_walk(void **f, int max, const void *ra)
 	return n;
 }
 
-/* The stack from ra (the return address into the allocation's caller) up,
- * into f; how many frames.  0 when the stack does not hold ra. */
-static int from_ra(void **f, int n, const void *ra)
+/* The tracker's own frames at the bottom of the unwinder's stack, below
+ * the allocation's caller: as many as the last stack had, which is always
+ * as many (every function calls the same path).  Asking the unwinder for
+ * just these more than a site keeps, rather than for a margin, saves the
+ * frames it would cut: about 5 ns each. */
+static atomic_int own_frames;
+
+/* The unwinder's stack from ra (the return address into the allocation's
+ * caller) up, into f (DS_HEAP_MAX_FRAMES + 8 of them); how many frames.
+ * 0 when the stack does not hold ra. */
+static int unwound(void **f, const void *ra)
 {
-	int first = 0;
-	while (first < n && f[first] != ra)
-		first++;
-	if (first == n)
-		return 0;
-	n -= first;
+	int own = atomic_load_explicit(&own_frames, memory_order_relaxed);
+	int n = unw_backtrace(f, own + (int)max_frames);
+
+	if (n <= own || f[own] != ra) {
+		n = unw_backtrace(f, (int)max_frames + 8);
+		for (own = 0; own < n && f[own] != ra; own++)
+			;
+		if (own == n)
+			return 0;
+		if (own <= 8)
+			atomic_store_explicit(&own_frames, own, memory_order_relaxed);
+	}
+	n -= own;
 	if (n > (int)max_frames)
 		n = (int)max_frames;
-	memmove(f, f + first, (size_t)n * sizeof *f);
+	memmove(f, f + own, (size_t)n * sizeof *f);
 	return n;
 }
 
@@ -580,12 +600,12 @@ static int stack_of(void **f, const void *ra)
 {
 	fp_slot *c = &fp_cache[((uintptr_t)ra >> 2) % FP_SLOTS];
 	void *g[DS_HEAP_MAX_FRAMES + 8];
-	int n, m, max = (int)max_frames + 8;
+	int n, m;
 
 	if (c->ra == (uintptr_t)ra && c->state == FP_GOOD && (++c->calls & 63) &&
 	    fp_walk(f, c->depth, ra) == c->depth)
 		return c->depth;
-	n = from_ra(f, unw_backtrace(f, max), ra);
+	n = unwound(f, ra);
 	if (c->ra != (uintptr_t)ra || c->state != FP_BAD) {
 		int same = 0;
 		m = fp_walk(g, (int)max_frames, ra);

@@ -4,10 +4,11 @@
 # share as their loads do, with their blocks' sizes exact, and the list's
 # fields carry their site.  Leaks of known blocks from two sites
 # (tests/programs/heapleak.c) are reported exactly, across fork, exec,
-# threads and a killed target; buffers on threads' stacks are named by
-# their frames, not taken for the heap; a static binary is recorded
-# without heap data, said in one line; a damaged heap file is read as far
-# as it is whole.
+# threads and a killed target; call stacks are cut at their depth from
+# the allocation's caller, walked by frame pointers or unwound; buffers
+# on threads' stacks are named by their frames, not taken for the heap;
+# a static binary is recorded without heap data, said in one line; a
+# damaged heap file is read as far as it is whole.
 . "$TOP/tests/lib.sh"
 
 src=$TOP/tests/programs/heapobj.c
@@ -279,6 +280,36 @@ check_contains "killed (SIGTERM): said" kk.json "1 of 1 processes ended without 
 leaks k9 kill9
 check_eq "killed (SIGKILL): still a report" "$(prop k9 heap_files)" 1
 check_contains "killed (SIGKILL): said" k9.json "1 of 1 processes ended without exiting"
+
+# ---- call stacks: cut at their depth, from the allocation's caller ----
+# 1000 blocks 41 calls of descend below main, from a build with frame
+# pointers (walked, checked against the unwinder) and one without (every
+# stack unwound from the CFI): the first frame is deep_block's, then as
+# many of descend's as the depth leaves room for (16 frames, or
+# $DSPROF_HEAP_FRAMES).  A shallow one goes up to main and on, to _start
+# where it is unwound (the frame-pointer chain ends in libc).
+DEEP="deep_block (heapleak.c:$(line_of 'char \*p = malloc(24)' "$SRC"))"
+DESCEND="descend (heapleak.c:$(line_of 'void \*p = n > 0' "$SRC"))"
+deep_stack() { # EXPERIMENT: the deep site's stack into deep.txt, a frame a line
+	"$DSPROF" report -i "$1" --view heap -f csv >deep.csv
+	csv_lookup deep.csv name "$DEEP" stack | sed 's/ < /\n/g' >deep.txt
+}
+for p in heapleak heapleak_nofp; do
+	for frames in 16 32; do
+		DSPROF_HEAP_FRAMES=$frames "$DSPROF" record -q -o dp$frames --heap -- "$PROGS/$p" deep 40 >/dev/null 2>dp.err
+		deep_stack dp$frames
+		check_eq "$p deep 40, $frames frames: the site's blocks" "$(csv_lookup deep.csv name "$DEEP" blocks)" 1000
+		check_eq "$p deep 40, $frames frames: the stack's depth" "$(wc -l <deep.txt)" "$frames"
+		check_eq "$p deep 40, $frames frames: deep_block's frame first" "$(head -1 deep.txt)" "$DEEP"
+		check_eq "$p deep 40, $frames frames: descend's after it" "$(grep -cxF "$DESCEND" deep.txt)" $((frames - 1))
+	done
+	"$DSPROF" record -q -o dp3 --heap -- "$PROGS/$p" deep 3 >/dev/null 2>dp.err
+	deep_stack dp3
+	check_eq "$p deep 3: deep_block's frame first" "$(head -1 deep.txt)" "$DEEP"
+	check_eq "$p deep 3: descend's 4 after it" "$(sed -n 2,5p deep.txt | grep -cxF "$DESCEND")" 4
+	check_eq "$p deep 3: then main's" "$(sed -n 6p deep.txt | cut -d: -f1)" "main (heapleak.c"
+done
+check_eq "heapleak_nofp deep 3: unwound up to _start" "$(tail -1 deep.txt)" _start
 
 # ---- a static binary: said in one line, recorded without heap data ----
 "$DSPROF" record -q -o st --heap -- "$PROGS/heapleak_static" >st.out 2>st.err

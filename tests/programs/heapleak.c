@@ -28,6 +28,11 @@
  *     heapleak hold MS    a block from held_block, freed after the program
  *                         slept MS milliseconds (a lifetime of at least
  *                         that), then another, freed at once
+ *     heapleak deep N     1000 blocks from deep_block, N calls of descend
+ *                         below main, each freed: the tracker's stacks
+ *                         are cut at their depth, from the right frame
+ *                         (heapleak_nofp, built without frame pointers,
+ *                         is unwound)
  */
 #include <limits.h>
 #include <pthread.h>
@@ -131,6 +136,22 @@ __attribute__((noinline)) static volatile long *child_block(void)
 	return p;
 }
 
+__attribute__((noinline)) static void *deep_block(void)
+{
+	char *p = malloc(24);
+	p[0] = 1;
+	return p;
+}
+
+/* n calls deep, then a block; the volatile read after the call keeps the
+ * compiler from turning the recursion into a loop */
+__attribute__((noinline)) static void *descend(int n)
+{
+	volatile int depth = n;
+	void *p = n > 0 ? descend(n - 1) : deep_block();
+	return depth >= 0 ? p : NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -202,6 +223,9 @@ int main(int argc, char **argv)
 			;
 		free(p);
 		free(held_block());
+	} else if (!strcmp(what, "deep") && argc > 2) {
+		for (int i = 0; i < 1000; i++)
+			free(descend(atoi(argv[2])));
 	}
 	free((void *)shared);
 	return 0;
