@@ -84,12 +84,7 @@ done
 # dilation LABEL PLAIN PERF DSPROF PERF-BYTES DSPROF-BYTES: the three files
 # hold one time per round, in the same order of rounds
 dilation() {
-	paste "$2" "$3" "$4" | awk -v l="$1" -v fb="$5" -v db="$6" '
-		function median(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-			return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
+	paste "$2" "$3" "$4" | awk -v l="$1" -v fb="$5" -v db="$6" "$AWK_MEDIAN"'
 		{ n++; p[n] = $1; f[n] = $2; d[n] = $3; diff[n] = ($3 - $2) / $1 * 100
 		  if (n == 1 || $1 < pm) pm = $1; if (n == 1 || $2 < fm) fm = $2; if (n == 1 || $3 < dm) dm = $3 }
 		END {
