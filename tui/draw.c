@@ -708,6 +708,54 @@ static void draw_table(tui_app *a)
 typedef DS_VEC(char *) strvec;
 
 /* An experiment's facts and events, from its summary table. */
+/* "label: text" wrapped at spaces into lines of at most width columns
+ * (continuations indented under the text), appended to out; without a
+ * label, "  text" with continuations indented by 4. */
+static void wrap_field(const tui_screen *s, const char *label, const char *text, int width, strvec *out)
+{
+	int lw = label ? (int)strlen(label) + 2 : 4, room = width - lw > 10 ? width - lw : 10;
+	const char *p = text;
+	bool first = true;
+
+	do {
+		size_t cut = 0, next = 0;
+		char *part;
+		/* the longest run of words that fits, or one cut word */
+		while (p[next]) {
+			size_t end = next;
+			while (p[end] == ' ')
+				end++;
+			while (p[end] && p[end] != ' ')
+				end++;
+			part = ds_xstrndup(p, end);
+			if (grid_width(s, part) > room) {
+				free(part);
+				break;
+			}
+			free(part);
+			cut = next = end;
+		}
+		if (!cut) { /* a word wider than the room: as much of it as fits */
+			for (cut = 1; p[cut]; cut++) {
+				bool fits;
+				part = ds_xstrndup(p, cut + 1);
+				fits = grid_width(s, part) <= room;
+				free(part);
+				if (!fits)
+					break;
+			}
+		}
+		if (first && label)
+			ds_vec_push(out, ds_xasprintf("%s: %.*s", label, (int)cut, p));
+		else
+			ds_vec_push(out, ds_xasprintf("%*s%.*s", first ? 2 : lw, "", (int)cut, p));
+		first = false;
+		p += cut;
+		while (*p == ' ')
+			p++;
+	} while (*p);
+}
+
 static void experiment_lines(const ds_table *t, strvec *out)
 {
 	size_t w = 8;
@@ -745,8 +793,8 @@ static void summary_lines(const tui_app *a, strvec *out)
 	if (a->compare) {
 		/* the verdict, then each side */
 		ds_vec_push(out, ds_xstrdup("Verdict (dsprof diff BEFORE AFTER, on the functions):"));
-		for (size_t i = 0; i < ts->nverdict; i++)
-			ds_vec_push(out, ds_xasprintf("  %s", ts->verdict[i]));
+		for (size_t i = 0; i < ts->nverdict; i++) /* wrapped: a finding is a sentence */
+			wrap_field(&a->scr, NULL, ts->verdict[i], a->scr.w - 2, out);
 		ds_vec_push(out, ds_xstrdup(""));
 		ds_vec_push(out, ds_xasprintf("BEFORE: %s", a->o->input));
 		experiment_lines(ts->t, out);
@@ -1064,54 +1112,6 @@ static void draw_menu(tui_app *a)
 					: "Enter chooses, Esc cancels");
 }
 
-typedef DS_VEC(char *) line_vec;
-
-/* "label: text" wrapped at spaces into lines of at most width columns
- * (continuations indented under the text), appended to out. */
-static void wrap_field(const tui_screen *s, const char *label, const char *text, int width,
-		       line_vec *out)
-{
-	int lw = (int)strlen(label) + 2, room = width - lw > 10 ? width - lw : 10;
-	const char *p = text;
-	bool first = true;
-
-	do {
-		size_t cut = 0, next = 0;
-		char *part;
-		/* the longest run of words that fits, or one cut word */
-		while (p[next]) {
-			size_t end = next;
-			while (p[end] == ' ')
-				end++;
-			while (p[end] && p[end] != ' ')
-				end++;
-			part = ds_xstrndup(p, end);
-			if (grid_width(s, part) > room) {
-				free(part);
-				break;
-			}
-			free(part);
-			cut = next = end;
-		}
-		if (!cut) { /* a word wider than the room: as much of it as fits */
-			for (cut = 1; p[cut]; cut++) {
-				bool fits;
-				part = ds_xstrndup(p, cut + 1);
-				fits = grid_width(s, part) <= room;
-				free(part);
-				if (!fits)
-					break;
-			}
-		}
-		ds_vec_push(out, first ? ds_xasprintf("%s:%*s%.*s", label, 1, "", (int)cut, p)
-				       : ds_xasprintf("%*s%.*s", lw, "", (int)cut, p));
-		first = false;
-		p += cut;
-		while (*p == ' ')
-			p++;
-	} while (*p);
-}
-
 /* The selected row in full: its name, every column with a value and each
  * event's metrics, long text wrapped; Up and Down scroll. */
 static void draw_detail(tui_app *a)
@@ -1120,7 +1120,7 @@ static void draw_detail(tui_app *a)
 	const tab_state *ts = &a->tabs[a->tab];
 	const ds_table *t = ts->t;
 	const ds_row *r = app_row(a, ts);
-	line_vec lines = {0};
+	strvec lines = {0};
 	char buf[512], m[4][64];
 	int rows = body_rows(a) + 1, width = s->w - 4;
 
@@ -1128,8 +1128,8 @@ static void draw_detail(tui_app *a)
 	for (size_t c = 0; c < t->ncols; c++) {
 		if (!r->cells[c].set || !strcmp(t->cols[c].name, "order"))
 			continue;
-		ds_cell_text(buf, sizeof buf, &t->cols[c], &r->cells[c], true);
-		wrap_field(s, t->cols[c].name, buf, width, &lines);
+		wrap_field(s, t->cols[c].name, ds_cell_text(buf, sizeof buf, &t->cols[c], &r->cells[c], true), width,
+			   &lines);
 	}
 	for (size_t e = 0; t->has_metrics && e < t->nevents; e++) {
 		metric_text(m[0], sizeof m[0], t, r, (int)e, DS_M_PERCENT);

@@ -105,6 +105,31 @@ static const char *line_of(const char *scr, int y, char *buf, size_t n)
 	return buf;
 }
 
+/* The lines of a screen after the one holding heading, up to an empty one,
+ * each without its leading and trailing blanks, joined by single spaces:
+ * wrapped text whole again. */
+static char *joined_after(const char *scr, const char *heading)
+{
+	ds_buf b = {0};
+	const char *p = strstr(scr, heading);
+
+	for (p = p ? strchr(p, '\n') : NULL; p && *++p;) {
+		size_t n = strcspn(p, "\n");
+		const char *q = p, *e = p + n;
+		while (q < e && *q == ' ')
+			q++;
+		while (e > q && e[-1] == ' ')
+			e--;
+		if (q == e)
+			break;
+		ds_buf_printf(&b, "%s%.*s", b.len ? " " : "", (int)(e - q), q);
+		p += n;
+		if (!*p)
+			break;
+	}
+	return b.p ? ds_buf_steal(&b) : ds_xstrdup("");
+}
+
 /* The line the cursor is on (it starts with the mark). */
 static const char *cursor_line(const char *scr, char *buf, size_t n)
 {
@@ -730,9 +755,14 @@ TEST(compare)
 		if (i != 6)
 			CHECK_HAS(screen(&s, at[i]), " both ");
 	CHECK_HASNT(screen(&s, at[4]), "\u25b8");
-	/* the summary: the verdict, then each side */
-	for (size_t i = 0; d && i < d->nverdict && i < 3; i++)
-		CHECK_HAS(screen(&s, at[10]), d->verdict[i].text);
+	/* the summary: the verdict, each finding whole (wrapped at the
+	 * screen's width), then each side */
+	{
+		char *verdict = joined_after(screen(&s, at[10]), "Verdict (dsprof diff");
+		for (size_t i = 0; d && i < d->nverdict; i++)
+			CHECK_HAS(verdict, d->verdict[i].text);
+		free(verdict);
+	}
 	CHECK(d && d->nverdict > 0);
 	CHECK_HAS(screen(&s, at[10]), "BEFORE: ");
 	/* the sort menu offers the diff's keys */
