@@ -89,6 +89,14 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/unit.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# The heap tracker's call-frame walk lives in its preloaded library, not in
+# libdsprof: its test builds it in, with the unwinder it is checked against.
+$(BUILD)/tests/unit/test_walk: tests/unit/test_walk.c sampler/preload/walk.c sampler/preload/walk.h \
+		tests/unit/unit.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< sampler/preload/walk.c $(LIB) $(LDLIBS) \
+		$(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind)
+
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
@@ -182,11 +190,11 @@ $(BUILD)/tests/fuzz/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests
 # library of its own (sampler/preload/), without libdsprof or sanitizers
 # (it runs inside the profiled program), beside the dsprof binary.
 HEAP_LIB := $(BUILD)/lib/libdsprof-heap.so
-$(HEAP_LIB): sampler/preload/heap.c experiment/heapfile.h
+$(HEAP_LIB): sampler/preload/heap.c sampler/preload/walk.c sampler/preload/walk.h experiment/heapfile.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -fno-omit-frame-pointer -Wall -Wextra \
-		-Werror -D_GNU_SOURCE -I. -o $@ $< $(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind) \
-		-ldl -pthread
+		-Werror -D_GNU_SOURCE -I. -o $@ $(filter %.c,$^) \
+		$(shell pkg-config --libs libunwind 2>/dev/null || echo -lunwind) -ldl -pthread
 all test-run demo bench fuzz: $(HEAP_LIB)
 
 # The evaluator benchmark measures dsprof's own code, so unlike the
