@@ -8,8 +8,9 @@
 # 1. Cost: wall time of `dsprof record` with --heap over without, on
 #    bench/allocs (ten million rounds of small allocations: a malloc, a
 #    calloc, or a malloc grown by realloc, a thousand live) and on SQLite's
-#    speedtest1 --size 30 and LevelDB's db_bench --num=200000 (C++ built
-#    -O2 without frame pointers: every stack is unwound from its CFI), both
+#    speedtest1 --size 30 and LevelDB's db_bench --num=DBNUM (C++ built
+#    -O2 without frame pointers: every stack is unwound from its CFI;
+#    DBNUM 200000 makes 2.9 million allocations, 720000 10.9 million), both
 #    built by bench/realprogs.sh into BUILD/real and skipped when they are
 #    not there.  Target: <= 1.3x.  Then heaptrack's and DHAT's time over
 #    the plain program's, for comparison.  RUNS rounds (7) of the three
@@ -35,6 +36,7 @@ ALLOCS="$BUILD/bench/allocs"
 SPEEDTEST="$BUILD/real/speedtest1"
 DBBENCH="$BUILD/real/db_bench"
 RUNS=${RUNS:-7}
+DBNUM=${DBNUM:-200000}
 W=$(mktemp -d /tmp/dsprof-bench-heap.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 # SQLite allocates through its own layers: its sites are their callers
@@ -98,7 +100,7 @@ cost() {
 cost "allocs (10M rounds)" "$ALLOCS" 10
 if [ -x "$DBBENCH" ]; then
 	# the benchmarks bench/realprogs.sh runs; each run makes its database anew
-	cost "db_bench --num=200000" "$DBBENCH" --db="$W/leveldb" --num=200000 \
+	cost "db_bench --num=$DBNUM" "$DBBENCH" --db="$W/leveldb" --num="$DBNUM" \
 		--benchmarks=fillseq,fillrandom,overwrite,readrandom,readseq,readreverse,compact,readrandom
 else
 	echo "db_bench: not built (bench/realprogs.sh builds it into $BUILD/real): skipped"
