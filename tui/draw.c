@@ -735,7 +735,7 @@ static void wrap_field(const tui_screen *s, const char *label, const char *text,
 			free(part);
 			cut = next = end;
 		}
-		if (!cut) { /* a word wider than the room: as much of it as fits */
+		if (!cut && *p) { /* a word wider than the room: as much of it as fits */
 			for (cut = 1; p[cut]; cut++) {
 				bool fits;
 				part = ds_xstrndup(p, cut + 1);

@@ -22,8 +22,9 @@
 #include <stddef.h>
 #include <string.h>
 
-/* how a rule finds the CFA, or why there is none to follow */
-enum { HOW_NONE, HOW_RSP, HOW_RBP, HOW_END, HOW_NO };
+/* how a rule finds the CFA, or why there is none to follow (0: an empty
+ * slot's, none) */
+enum { HOW_RSP = 1, HOW_RBP, HOW_END, HOW_NO };
 
 /* DWARF register numbers of x86-64 (psABI 3.6.2) */
 enum { REG_RBP = 6, REG_RSP = 7, REG_RA = 16 };
@@ -70,18 +71,6 @@ static uint64_t fixed(rd *r, int n)
 	return v;
 }
 
-static uint64_t uleb(rd *r);
-
-/* skip an expression's block: its length, then its bytes */
-static void skip_block(rd *r)
-{
-	uint64_t n = uleb(r);
-	if (n > (uint64_t)(r->end - r->p))
-		r->bad = 1;
-	else
-		r->p += n;
-}
-
 static uint64_t uleb(rd *r)
 {
 	uint64_t v = 0;
@@ -93,6 +82,16 @@ static uint64_t uleb(rd *r)
 	}
 	r->bad = 1;
 	return 0;
+}
+
+/* skip an expression's block: its length, then its bytes */
+static void skip_block(rd *r)
+{
+	uint64_t n = uleb(r);
+	if (n > (uint64_t)(r->end - r->p))
+		r->bad = 1;
+	else
+		r->p += n;
 }
 
 static int64_t sleb(rd *r)
