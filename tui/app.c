@@ -1136,6 +1136,10 @@ static void by_labels(tui_app *a)
 static void open_by_menu(tui_app *a)
 {
 	tab_state *ts = &a->tabs[a->tab];
+	if (a->tab == T_TIMELINE || a->tab == T_SUMMARY) { /* pictures of their own, not tables */
+		message(a, ST_STATUS, "%s is not a table of samples: b groups the other tabs.", tui_tabs[a->tab].name);
+		return;
+	}
 	menu_clear(&a->menu);
 	a->menu.kind = MENU_BY;
 	a->menu.title = "Group this tab's samples by (dsprof report --by)";

@@ -878,11 +878,16 @@ static void draw_timeline(tui_app *a)
 	const ds_table *t = ts->t;
 	const char *col = ts->by_object ? "dataobject" : "function";
 	int x0 = 20, sw = timeline_slices(a), rows = body_rows(a), legend_rows;
+	int c = tcol(t, "tid"), sc = tcol(t, "slice");
 	uint64_t from = 0, to = 0, width = 0;
 	legend lg = {0};
 	char b1[32], b2[32];
 	int x, y;
 
+	if (c < 0 || sc < 0) { /* not the timeline view's table */
+		draw_message(a, "This table has no threads and time slices to draw.", ST_WARN);
+		return;
+	}
 	for (size_t i = 0; i < t->nprops; i++) {
 		if (!strcmp(t->props[i].key, "from_ns"))
 			from = strtoull(t->props[i].value, NULL, 10);
@@ -928,14 +933,9 @@ static void draw_timeline(tui_app *a)
 	for (int i = 0; i < rows - legend_rows && ts->top + (size_t)i < ts->vis.n; i++) {
 		size_t vi = ts->top + (size_t)i, ri = ts->vis.v[vi];
 		const ds_row *first = &t->rows[ri];
-		const char *tid = cell_str(t, first, "tid");
 		char label[64];
-		uint64_t tidv = 0;
-		int c = tcol(t, "tid"), sc = tcol(t, "slice");
+		uint64_t tidv = first->cells[c].u;
 		y = 4 + i;
-		if (c >= 0)
-			tidv = first->cells[c].u;
-		(void)tid;
 		snprintf(label, sizeof label, "%" PRIu64, tidv);
 		grid_text(s, y, 0, x0 - (int)strlen(label) - 2, vi == ts->cur ? ST_SELECTED : ST_NORMAL, first->name);
 		grid_text_right(s, y, x0 - (int)strlen(label) - 2, (int)strlen(label) + 1,

@@ -205,3 +205,12 @@ check_contains "tui: two keys checked nest in that order" tui2.txt '^Functions b
 check_contains "tui: the field under its thread, indented" tui2.txt '^ +[0-9.]+% +[0-9]+   glob \(long int \[128\]\)'
 "$DSPROF" tui -i bk --size 120x30 --keys "b<Down><Down> <Enter>b<Enter>" >tui3.txt 2>&1
 check_contains "tui: b and the first item go back to the tab's view" tui3.txt "$(printf '^Functions +bk$')"
+# the timeline and the summary are pictures of their own: b says so and
+# leaves them be (grouped, the timeline once drew a table as threads,
+# reading past its rows: tests/fuzz/regressions/fuzz_tui/timeline-grouped-by-line)
+"$DSPROF" tui -i bk --size 120x30 --keys "0b<Down> <Enter>" >tui4.txt 2>&1
+check_contains "tui: b on the timeline says it groups the other tabs" tui4.txt \
+	'^Timeline is not a table of samples: b groups the other tabs\.'
+check_eq "tui: the timeline stays the timeline" "$(grep -c '^Timeline by ' tui4.txt)" 0
+"$DSPROF" tui -i bk --size 120x30 --keys "ib" >tui5.txt 2>&1
+check_contains "tui: b on the summary says so too" tui5.txt '^Summary is not a table of samples'
