@@ -288,6 +288,10 @@ static int run(rd *r, const cie *c, uintptr_t *loc, uintptr_t pc, row *w, const 
 			case 0x07: set_reg(w, uleb(r), R_UNDEF, 0); continue; /* undefined */
 			case 0x08: set_reg(w, uleb(r), R_SAME, 0); continue;  /* same_value */
 			case 0x09:                                            /* register */
+			case 0x14:                                            /* val_offset */
+			case 0x15:                                            /* val_offset_sf */
+				/* a rule the walk does not follow: the register, then
+				 * one LEB128 operand, signed or not (the same bytes) */
 				reg = uleb(r);
 				uleb(r);
 				set_reg(w, reg, R_OTHER, 0);
@@ -329,16 +333,6 @@ static int run(rd *r, const cie *c, uintptr_t *loc, uintptr_t pc, row *w, const 
 				w->cfa_expr = 0;
 				continue;
 			case 0x13: w->cfa_off = factored((uint64_t)sleb(r), c->data_align); continue; /* def_cfa_offset_sf */
-			case 0x14:                                            /* val_offset */
-				reg = uleb(r);
-				uleb(r);
-				set_reg(w, reg, R_OTHER, 0);
-				continue;
-			case 0x15:                                            /* val_offset_sf */
-				reg = uleb(r);
-				sleb(r);
-				set_reg(w, reg, R_OTHER, 0);
-				continue;
 			case 0x2e: uleb(r); continue;                         /* GNU_args_size */
 			case 0x2f:                                            /* GNU_negative_offset_extended */
 				reg = uleb(r);
