@@ -529,7 +529,9 @@ typedef struct ds_heap_rec {
 	uint64_t frames[32];   /* a site's: the first nframes (the rest is left as it was) */
 } ds_heap_rec;
 
-/* What the heap files of experiment DIR hold, all told. */
+/* What the heap files of experiment DIR hold, all told: each chunk by its
+ * tally, reading only those without one (cut short, or of an older
+ * version), whose damaged bytes bad_bytes counts; a report reads them all. */
 typedef struct ds_heap_totals {
 	size_t files;
 	uint64_t allocs, frees, stacks, bad_bytes;

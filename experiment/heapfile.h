@@ -11,9 +11,10 @@
  * Each thread of the process gathers its records in a buffer of a chunk's
  * size and writes it into the next free chunk of the file when it is full,
  * when the thread ends and before the process exits, execs or _exits; the
- * rest of a chunk after its last record is zeros.  A process killed loses
- * its buffers.  A record is at least 8 bytes, a multiple of 8, and starts
- * with its type and size; a type 0 ends the chunk's records.
+ * rest of a chunk after its last record is zeros, up to its tally.  A
+ * process killed loses its buffers.  A record is at least 8 bytes, a
+ * multiple of 8, and starts with its type and size; a type 0 ends the
+ * chunk's records.
  *
  * Records of one thread are in the order they happened, with their times;
  * those of different threads are not: a site (its frames) may come after
@@ -25,6 +26,11 @@
  * time, and a short record is an event of that thread at a time after it.
  * Events a short record cannot hold (blocks of 4 GiB or more, part of a
  * mapping unmapped) are whole records.
+ *
+ * A chunk's last DS_HEAP_TALLY_SIZE bytes are its tally: how many records
+ * of each kind it holds, written with them, so that `dsprof record` sums a
+ * file of millions of records from a page a chunk.  A chunk without one
+ * (cut short, or of an older version) is counted by reading its records.
  */
 #ifndef DSPROF_HEAPFILE_H
 #define DSPROF_HEAPFILE_H
@@ -32,7 +38,7 @@
 #include <linux/types.h>
 
 #define DS_HEAP_MAGIC "DSHEAP01"  /* 8 bytes, no NUL */
-#define DS_HEAP_VERSION 2         /* 1: no short records; still read */
+#define DS_HEAP_VERSION 3         /* 1: no short records, 2: no tallies; still read */
 #define DS_HEAP_HEADER 4096        /* the header's page; chunks follow it */
 #define DS_HEAP_CHUNK 65536
 #define DS_HEAP_MAX_FRAMES 32      /* a site's frames, at most */
@@ -69,6 +75,7 @@ enum ds_heap_type {
 	DS_HEAP_BASE = 5,            /* struct ds_heap_base: the short records after it */
 	DS_HEAP_SALLOC = 6,          /* struct ds_heap_salloc: DS_HEAP_ALLOC, short */
 	DS_HEAP_SFREE = 7,           /* struct ds_heap_sfree: DS_HEAP_FREE of a whole block, short */
+	DS_HEAP_TALLY = 8,           /* struct ds_heap_tally: at a chunk's end only */
 };
 
 /* The allocation function a record is about. */
@@ -136,5 +143,35 @@ struct ds_heap_sfree {
 	__u32 dtime;
 	__u64 addr_fn;
 };
+
+/* A chunk's tally, in its last bytes: the records before it in the chunk,
+ * by kind (short or whole). */
+struct ds_heap_tally {
+	__u16 type;                  /* DS_HEAP_TALLY */
+	__u16 size;                  /* sizeof (16) */
+	__u32 allocs;
+	__u32 frees;
+	__u32 sites;
+};
+#define DS_HEAP_TALLY_SIZE 16
+#define DS_HEAP_TALLY_AT (DS_HEAP_CHUNK - DS_HEAP_TALLY_SIZE) /* a chunk's records end before it */
+
+/* The tally of a chunk's n bytes of records p: for the writers' own
+ * records, which are sound. */
+static inline struct ds_heap_tally ds_heap_tally_of(const unsigned char *p, __u32 n)
+{
+	struct ds_heap_tally t = {DS_HEAP_TALLY, DS_HEAP_TALLY_SIZE, 0, 0, 0};
+	__u16 head[2];
+
+	for (__u32 off = 0; off + sizeof head <= n && off < DS_HEAP_TALLY_AT; off += head[1]) {
+		__builtin_memcpy(head, p + off, sizeof head);
+		if (head[1] < 8)
+			break;
+		t.allocs += head[0] == DS_HEAP_ALLOC || head[0] == DS_HEAP_SALLOC;
+		t.frees += head[0] == DS_HEAP_FREE || head[0] == DS_HEAP_SFREE;
+		t.sites += head[0] == DS_HEAP_SITE;
+	}
+	return t;
+}
 
 #endif

@@ -62,9 +62,13 @@ static Bool write_failed;
 
 static void buf_write(hbuf *b)
 {
+	struct ds_heap_tally t;
+
 	if (!b->p || !b->fill)
 		return;
 	VG_(memset)(b->p + b->fill, 0, DS_HEAP_CHUNK - b->fill);
+	t = ds_heap_tally_of(b->p, b->fill);
+	VG_(memcpy)(b->p + DS_HEAP_TALLY_AT, &t, sizeof t);
 	if (fd >= 0 && !write_failed && VG_(write)(fd, b->p, DS_HEAP_CHUNK) != DS_HEAP_CHUNK) {
 		write_failed = True;
 		VG_(umsg)("dsprofsim: cannot write the heap file; heap records are lost from here on\n");
@@ -77,7 +81,7 @@ static void put(ThreadId tid, const void *rec, UInt size)
 	hbuf *b = &bufs[tid < VG_N_THREADS ? tid : 0];
 	if (!b->p)
 		b->p = VG_(malloc)("sim.heap.buf", DS_HEAP_CHUNK);
-	if (b->fill + size > DS_HEAP_CHUNK)
+	if (b->fill + size > DS_HEAP_TALLY_AT)
 		buf_write(b);
 	VG_(memcpy)(b->p + b->fill, rec, size);
 	b->fill += size;

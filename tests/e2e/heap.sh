@@ -212,8 +212,20 @@ done
 # in no block, and say they are the allocator's.  What stays in no block
 # is other code's, a sample or two at most (the loader's lists, allocated
 # before the tracker started, read as the tracker's unwinder walks them)
-"$DSPROF" record -q -o al --heap -- "$PROGS/heapleak" many 3000000 >/dev/null 2>&1
+"$DSPROF" record -o al --heap -- "$PROGS/heapleak" many 3000000 >/dev/null 2>al.err
 "$DSPROF" report -i al --view heap -f csv >al.csv 2>/dev/null
+# record's summary adds up the chunks' tallies (the last 16 bytes of each
+# chunk: type 8, size 16), which say what the report reads
+check_eq "record's summary: as many allocations as the report's blocks" \
+	"$(sed -n 's/.*heap: \([0-9]*\) allocations.*/\1/p' al.err)" \
+	"$(awk -F, 'NR > 1 && $4 != "" { s += $4 } END { print s + 0 }' al.csv)"
+f=$(ls al/heap/*.heap)
+chunks=$((($(stat -c %s "$f") - 4096) / 65536))
+check_ge "tallies: a malloc-heavy program's file has chunks" "$chunks" 100
+for k in 0 $((chunks - 1)); do
+	check_eq "tallies: chunk $k ends with one" \
+		"$(od -A n -t u2 -j $((4096 + k * 65536 + 65520)) -N 4 "$f" | tr -s ' ')" " 8 16"
+done
 al=$(csv_lookup al.csv name '<allocator>' samples:cpu-clock)
 nb=$(csv_lookup al.csv name '<in no block>' samples:cpu-clock)
 check_ge "allocator: its samples have a reason of their own" "${al:-0}" 1

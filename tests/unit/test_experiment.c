@@ -1,5 +1,6 @@
 /* Unit tests for experiment/: perf.data writing and validated reading, meta.json. */
 #include "experiment/experiment.h"
+#include "experiment/heapfile.h"
 #include "tests/unit/unit.h"
 
 #include <fcntl.h>
@@ -1404,6 +1405,122 @@ TEST(expdir)
 	free(dir);
 }
 
+
+/* ---- heap files' tallies ---- */
+
+/* Append record rec (size bytes) at *at of chunk p. */
+static void heap_put(unsigned char *p, size_t *at, const void *rec, size_t size)
+{
+	memcpy(p + *at, rec, size);
+	*at += size;
+}
+
+/* Whether path now holds the n bytes p. */
+static bool heap_write(const char *path, const unsigned char *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	bool ok = fd >= 0 && write(fd, p, n) == (ssize_t)n;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* A heap file of four chunks, summed by record's count: one with a tally
+ * that says what it holds, one without (its records are read), one whose
+ * tally says more than its records (the tally is taken: the chunk is not
+ * read), and one cut short.  A reading skips the tallies and takes one
+ * out of its place for damage. */
+TEST(heap_tallies)
+{
+	char *dir = tmp_path("heapexp"), *hd = ds_xasprintf("%s/heap", dir), *path = ds_xasprintf("%s/1-1.heap", hd);
+	size_t size = DS_HEAP_HEADER + 3 * DS_HEAP_CHUNK + 512, at;
+	unsigned char *file = ds_xcalloc(1, size), *c;
+	struct ds_heap_header h = {.version = DS_HEAP_VERSION, .header_size = DS_HEAP_HEADER,
+				   .chunk_size = DS_HEAP_CHUNK, .pid = 1, .ppid = 1, .start_ns = 1};
+	struct ds_heap_base b = {DS_HEAP_BASE, sizeof b, 7, 1000, 1ull << 32};
+	struct ds_heap_salloc a1 = {DS_HEAP_SALLOC, sizeof a1, 10, 1, 64, 0x1000};
+	struct ds_heap_salloc a2 = {DS_HEAP_SALLOC, sizeof a2, 20, 1, 32, 0x2000};
+	struct ds_heap_sfree f1 = {DS_HEAP_SFREE, sizeof f1, 30, 0x1000};
+	struct ds_heap_event e = {.type = DS_HEAP_ALLOC, .size = sizeof e, .tid = 7, .site = 1, .time = 2000,
+				  .addr = 0x3000, .bytes = 16};
+	struct {
+		struct ds_heap_site head;
+		uint64_t frame;
+	} s = {{DS_HEAP_SITE, sizeof s, 1}, 0x401000};
+	struct ds_heap_tally t, more = {DS_HEAP_TALLY, sizeof more, 5, 0, 0};
+	ds_heap_totals tot;
+	ds_heapfile *f;
+	ds_heap_cursor cur = {0};
+	ds_heap_rec r;
+	ds_err err = {0};
+	int n = 0, other = 0;
+
+	memcpy(h.magic, DS_HEAP_MAGIC, 8);
+	memcpy(file, &h, sizeof h);
+	/* chunk 0: a site, two allocations and a free, tallied */
+	c = file + DS_HEAP_HEADER;
+	at = 0;
+	heap_put(c, &at, &b, sizeof b);
+	heap_put(c, &at, &s, sizeof s);
+	heap_put(c, &at, &a1, sizeof a1);
+	heap_put(c, &at, &a2, sizeof a2);
+	heap_put(c, &at, &f1, sizeof f1);
+	t = ds_heap_tally_of(c, (uint32_t)at);
+	CHECK(t.allocs == 2 && t.frees == 1 && t.sites == 1);
+	memcpy(c + DS_HEAP_TALLY_AT, &t, sizeof t);
+	/* chunk 1: a whole allocation record, no tally */
+	c += DS_HEAP_CHUNK;
+	at = 0;
+	heap_put(c, &at, &e, sizeof e);
+	/* chunk 2: the same, with a tally of five allocations */
+	c += DS_HEAP_CHUNK;
+	at = 0;
+	heap_put(c, &at, &e, sizeof e);
+	memcpy(c + DS_HEAP_TALLY_AT, &more, sizeof more);
+	/* chunk 3, cut short: one more */
+	c += DS_HEAP_CHUNK;
+	at = 0;
+	heap_put(c, &at, &e, sizeof e);
+
+	CHECK(mkdir(dir, 0755) == 0 && mkdir(hd, 0755) == 0);
+	CHECK(heap_write(path, file, size));
+	CHECK(ds_heap_count(dir, &tot, &err) == 0);
+	CHECK_EQ_U64(tot.files, 1);
+	CHECK_EQ_U64(tot.allocs, 2 + 1 + 5 + 1);
+	CHECK_EQ_U64(tot.frees, 1);
+	CHECK_EQ_U64(tot.stacks, 1);
+	CHECK_EQ_U64(tot.cut, 1);
+	CHECK_EQ_U64(tot.bad_bytes, 0);
+
+	/* a reading takes every record, tallies not among them */
+	CHECK(ds_heapfile_open(path, &f, &err) == 0);
+	while (ds_heapfile_next(f, &cur, &r)) {
+		other += r.type != DS_HEAP_SITE && r.type != DS_HEAP_ALLOC && r.type != DS_HEAP_FREE;
+		n++;
+	}
+	CHECK_EQ_U64(n, 4 + 3);
+	CHECK_EQ_U64(other, 0);
+	CHECK_EQ_U64(ds_heapfile_bad_bytes(f), 0);
+	ds_heapfile_close(f);
+
+	/* a tally out of its place (right after chunk 1's record) ends the chunk's records */
+	memcpy(file + DS_HEAP_HEADER + DS_HEAP_CHUNK + sizeof e, &more, sizeof more);
+	CHECK(heap_write(path, file, size));
+	CHECK(ds_heapfile_open(path, &f, &err) == 0);
+	memset(&cur, 0, sizeof cur);
+	n = 0;
+	while (ds_heapfile_next(f, &cur, &r))
+		n++;
+	CHECK_EQ_U64(n, 4 + 3);
+	CHECK_EQ_U64(ds_heapfile_bad_bytes(f), DS_HEAP_CHUNK - sizeof e);
+	ds_heapfile_close(f);
+	free(file);
+	free(path);
+	free(hd);
+	free(dir);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/dsprof-unit.XXXXXX");
@@ -1431,6 +1548,7 @@ int main(void)
 	RUN(meta_roundtrip);
 	RUN(meta_values_checked);
 	RUN(expdir);
+	RUN(heap_tallies);
 	{
 		char *cmd = ds_xasprintf("rm -rf '%s'", tmpdir);
 		if (system(cmd) != 0)
