@@ -602,6 +602,8 @@ static int papi_query(const char *preset, const char *name, char **native, ds_er
 				  "unknown PAPI preset '%s'; 'dsprof list' shows the presets this "
 				  "machine has", preset);
 	if (info.count == 0) {
+		char why[512];
+
 		off = papi_pe_disabled();
 		if (off) {
 			char cause[PAPI_HUGE_STR_LEN + 64];
@@ -609,6 +611,10 @@ static int papi_query(const char *preset, const char *name, char **native, ds_er
 			snprintf(cause, sizeof cause, "PAPI's perf_event component is disabled: %s", off);
 			return no_pmu_error(err, name, cause);
 		}
+		/* PAPI may keep the component on where the kernel has no PMU to
+		 * give it: that, not the CPU, is why the preset has no event */
+		if (!ds_pmu_available(why, sizeof why))
+			return no_pmu_error(err, name, why);
 		return ds_err_set(err, DS_EENV,
 				  "PAPI preset '%s' is not available on this CPU; 'dsprof list' shows "
 				  "the presets it has", preset);
