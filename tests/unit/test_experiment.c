@@ -1515,6 +1515,20 @@ TEST(heap_tallies)
 	CHECK_EQ_U64(n, 4 + 3);
 	CHECK_EQ_U64(ds_heapfile_bad_bytes(f), DS_HEAP_CHUNK - sizeof e);
 	ds_heapfile_close(f);
+
+	/* files of the versions before tallies are read; a later one is not */
+	for (uint32_t v = 1; v <= DS_HEAP_VERSION + 1; v++) {
+		struct ds_heap_header *hp = (struct ds_heap_header *)file;
+		int rc;
+		hp->version = v;
+		CHECK(heap_write(path, file, size));
+		rc = ds_heapfile_open(path, &f, &err);
+		if (v <= DS_HEAP_VERSION)
+			CHECK(rc == 0);
+		else
+			CHECK(rc < 0 && err.kind == DS_EINPUT);
+		ds_heapfile_close(rc == 0 ? f : NULL);
+	}
 	free(file);
 	free(path);
 	free(hd);
