@@ -280,11 +280,16 @@ int ds_heap_list(const char *dir, char ***paths, size_t *n, ds_err *err)
  * cut short, or of a file of version 2 or older, has none). */
 static bool tally_of(const ds_heapfile *f, size_t off, struct ds_heap_tally *t)
 {
+	struct ds_heap_tally c;
+
 	if (f->size - off < DS_HEAP_CHUNK)
 		return false;
-	memcpy(t, f->p + off + DS_HEAP_TALLY_AT, sizeof *t);
-	return t->type == DS_HEAP_TALLY && t->size == sizeof *t &&
-	       (uint64_t)t->allocs + t->frees + t->sites <= DS_HEAP_CHUNK / 8;
+	memcpy(&c, f->p + off + DS_HEAP_TALLY_AT, sizeof c);
+	if (c.type != DS_HEAP_TALLY || c.size != sizeof c ||
+	    (uint64_t)c.allocs + c.frees + c.sites > DS_HEAP_CHUNK / 8)
+		return false;
+	*t = c;
+	return true;
 }
 
 /* Each chunk is summed from its tally, a page of it read, and read whole
@@ -303,20 +308,15 @@ int ds_heap_count(const char *dir, ds_heap_totals *t, ds_err *err)
 		if (!ds_heapfile_open(paths[i], &f, NULL)) {
 			t->files++;
 			for (size_t off = DS_HEAP_HEADER; off < f->size; off += DS_HEAP_CHUNK) {
-				struct ds_heap_tally tl;
+				struct ds_heap_tally tl = {0};
 				ds_heap_rec r;
 				ds_heap_cursor cursor = {.off = off};
-				if (tally_of(f, off, &tl)) {
-					t->allocs += tl.allocs;
-					t->frees += tl.frees;
-					t->stacks += tl.sites;
-					continue;
-				}
-				while (next_before(f, &cursor, &r, off + DS_HEAP_CHUNK)) {
-					t->allocs += r.type == DS_HEAP_ALLOC;
-					t->frees += r.type == DS_HEAP_FREE;
-					t->stacks += r.type == DS_HEAP_SITE;
-				}
+				if (!tally_of(f, off, &tl))
+					while (next_before(f, &cursor, &r, off + DS_HEAP_CHUNK))
+						ds_heap_tally_add(&tl, r.type);
+				t->allocs += tl.allocs;
+				t->frees += tl.frees;
+				t->stacks += tl.sites;
 			}
 			t->bad_bytes += f->bad_bytes;
 			t->cut += f->cut;

@@ -156,6 +156,14 @@ struct ds_heap_tally {
 #define DS_HEAP_TALLY_SIZE 16
 #define DS_HEAP_TALLY_AT (DS_HEAP_CHUNK - DS_HEAP_TALLY_SIZE) /* a chunk's records end before it */
 
+/* Count a record of type (short or whole) into t. */
+static inline void ds_heap_tally_add(struct ds_heap_tally *t, unsigned type)
+{
+	t->allocs += type == DS_HEAP_ALLOC || type == DS_HEAP_SALLOC;
+	t->frees += type == DS_HEAP_FREE || type == DS_HEAP_SFREE;
+	t->sites += type == DS_HEAP_SITE;
+}
+
 /* The tally of a chunk's n bytes of records p: for the writers' own
  * records, which are sound. */
 static inline struct ds_heap_tally ds_heap_tally_of(const unsigned char *p, __u32 n)
@@ -167,9 +175,7 @@ static inline struct ds_heap_tally ds_heap_tally_of(const unsigned char *p, __u3
 		__builtin_memcpy(head, p + off, sizeof head);
 		if (head[1] < 8)
 			break;
-		t.allocs += head[0] == DS_HEAP_ALLOC || head[0] == DS_HEAP_SALLOC;
-		t.frees += head[0] == DS_HEAP_FREE || head[0] == DS_HEAP_SFREE;
-		t.sites += head[0] == DS_HEAP_SITE;
+		ds_heap_tally_add(&t, head[0]);
 	}
 	return t;
 }

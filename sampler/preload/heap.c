@@ -405,9 +405,7 @@ static void keep(chunk *c, uint32_t size, unsigned type)
 {
 	uint32_t n = atomic_load_explicit(&c->fill, memory_order_relaxed);
 
-	c->tally.allocs += type == DS_HEAP_ALLOC || type == DS_HEAP_SALLOC;
-	c->tally.frees += type == DS_HEAP_FREE || type == DS_HEAP_SFREE;
-	c->tally.sites += type == DS_HEAP_SITE;
+	ds_heap_tally_add(&c->tally, type);
 	atomic_store_explicit(&c->fill, n + size, memory_order_release);
 }
 

@@ -1469,10 +1469,12 @@ TEST(heap_tallies)
 	t = ds_heap_tally_of(c, (uint32_t)at);
 	CHECK(t.allocs == 2 && t.frees == 1 && t.sites == 1);
 	memcpy(c + DS_HEAP_TALLY_AT, &t, sizeof t);
-	/* chunk 1: a whole allocation record, no tally */
+	/* chunk 1: a whole allocation record, no tally: where it would be,
+	 * other bytes (a site record, unread past the records' end) */
 	c += DS_HEAP_CHUNK;
 	at = 0;
 	heap_put(c, &at, &e, sizeof e);
+	memcpy(c + DS_HEAP_TALLY_AT, &s, sizeof s);
 	/* chunk 2: the same, with a tally of five allocations */
 	c += DS_HEAP_CHUNK;
 	at = 0;
