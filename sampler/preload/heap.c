@@ -369,32 +369,39 @@ static void chunk_end(chunk *c)
 	c->p = NULL;
 }
 
+/* A new chunk's room, from a first record at stamp t in buffer c on: its
+ * base written (the buffer made first, or its last chunk written out).
+ * NULL: no buffer. */
+__attribute__((noinline)) static char *room_anew(chunk *c, uint64_t t)
+{
+	struct ds_heap_base b = {DS_HEAP_BASE, sizeof b, 0, t, 1ull << 32};
+
+	if (!c->p && !chunk_init(c))
+		return NULL;
+	if (atomic_load_explicit(&c->fill, memory_order_relaxed))
+		chunk_flush(c);
+	b.tid = (uint32_t)thread_id();
+	c->first = t;
+	if (tsc)
+		c->pair_stamp = ticks(), c->pair_ns = now_ns();
+	c->tally = (struct ds_heap_tally){DS_HEAP_TALLY, DS_HEAP_TALLY_SIZE, 0, 0, 0};
+	memcpy(c->p, &b, sizeof b);
+	atomic_store_explicit(&c->fill, sizeof b, memory_order_release);
+	return c->p + sizeof b;
+}
+
 /* Room for a record of size bytes (a multiple of 8) of an event at stamp
  * t in buffer c of this thread: where it goes, after the buffer's base,
  * which a short record's time is from (less than 2^31 ticks or ns: a
  * buffer that began longer ago is written first).  NULL: no buffer.  The
- * record is written there, then kept by keep(). */
-static char *room(chunk *c, uint32_t size, uint64_t t)
+ * record is written there, then kept by keep().  Inlined, but for a new
+ * chunk's: it is on the path of every event. */
+static inline __attribute__((always_inline)) char *room(chunk *c, uint32_t size, uint64_t t)
 {
-	uint32_t n;
+	uint32_t n = atomic_load_explicit(&c->fill, memory_order_relaxed);
 
-	if (!c->p && !chunk_init(c))
-		return NULL;
-	n = atomic_load_explicit(&c->fill, memory_order_relaxed);
-	if (n && (n + size > DS_HEAP_TALLY_AT || t - c->first >= 1u << 31)) {
-		chunk_flush(c);
-		n = 0;
-	}
-	if (!n) {
-		struct ds_heap_base b = {DS_HEAP_BASE, sizeof b, (uint32_t)thread_id(), t, 1ull << 32};
-		c->first = t;
-		if (tsc)
-			c->pair_stamp = ticks(), c->pair_ns = now_ns();
-		c->tally = (struct ds_heap_tally){DS_HEAP_TALLY, DS_HEAP_TALLY_SIZE, 0, 0, 0};
-		memcpy(c->p, &b, sizeof b);
-		n = sizeof b;
-		atomic_store_explicit(&c->fill, n, memory_order_release);
-	}
+	if (__builtin_expect(!n || n + size > DS_HEAP_TALLY_AT || t - c->first >= 1u << 31, 0))
+		return room_anew(c, t);
 	return c->p + n;
 }
 
@@ -525,28 +532,38 @@ static uint32_t site_of(void *const *f, int n, uint64_t t)
 
 /* ---- records ---- */
 
-/* An event at stamp t: short where a short record holds it. */
-static void event(int type, int fn, const void *p, size_t bytes, uint32_t site, uint64_t t)
+/* An event at stamp t in a record of its own: one a short record does
+ * not hold, or any after the thread's end. */
+__attribute__((noinline)) static void event_whole(chunk *c, int type, int fn, uint64_t a, size_t bytes,
+						  uint32_t site, uint64_t t)
+{
+	struct ds_heap_event e;
+
+	memset(&e, 0, sizeof e);
+	e.type = (uint16_t)type;
+	e.size = sizeof e;
+	e.fn = (uint8_t)fn;
+	e.tid = (uint32_t)thread_id();
+	e.site = site;
+	e.time = tsc ? ns_at(t) : t;
+	e.addr = a;
+	e.bytes = bytes;
+	put(c, &e, sizeof e, t);
+}
+
+/* An event at stamp t: short where a short record holds it (inlined: the
+ * path of every event). */
+static inline __attribute__((always_inline)) void event(int type, int fn, const void *p, size_t bytes,
+							 uint32_t site, uint64_t t)
 {
 	chunk *c = busy > 1 ? &nested : &own;
 	uint64_t a = (uint64_t)(uintptr_t)p;
 	char *at;
 
-	if (ended || type == DS_HEAP_EXIT || a >> DS_HEAP_ADDR_BITS || (uint64_t)bytes >> 32 ||
-	    (type == DS_HEAP_FREE && bytes)) {
-		struct ds_heap_event e;
-		memset(&e, 0, sizeof e);
-		e.type = (uint16_t)type;
-		e.size = sizeof e;
-		e.fn = (uint8_t)fn;
-		e.tid = (uint32_t)thread_id();
-		e.site = site;
-		e.time = t;
-		if (tsc)
-			e.time = ns_at(t);
-		e.addr = a;
-		e.bytes = bytes;
-		put(c, &e, sizeof e, t);
+	if (__builtin_expect(ended || type == DS_HEAP_EXIT || a >> DS_HEAP_ADDR_BITS || (uint64_t)bytes >> 32 ||
+				     (type == DS_HEAP_FREE && bytes),
+			     0)) {
+		event_whole(c, type, fn, a, bytes, site, t);
 		return;
 	}
 	a |= (uint64_t)fn << DS_HEAP_ADDR_BITS;
@@ -586,22 +603,25 @@ static uintptr_t stack_top(void)
 	return stack_hi;
 }
 
-/* The return addresses of the frame-pointer chain from this function's
- * frame up, while the chain stays on the stack and goes up it, from ra
- * (the return address into the allocation's caller) on, max at most: how
- * many.  0 when the chain does not hold ra. */
-__attribute__((noinline)) static int fp_walk(void **f, int max, const void *ra)
+/* The return addresses of the frame-pointer chain from frame (the frame
+ * pointer of the allocation function the caller called: its caller's
+ * frame pointer, then ra, the return address into that caller, are below
+ * it) up, while the chain stays on the stack and goes up it, max at most:
+ * how many.  0 when frame does not hold ra.  Starting there rather than at
+ * its own frame saves climbing through the tracker's: a third of the
+ * walk's instructions. */
+static int fp_walk(void **f, int max, const void *ra, void *const *frame)
 {
-	uintptr_t *fp = __builtin_frame_address(0), hi = stack_top();
-	int n = 0, skip = 8; /* the tracker's own frames, at most */
+	const uintptr_t *fp = (const uintptr_t *)frame;
+	uintptr_t hi = stack_top();
+	int n = 0;
 
-	while (n < max && (uintptr_t)fp >= (uintptr_t)&n && (uintptr_t)fp + 16 <= hi && !((uintptr_t)fp & 7)) {
-		uintptr_t *up = (uintptr_t *)fp[0];
-		if (n || (void *)fp[1] == ra)
-			f[n++] = (void *)fp[1];
-		else if (!skip--)
-			break;
-		if (up <= fp)
+	if (frame[1] != ra || hi <= 1)
+		return 0;
+	while (n < max) {
+		const uintptr_t *up = (const uintptr_t *)fp[0];
+		f[n++] = (void *)fp[1];
+		if (up <= fp || (uintptr_t)up + 16 > hi || ((uintptr_t)up & 7))
 			break;
 		fp = up;
 	}
@@ -676,7 +696,7 @@ static int stack_of(void **f, const void *ra, void *const *frame)
 	int n, m, walkable = frame[1] == ra && (uintptr_t)ra >> 48 == 0;
 
 	if (w.ra == (uintptr_t)ra && (++c->calls & 63)) {
-		if (w.fp == WAY_GOOD && fp_walk(f, (int)w.depth, ra) == (int)w.depth)
+		if (w.fp == WAY_GOOD && fp_walk(f, (int)w.depth, ra, frame) == (int)w.depth)
 			return (int)w.depth;
 		if (w.walk == WAY_GOOD && walkable && (n = cfa_walk(f, frame)) > 0)
 			return n;
@@ -686,7 +706,7 @@ static int stack_of(void **f, const void *ra, void *const *frame)
 		w = (way){(uintptr_t)ra, WAY_UNKNOWN, WAY_UNKNOWN, 0};
 	if (w.fp != WAY_BAD) {
 		int same = 0;
-		m = fp_walk(g, (int)max_frames, ra);
+		m = fp_walk(g, (int)max_frames, ra, frame);
 		while (same < n && same < m && f[same] == g[same])
 			same++;
 		w.fp = same == m && (same >= 2 || same == n) ? WAY_GOOD : WAY_BAD;
