@@ -169,9 +169,15 @@ typedef struct way {
 } way;
 typedef struct way_slot {
 	_Atomic uint64_t v; /* ra | fp << 48 | walk << 50 | depth << 52 */
-	uint32_t calls;
 } way_slot;
 static way_slot ways[WAY_SLOTS];
+
+/* Each thread's count of its calls from the return addresses of a slot
+ * (the ways' slots folded in 256), whose every 64th is the unwinder's.
+ * Per thread: a count in the slot, shared by the threads, was written by
+ * every allocation, which moved the slot's cache line between the cores
+ * of threads allocating from one place. */
+static TLS uint8_t calls[256];
 
 static way way_of(way_slot *c)
 {
@@ -695,7 +701,7 @@ static int stack_of(void **f, const void *ra, void *const *frame)
 	void *g[DS_HEAP_MAX_FRAMES + 8];
 	int n, m, walkable = frame[1] == ra && (uintptr_t)ra >> 48 == 0;
 
-	if (w.ra == (uintptr_t)ra && (++c->calls & 63)) {
+	if (w.ra == (uintptr_t)ra && (++calls[((uintptr_t)ra >> 2) % 256] & 63)) {
 		if (w.fp == WAY_GOOD && fp_walk(f, (int)w.depth, ra, frame) == (int)w.depth)
 			return (int)w.depth;
 		if (w.walk == WAY_GOOD && walkable && (n = cfa_walk(f, frame)) > 0)
