@@ -42,13 +42,14 @@
  * first allocation called from an instruction checks that every frame
  * they give is the unwinder's (the chain ends at the first function
  * without one, often libc's start of main: those frames are left out), at
- * least two of them, and one in 64 after it checks again; a wrong frame
- * sends the calls from there to the unwinder for good.  Where they do not
- * (code built without them, as distributions build it), the tracker's own
- * walk of the call-frame information (walk.h), which keeps the rule of
- * each return address it meets, is checked the same way and taken where
- * it gives every frame the unwinder gives: on LevelDB's db_bench it takes
- * 0.2 s of stacks where the unwinder took 0.34.
+ * least two of them, and about one in 64 of each thread's after it
+ * checks again; a wrong frame sends the calls from there to the unwinder
+ * for good.  Where they do not (code built without them, as distributions
+ * build it), the tracker's own walk of the call-frame information
+ * (walk.h), which keeps the rule of each return address it meets, is
+ * checked the same way and taken where it gives every frame the unwinder
+ * gives: on LevelDB's db_bench it takes 0.2 s of stacks where the
+ * unwinder took 0.34.
  */
 
 #include <dlfcn.h>
