@@ -73,6 +73,7 @@ typedef struct proc {
 	uint64_t fork_time;
 	uint64_t stack_top;           /* the end of its main thread's stack ([stack]), 0 unknown */
 	DS_VEC(stack_span) anon;            /* anonymous data mappings (other threads' stacks among them) */
+	DS_VEC(stack_span) files;           /* data mappings of files that are no image (a database's pages) */
 	DS_VEC(stack_span) stacks;          /* the ones a sampled stack pointer was in */
 } proc;
 
@@ -219,6 +220,11 @@ void ds_session_free_model(ds_session *s);
  * ([stack], grown down by at most 8 MiB, the usual limit) or another's
  * that ds_session_note_sp saw. */
 bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea);
+/* Whether ea was, at time, in a mapping of a file made to read or write
+ * its data (LevelDB's tables, a database's pages): the latest data mapping
+ * there before then, of the process or the one it forked from, was such
+ * a file's rather than anonymous memory.  Never a heap block's. */
+bool ds_session_in_file(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea);
 /* A sample's stack pointer: the anonymous mapping that holds it is a
  * thread's stack (glibc mmaps the stacks of the threads it creates).
  * Whether sp is in a stack known now. */

@@ -946,8 +946,8 @@ static bool in_allocator(ds_session *s, const ds_srec *r)
 
 /* Record i's block (1 + index), or 0 and in *why the reason it has none:
  * an address in no block is not the heap's when a variable (a global, a
- * stack slot) holds it, or when it is in a program's or library's image
- * or in the main thread's stack; the allocator's own memory (its chunk
+ * stack slot) holds it, or when it is in a program's or library's image,
+ * in a thread's stack or in a file's mapping; the allocator's own memory (its chunk
  * headers and lists, a block it copies as realloc frees it) when the
  * sample was in the allocator; else memory no tracked allocation made. */
 static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
@@ -972,7 +972,8 @@ static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 	if (o && (o->kind == DOBJ_GLOBAL || o->kind == DOBJ_STACK || o->kind == DOBJ_KERNEL ||
 		  (o->name[0] == '<' && strncmp(o->name, "<unknown", 8) && strncmp(o->name, "<scalars", 8))))
 		*why = NB_NOT_HEAP; /* <stack F>, <constants>, <vtable of X>: not the heap */
-	else if (ds_session_in_stack(s, pid, r->ea) || ds_session_data_at(s, pid, r->time, r->ea, &dso, &vaddr))
+	else if (ds_session_in_stack(s, pid, r->ea) || ds_session_data_at(s, pid, r->time, r->ea, &dso, &vaddr) ||
+		 ds_session_in_file(s, pid, r->time, r->ea))
 		*why = NB_NOT_HEAP;
 	else if (in_allocator(s, r))
 		*why = NB_ALLOCATOR;

@@ -411,6 +411,33 @@ static bool in_spans(const proc *p, uint64_t a)
 	return false;
 }
 
+/* The latest of spans v mapped at or before time over ea, or NULL. */
+static const stack_span *latest_span(const stack_span *v, size_t n, uint64_t time, uint64_t ea)
+{
+	const stack_span *best = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (ea >= v[i].start && ea < v[i].end && v[i].time <= time && (!best || v[i].time >= best->time))
+			best = &v[i];
+	return best;
+}
+
+bool ds_session_in_file(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea)
+{
+	const proc *p = proc_find(s, pid);
+	for (int depth = 0; p && depth < 64; depth++) {
+		const stack_span *f = latest_span(p->files.v, p->files.n, time, ea);
+		const stack_span *a = latest_span(p->anon.v, p->anon.n, time, ea);
+		if (f || a)
+			return f && (!a || f->time > a->time);
+		if (p->parent < 0 || exec_between(p, 0, time))
+			break;
+		if (p->fork_time < time)
+			time = p->fork_time;
+		p = &s->procs.v[p->parent];
+	}
+	return false;
+}
+
 /* A fork's child runs on its parent's mappings until it execs: each walks
  * the process and its ancestors. */
 bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea)
@@ -726,6 +753,15 @@ const char *ds_thread_comm(ds_session *s, size_t ti)
 
 /* ---- reading ---- */
 
+/* Whether a data mapping's name is a file's: not "//anon", nor memory
+ * shared without a file that an allocator may hand out (/dev/zero's,
+ * memfd's). */
+static bool file_data(const char *name)
+{
+	return name[0] == '/' && strcmp(name, "//anon") && strncmp(name, "/dev/zero", 9) &&
+	       strncmp(name, "/memfd:", 7);
+}
+
 static void side_band(ds_session *s, const ds_record *r)
 {
 	switch (r->kind) {
@@ -738,6 +774,10 @@ static void side_band(ds_session *s, const ds_record *r)
 		if (!m->executable && !kernel && m->len && !strcmp(m->filename, "//anon")) {
 			stack_span a = {m->start, m->start + m->len, r->time};
 			ds_vec_push(&proc_get(s, m->pid)->anon, a);
+		}
+		if (!m->executable && !kernel && m->len && file_data(m->filename)) {
+			stack_span f = {m->start, m->start + m->len, r->time};
+			ds_vec_push(&proc_get(s, m->pid)->files, f);
 		}
 		if (!m->executable || !m->len)
 			return;
@@ -1314,6 +1354,7 @@ void ds_session_free_model(ds_session *s)
 		ds_vec_free(&s->procs.v[i].end_max);
 		ds_vec_free(&s->procs.v[i].execs);
 		ds_vec_free(&s->procs.v[i].anon);
+		ds_vec_free(&s->procs.v[i].files);
 		ds_vec_free(&s->procs.v[i].stacks);
 	}
 	ds_vec_free(&s->procs);
