@@ -88,7 +88,7 @@ enum ds_heap_fn {
 /* A call stack allocations came from: its frames, innermost first, from
  * the return address into the function that called the allocator.  Site
  * 0 is none: an allocation made while the writer was busy with another
- * (a signal handler's, the writer's own). */
+ * (a signal handler's), or once the writer's table of stacks was full. */
 struct ds_heap_site {
 	__u16 type;                  /* DS_HEAP_SITE */
 	__u16 size;                  /* 8 + 8 x frames */

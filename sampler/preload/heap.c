@@ -152,6 +152,12 @@ static pthread_mutex_t buffers_lock = PTHREAD_MUTEX_INITIALIZER;
 static char spare[DS_HEAP_CHUNK];   /* a chunk to write from, under buffers_lock */
 static chunk late = {.p = spare};   /* a record of a thread past its end, under buffers_lock */
 static TLS int busy;
+/* Added to busy while the tracker calls code that may allocate for it
+ * (the unwinder's caches, the C library's reading of /proc for a stack's
+ * bounds): what that code allocates and frees is the tracker's, not the
+ * program's, and is not recorded (nor, then, a signal handler's that
+ * interrupted it). */
+#define OWN_CALL (1 << 16)
 static TLS int ended;               /* the thread's buffers were written at its end */
 static TLS pid_t tid;
 static TLS uintptr_t stack_hi;      /* the top of this thread's stack; 0 not known yet */
@@ -602,11 +608,13 @@ static uintptr_t stack_top(void)
 	if (stack_hi)
 		return stack_hi;
 	stack_hi = 1; /* none: frame pointers are not walked */
+	busy += OWN_CALL;
 	if (pthread_getattr_np(pthread_self(), &a) == 0) {
 		if (pthread_attr_getstack(&a, &lo, &size) == 0)
 			stack_hi = (uintptr_t)lo + size;
 		pthread_attr_destroy(&a);
 	}
+	busy -= OWN_CALL;
 	return stack_hi;
 }
 
@@ -647,11 +655,15 @@ static atomic_int own_frames;
  * 0 when the stack does not hold ra. */
 static int unwound(void **f, const void *ra)
 {
-	int own = atomic_load_explicit(&own_frames, memory_order_relaxed);
-	int n = unw_backtrace(f, own + (int)max_frames);
+	int own = atomic_load_explicit(&own_frames, memory_order_relaxed), n, again;
 
-	if (n <= own || f[own] != ra) {
+	busy += OWN_CALL;
+	n = unw_backtrace(f, own + (int)max_frames);
+	again = n <= own || f[own] != ra;
+	if (again)
 		n = unw_backtrace(f, (int)max_frames + 8);
+	busy -= OWN_CALL;
+	if (again) {
 		for (own = 0; own < n && f[own] != ra; own++)
 			;
 		if (own == n)
@@ -746,7 +758,7 @@ static void allocated(int fn, const void *p, size_t n, void *ra, void *const *fr
 	uint32_t site = 0;
 	uint64_t t;
 
-	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p)
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p || busy >= OWN_CALL)
 		return;
 	t = stamp();
 	if (busy++ == 0)
@@ -759,7 +771,7 @@ static void allocated(int fn, const void *p, size_t n, void *ra, void *const *fr
  * thread have the memory, so that the end comes before its next start. */
 static void freed(int fn, const void *p, size_t bytes, uint64_t t)
 {
-	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p)
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON || !p || busy >= OWN_CALL)
 		return;
 	busy++;
 	event(DS_HEAP_FREE, fn, p, bytes, 0, t);
@@ -922,9 +934,9 @@ static void start(void)
 	pthread_atfork(NULL, NULL, child);
 	on_termination();
 	/* the unwinder sets itself up on its first call, which may allocate */
-	busy++;
+	busy += OWN_CALL;
 	unw_backtrace(warm, 4);
-	busy--;
+	busy -= OWN_CALL;
 	atomic_store_explicit(&state, ON, memory_order_release);
 }
 

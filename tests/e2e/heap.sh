@@ -36,6 +36,10 @@ check_eq "the list's site: all live at once" "$(v "$LIST" peak_bytes)" 8000000
 check_eq "the list's site: freed before exit, no leak" "$(v "$LIST" leaked_bytes)" 0
 check "the list's site: its stack goes up to main" \
 	grep -q "^$LIST,.*make_list (heapobj.c:[0-9]*) < main (heapobj.c:[0-9]*)" heap.csv
+# the tracker's own allocations (the C library's as it reads the main
+# thread's stack bounds, the unwinder's caches) are not the program's
+check_eq "no <no call stack> site: the tracker's own allocations are left out" \
+	"$(grep -c '^<no call stack>' heap.csv)" 0
 a=$(v "$FOUR" samples:cpu-clock) b=$(v "$TWO" samples:cpu-clock) c=$(v "$ONE" samples:cpu-clock)
 arrays=$((${a:-0} + ${b:-0} + ${c:-0}))
 check_ge "samples in the arrays' blocks" "$arrays" 300
@@ -346,6 +350,7 @@ for p in heapleak heapleak_nofp; do
 	done
 	"$DSPROF" record -q -o dp3 --heap -- "$PROGS/$p" deep 3 >/dev/null 2>dp.err
 	deep_stack dp3
+	check_eq "$p deep 3: no <no call stack> site" "$(grep -c '^<no call stack>' deep.csv)" 0
 	check_eq "$p deep 3: deep_block's frame first" "$(head -1 deep.txt)" "$DEEP"
 	check_eq "$p deep 3: descend's 4 after it" "$(sed -n 2,5p deep.txt | grep -cxF "$DESCEND")" 4
 	check_eq "$p deep 3: then main's" "$(sed -n 6p deep.txt | cut -d: -f1)" "main (heapleak.c"
