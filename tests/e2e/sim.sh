@@ -348,12 +348,13 @@ incl=$(csv_lookup big.csv name touch_pages incl_count:sim:L1D_MISS)
 check_ge "signals: call chains go through the signal frame" "${incl:-0}" 307201
 "$DSPROF" report -i big --view summary -f json >big.json 2>big.err
 check_ge "summary: the logical clock counts accesses" "$("$TOOLS/dsjq" .properties.logical_time big.json)" 307200
-# wall time, not the logical clock's accesses read as nanoseconds: within
-# the wall time the test measured around the recording, Valgrind's start
-# (well under half of it) left out
+# wall time, not the logical clock's accesses read as nanoseconds (under a
+# millisecond): within the wall time the test measured around the
+# recording, less Valgrind's start and record's own work after the program
+# (two thirds of it here, a half under the sanitizers and a busy machine)
 dur=$("$TOOLS/dsjq" .properties.duration_s big.json)
-check_within "summary: the duration is wall time" "${dur:-0}" "$(awk -v w="$wall" 'BEGIN { print w * 0.75 }')" \
-	"$(awk -v w="$wall" 'BEGIN { print w * 0.25 }')"
+check_within "summary: the duration is wall time" "${dur:-0}" "$(awk -v w="$wall" 'BEGIN { print w * 0.625 }')" \
+	"$(awk -v w="$wall" 'BEGIN { print w * 0.375 }')"
 
 # ---- data sources in perf's encoding, read by perf mem ----
 perf mem report -i stride/perf.data --stdio --sort mem >mem.txt 2>mem.err
