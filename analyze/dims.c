@@ -947,9 +947,10 @@ static bool in_allocator(ds_session *s, const ds_srec *r)
 /* Record i's block (1 + index), or 0 and in *why the reason it has none:
  * an address in no block is not the heap's when a variable (a global, a
  * stack slot) holds it, or when it is in a program's or library's image,
- * in a thread's stack or in a file's mapping; the allocator's own memory (its chunk
- * headers and lists, a block it copies as realloc frees it) when the
- * sample was in the allocator; else memory no tracked allocation made. */
+ * in a thread's stack or in a file's mapping; the allocator's own memory
+ * (its chunk headers and lists, a block it copies as realloc frees it)
+ * when the sample was in the allocator; else memory no tracked allocation
+ * made. */
 static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 {
 	ds_session *s = d->s;
