@@ -234,6 +234,18 @@ static bool exec_between(const proc *p, uint64_t after, uint64_t upto)
 	return false;
 }
 
+/* A forked child runs in its parent's mappings until it execs: the process
+ * whose mappings p had at time *t besides its own (its parent, *t moved
+ * back to the fork), or NULL. */
+static const proc *forked_from(ds_session *s, const proc *p, uint64_t *t)
+{
+	if (p->parent < 0 || exec_between(p, 0, *t))
+		return NULL;
+	if (p->fork_time < *t)
+		*t = p->fork_time;
+	return &s->procs.v[p->parent];
+}
+
 /* The mapping of ip in p at time t: the latest one mapped by then and not
  * wiped out by an exec in between. */
 static const map_ent *find_map(const proc *p, uint64_t ip, uint64_t t)
@@ -351,15 +363,8 @@ static uint32_t site_lookup(ds_session *s, uint32_t pid, uint64_t time, uint64_t
 	} else {
 		const proc *p = proc_find(s, pid);
 		uint64_t t = time;
-		for (int depth = 0; p && depth < 64; depth++) {
-			m = find_map(p, ip, t);
-			if (m || p->parent < 0 || exec_between(p, 0, t))
-				break;
-			/* a forked child runs in its parent's mappings until it execs */
-			if (p->fork_time < t)
-				t = p->fork_time;
-			p = &s->procs.v[p->parent];
-		}
+		for (int depth = 0; p && depth < 64 && !(m = find_map(p, ip, t)); depth++)
+			p = forked_from(s, p, &t);
 	}
 	if (!m)
 		return site_intern(s, DSO_UNKNOWN, ip);
@@ -377,7 +382,7 @@ bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea,
 	const proc *p = proc_find(s, pid);
 	uint64_t t = time;
 
-	for (int depth = 0; p && depth < 64; depth++) {
+	for (int depth = 0; p && depth < 64; depth++, p = forked_from(s, p, &t)) {
 		for (size_t i = 0; i < p->maps.n; i++) {
 			const map_ent *m = &p->maps.v[i];
 			dso_ent *d = &s->dsos.v[m->dso];
@@ -394,11 +399,6 @@ bool ds_session_data_at(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea,
 				return true;
 			}
 		}
-		if (p->parent < 0 || exec_between(p, 0, t))
-			break;
-		if (p->fork_time < t)
-			t = p->fork_time;
-		p = &s->procs.v[p->parent];
 	}
 	return false;
 }
@@ -424,16 +424,11 @@ static const stack_span *latest_span(const stack_span *v, size_t n, uint64_t tim
 bool ds_session_in_file(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea)
 {
 	const proc *p = proc_find(s, pid);
-	for (int depth = 0; p && depth < 64; depth++) {
+	for (int depth = 0; p && depth < 64; depth++, p = forked_from(s, p, &time)) {
 		const stack_span *f = latest_span(p->files.v, p->files.n, time, ea);
 		const stack_span *a = latest_span(p->anon.v, p->anon.n, time, ea);
 		if (f || a)
 			return f && (!a || f->time > a->time);
-		if (p->parent < 0 || exec_between(p, 0, time))
-			break;
-		if (p->fork_time < time)
-			time = p->fork_time;
-		p = &s->procs.v[p->parent];
 	}
 	return false;
 }
