@@ -411,12 +411,13 @@ static bool in_spans(const proc *p, uint64_t a)
 	return false;
 }
 
-/* The latest of spans v mapped at or before time over ea, or NULL. */
+/* The latest of spans v mapped at or before time over ea (the first of
+ * those mapped at one time), or NULL. */
 static const stack_span *latest_span(const stack_span *v, size_t n, uint64_t time, uint64_t ea)
 {
 	const stack_span *best = NULL;
 	for (size_t i = 0; i < n; i++)
-		if (ea >= v[i].start && ea < v[i].end && v[i].time <= time && (!best || v[i].time >= best->time))
+		if (ea >= v[i].start && ea < v[i].end && v[i].time <= time && (!best || v[i].time > best->time))
 			best = &v[i];
 	return best;
 }
@@ -458,11 +459,7 @@ bool ds_session_note_sp(ds_session *s, uint32_t pid, uint64_t time, uint64_t sp)
 	if (!p || ds_session_in_stack(s, pid, sp))
 		return p != NULL;
 	for (int depth = 0; p && depth < 64 && !best; depth++) {
-		for (size_t i = 0; i < p->anon.n; i++) {
-			const stack_span *a = &p->anon.v[i];
-			if (sp >= a->start && sp < a->end && a->time <= time && (!best || a->time > best->time))
-				best = a;
-		}
+		best = latest_span(p->anon.v, p->anon.n, time, sp);
 		if (p->parent < 0 || p->execs.n)
 			break;
 		p = &s->procs.v[p->parent];
