@@ -391,8 +391,7 @@ __attribute__((noinline)) static char *room_anew(chunk *c, uint64_t t)
 
 	if (!c->p && !chunk_init(c))
 		return NULL;
-	if (atomic_load_explicit(&c->fill, memory_order_relaxed))
-		chunk_flush(c);
+	chunk_flush(c); /* a full or old chunk's records; none in a new one */
 	b.tid = (uint32_t)thread_id();
 	c->first = t;
 	if (tsc)
@@ -714,7 +713,7 @@ static int stack_of(void **f, const void *ra, void *const *frame)
 	void *g[DS_HEAP_MAX_FRAMES + 8];
 	int n, m, walkable = frame[1] == ra && (uintptr_t)ra >> 48 == 0;
 
-	if (w.ra == (uintptr_t)ra && (++calls[((uintptr_t)ra >> 2) % 256] & 63)) {
+	if (w.ra == (uintptr_t)ra && (++calls[(size_t)(c - ways) % 256] & 63)) {
 		if (w.fp == WAY_GOOD && fp_walk(f, (int)w.depth, ra, frame) == (int)w.depth)
 			return (int)w.depth;
 		if (w.walk == WAY_GOOD && walkable && (n = cfa_walk(f, frame)) > 0)
