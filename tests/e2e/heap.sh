@@ -282,20 +282,22 @@ rm -rf sb sbs
 # a file's data mapped and read beside a heap block (tests/programs/filemap.c,
 # as LevelDB reads its tables): the mapping's loads are <not heap>, not
 # <in no block>, the block's its site's
+# fm_samples CSV FUNC [RE]: FUNC's samples (in allocation sites matching RE)
+fm_samples() {
+	awk -F, -v f="$2" -v re="${3:-}" 'NR > 1 && $2 == f && $5 ~ re { s += $(NF - 3) } END { print s + 0 }' "$1"
+}
 "$DSPROF" record -q -o fm --heap -- "$PROGS/filemap" fm.data >fm.out 2>fm.err
 check_eq "file mapping: recorded" "$?" 0
 "$DSPROF" report -i fm --by function,allocsite -f csv --filter 'FUNC == "sum_file" || FUNC == "sum_block"' \
 	>fm.csv 2>fm.err
-fmfile=$(awk -F, 'NR > 1 && $2 == "sum_file" { s += $(NF - 3) } END { print s + 0 }' fm.csv)
-fmblock=$(awk -F, 'NR > 1 && $2 == "sum_block" { s += $(NF - 3) } END { print s + 0 }' fm.csv)
+fmfile=$(fm_samples fm.csv sum_file)
+fmblock=$(fm_samples fm.csv sum_block)
 check_ge "file mapping: sum_file's samples" "$fmfile" 50
 check_ge "file mapping: sum_block's samples" "$fmblock" 50
 check_ge "file mapping: sum_file's are <not heap>" \
-	"$((100 * $(awk -F, 'NR > 1 && $2 == "sum_file" && $5 == "<not heap>" { s += $(NF - 3) } END { print s + 0 }' fm.csv)))" \
-	"$((95 * fmfile))"
+	"$((100 * $(fm_samples fm.csv sum_file '^<not heap>$')))" "$((95 * fmfile))"
 check_ge "file mapping: sum_block's are the block's site" \
-	"$((100 * $(awk -F, 'NR > 1 && $2 == "sum_block" && $5 ~ /^main \(filemap\.c:/ { s += $(NF - 3) } END { print s + 0 }' fm.csv)))" \
-	"$((95 * fmblock))"
+	"$((100 * $(fm_samples fm.csv sum_block '^main [(]filemap[.]c:')))" "$((95 * fmblock))"
 check_eq "file mapping: none in no block" "$(grep -c '<in no block>' fm.csv)" 0
 # the simulator's: every load of 2 rounds, exactly (sum_file's returns,
 # loads from the stack, are <not heap> too)
@@ -303,9 +305,9 @@ check_eq "file mapping: none in no block" "$(grep -c '<in no block>' fm.csv)" 0
 "$DSPROF" report -i fms --by function,allocsite -f csv --filter 'FUNC == "sum_file" || FUNC == "sum_block"' \
 	>fms.csv 2>fms.err
 check_eq "file mapping, --sim: sum_file's 2 x 524288 loads and 2 returns are <not heap>" \
-	"$(awk -F, 'NR > 1 && $2 == "sum_file" && $5 == "<not heap>" { s += $(NF - 3) } END { print s + 0 }' fms.csv)" 1048578
+	"$(fm_samples fms.csv sum_file '^<not heap>$')" 1048578
 check_eq "file mapping, --sim: sum_block's 2 x 524288 loads are the block's site" \
-	"$(awk -F, 'NR > 1 && $2 == "sum_block" && $5 ~ /^main \(filemap\.c:/ { s += $(NF - 3) } END { print s + 0 }' fms.csv)" 1048576
+	"$(fm_samples fms.csv sum_block '^main [(]filemap[.]c:')" 1048576
 rm -rf fm fms fm.data
 
 # threads one after another on one stack, each freeing a block after the
