@@ -611,18 +611,40 @@ static void sweep(ds_session *s, ds_heap *h, image *im)
 
 /* ---- naming ---- */
 
+/* The source file and line of frame site si (resolved with its lines) in
+ * its function's own code: in code inlined into the function (from a
+ * header), the place of the outermost inlined call.  NULL: no line table. */
+static const char *own_line(ds_session *s, uint32_t si, unsigned *line)
+{
+	const site *st = &s->sites.v[si];
+	ds_dso *d = s->dsos.v[st->dso].dso;
+	const char *file;
+
+	if (st->file && d && st->has_vaddr && ds_dso_inline_call_at(d, st->vaddr, &file, line))
+		return file;
+	*line = st->line;
+	return st->file;
+}
+
 /* Whether frame site si is the allocator's or a wrapper's: in the C
- * library, the C++ runtime, the loader, the tracker, or a function the user
- * named (--heap-wrappers, a trailing * matches any end). */
+ * library, the C++ runtime, the loader, the tracker, a template of the C++
+ * standard library built into the program (a function of its headers,
+ * include/c++/: std::vector's _M_realloc_insert allocates for the
+ * push_back that called it), or a function the user named
+ * (--heap-wrappers, a trailing * matches any end). */
 static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 {
 	static const char *const libs[] = {"libc.so", "libstdc++.so", "libgcc_s.so", "ld-linux", DS_HEAP_LIB,
 					   "vgpreload_"};
-	const char *mod = s->dsos.v[s->sites.v[si].dso].module, *fn = site_fname(s, si);
+	const char *mod = s->dsos.v[s->sites.v[si].dso].module, *fn = site_fname(s, si), *file;
+	unsigned line;
 
 	for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
 		if (strstr(mod, libs[i]))
 			return true;
+	file = own_line(s, si, &line);
+	if (file && strstr(file, "/include/c++/"))
+		return true;
 	for (size_t i = 0; i < h->wrappers.n; i++) {
 		const char *w = h->wrappers.v[i];
 		size_t n = strlen(w);
@@ -638,25 +660,15 @@ static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
  * header did. */
 static void frame_name(ds_session *s, uint32_t si, ds_buf *b)
 {
-	ds_buf key = {0}, line = {0};
-	const site *st;
-	ds_dso *d;
-	const char *file;
-	unsigned call_line;
+	unsigned line;
+	const char *file = own_line(s, si, &line), *base;
 
-	site_line_name(s, si, &key, &line);
-	st = &s->sites.v[si];
-	d = s->dsos.v[st->dso].dso;
-	if (st->file && d && st->has_vaddr && ds_dso_inline_call_at(d, st->vaddr, &file, &call_line)) {
-		const char *base = strrchr(file, '/');
-		ds_buf_printf(b, "%s (%s:%u)", site_fname(s, si), base ? base + 1 : file, call_line);
-	} else if (st->file) {
-		ds_buf_printf(b, "%s (%s)", site_fname(s, si), ds_buf_str(&line));
-	} else {
+	if (!file) {
 		ds_buf_puts(b, site_fname(s, si));
+		return;
 	}
-	ds_buf_free(&key);
-	ds_buf_free(&line);
+	base = strrchr(file, '/');
+	ds_buf_printf(b, "%s (%s:%u)", site_fname(s, si), base ? base + 1 : file, line);
 }
 
 /* The session's site of frame k of stack st (a return address: the call

@@ -93,6 +93,12 @@ check_eq "inlined: std::make_unique's 4096 blocks" \
 	"$(csv_lookup ix.csv name "$(isite 'std::make_unique<zoo::Animal>()')" blocks)" 4096
 check_eq "inlined: std::make_shared's 4096 blocks" \
 	"$(csv_lookup ix.csv name "$(isite 'std::make_shared<zoo::Keeper>()')" blocks)" 4096
+# std::vector<long>::_M_realloc_insert, which push_back calls, is the
+# library's template built into the program: an allocator's frame
+px=$(isite 'ids.push_back(i);')
+check_eq "push_back: the growth's 13 blocks, at the push_back" \
+	"$(csv_lookup ix.csv name "$px" blocks):$(csv_lookup ix.csv name "$px" bytes)" 13:65528
+check "no site is the standard library's" sh -c '! grep -q "^\"*std::" ix.csv'
 check "inlined: no site is named by a header's line" sh -c '! grep -q "^main ([a-z_]*\.h:" ix.csv'
 
 # ---- the same under the simulator: every load a sample, exact ----
