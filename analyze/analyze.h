@@ -97,7 +97,10 @@ enum ds_col_kind {
 	/* diffs (ds_diff): a signed difference of counts, or of nanoseconds
 	 * (time events), held in ds_cell.u as an int64_t; a relative change
 	 * in percent, signed, in ds_cell.d */
-	DS_COL_DELTA, DS_COL_DELTA_NS, DS_COL_CHANGE
+	DS_COL_DELTA, DS_COL_DELTA_NS, DS_COL_CHANGE,
+	/* a U64 of bytes, of ns: text tables and the TUI show them so ("14.6 MB",
+	 * "3.2ms"), CSV and JSON the number */
+	DS_COL_BYTES, DS_COL_NS
 };
 
 /* How a diff makes one cell of rows it treats as one (a field on two
@@ -114,7 +117,7 @@ typedef struct ds_col {
 
 typedef struct ds_cell {
 	char *s;              /* DS_COL_STR; NULL = empty */
-	uint64_t u;           /* DS_COL_U64, DS_COL_HEX */
+	uint64_t u;           /* DS_COL_U64, DS_COL_HEX, DS_COL_BYTES, DS_COL_NS */
 	double d;             /* DS_COL_PERCENT: 0..100 */
 	bool set;
 } ds_cell;

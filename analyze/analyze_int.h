@@ -458,8 +458,6 @@ void ds_heap_site_stacks(ds_session *s, uint32_t site, ds_buf *out);
 /* "heap: 8 MB block of double from main (m.c:17)": the name of a site's
  * blocks, read as elements of type elem (NULL: not said). */
 void ds_heap_object_name(const ds_session *s, uint32_t site, const char *elem, ds_buf *out);
-/* "8 MB", "1.5 KB", "48 B". */
-void ds_size_text(ds_buf *b, uint64_t n);
 
 /* ---- type tracking (track.c) ----
  * What a register points into at an instruction: byte `off` of an object

@@ -1015,6 +1015,16 @@ static void allocsite_cells(dim *d, uint32_t id, ds_row *r, size_t c)
 	tb_cell_str(r, c + 7, ds_heap_site_stack(d->s, (uint32_t)v));
 }
 
+/* Lifetimes of a recording under the simulator are in its clock's
+ * instructions, not ns (allocsite_cols[5]: avg_lifetime). */
+static int allocsite_prepare(dim *d, const ds_view_opts *o, ds_err *err)
+{
+	(void)o, (void)err;
+	if (d->s->heap.logical)
+		d->cols[5].kind = DS_COL_U64;
+	return 0;
+}
+
 /* A site goes by its name ("make_list (list.c:42)") and its function's
  * alone ("make_list"). */
 static void allocsite_filter(dim *d, uint32_t id, const ds_expr *f, int32_t *str, int32_t *alias)
@@ -1131,11 +1141,11 @@ static const ds_col rank_cols[] = {{"rank", DS_COL_U64, false}};
 static const ds_col mobj_cols[] = {{"mobj", DS_COL_U64, false}};
 static const ds_col allocsite_cols[] = {{"allocsite", DS_COL_STR, false}, {"asite", DS_COL_U64, true},
 					{"blocks", DS_COL_U64, true},
-					{"bytes", DS_COL_U64, true}, {"peak_bytes", DS_COL_U64, true},
-					{"avg_lifetime", DS_COL_U64, true}, {"leaked_bytes", DS_COL_U64, false},
+					{"bytes", DS_COL_BYTES, true}, {"peak_bytes", DS_COL_BYTES, true},
+					{"avg_lifetime", DS_COL_NS, true}, {"leaked_bytes", DS_COL_BYTES, false},
 					{"stack", DS_COL_STR, false}};
 static const ds_col allocation_cols[] = {{"allocation", DS_COL_STR, false}, {"address", DS_COL_HEX, false},
-					 {"size", DS_COL_U64, true}, {"allocsite", DS_COL_STR, false}};
+					 {"size", DS_COL_BYTES, true}, {"allocsite", DS_COL_STR, false}};
 
 #define COLS(c) c, sizeof c / sizeof c[0]
 
@@ -1174,8 +1184,8 @@ static const dim_def defs[] = {
 	 DIM_DATA | DIM_MEMORY | DIM_NUMBER, COLS(mobj_cols), mobj_prepare, mobj_id, mobj_name, mobj_number,
 	 number_cell, NULL, mobj_props, NULL, NULL, NULL},
 	{"allocsite", "the call stack that allocated the heap block the access fell in (record --heap)", NULL,
-	 DIM_DATA | DIM_MEMORY, COLS(allocsite_cols), NULL, allocsite_id, allocsite_name, NULL, allocsite_cells,
-	 allocsite_filter, allocsite_props, NULL, NULL, allocsite_values},
+	 DIM_DATA | DIM_MEMORY, COLS(allocsite_cols), allocsite_prepare, allocsite_id, allocsite_name, NULL,
+	 allocsite_cells, allocsite_filter, allocsite_props, NULL, NULL, allocsite_values},
 	{"allocation", "the heap block the access fell in: its site, size and address (record --heap)", NULL,
 	 DIM_DATA | DIM_MEMORY, COLS(allocation_cols), NULL, allocation_id, allocation_name, NULL,
 	 allocation_cells, NULL, NULL, NULL, NULL, NULL},

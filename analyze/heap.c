@@ -731,28 +731,16 @@ void ds_heap_site_stacks(ds_session *s, uint32_t si, ds_buf *out)
 		}
 }
 
-void ds_size_text(ds_buf *b, uint64_t n)
-{
-	static const char *const units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
-	int u = 0;
-	uint64_t scale = 1;
-
-	while (n / scale >= 1024 && u < 6)
-		scale *= 1024, u++;
-	if (n % scale == 0)
-		ds_buf_printf(b, "%" PRIu64 " %s", n / scale, units[u]);
-	else
-		ds_buf_printf(b, "%.1f %s", (double)n / (double)scale, units[u]);
-}
-
 void ds_heap_object_name(const ds_session *s, uint32_t si, const char *elem, ds_buf *b)
 {
 	const hsite *st = &s->heap.sites.v[si];
-	ds_buf_puts(b, "heap: ");
-	ds_size_text(b, st->min_size);
+	char size[32];
+
+	ds_size_text(size, sizeof size, st->min_size);
+	ds_buf_printf(b, "heap: %s", size);
 	if (st->max_size != st->min_size) {
-		ds_buf_puts(b, "-");
-		ds_size_text(b, st->max_size);
+		ds_size_text(size, sizeof size, st->max_size);
+		ds_buf_printf(b, "-%s", size);
 	}
 	ds_buf_printf(b, " block%s", st->max_size != st->min_size ? "s" : "");
 	if (elem)

@@ -56,8 +56,8 @@ int ds_view_leaks(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *
 {
 	enum { LK_BLOCKS, LK_BYTES, LK_LIVE_BLOCKS, LK_LIVE_BYTES, LK_STACK, LK_NCOLS };
 	static const ds_col cols[LK_NCOLS] = {
-		{"leaked_blocks", DS_COL_U64, true}, {"leaked_bytes", DS_COL_U64, true},
-		{"unended_blocks", DS_COL_U64, true}, {"unended_bytes", DS_COL_U64, true},
+		{"leaked_blocks", DS_COL_U64, true}, {"leaked_bytes", DS_COL_BYTES, true},
+		{"unended_blocks", DS_COL_U64, true}, {"unended_bytes", DS_COL_BYTES, true},
 		{"stack", DS_COL_STR, false}};
 	const ds_heap *h = &s->heap;
 	ds_vec_u32 row_of = {0};

@@ -259,14 +259,20 @@ static uint64_t *node_metrics(mnode *n, size_t ev)
 	return n->m.v + ev * M_N;
 }
 
+/* A column of whole numbers (bytes and ns among them). */
+static bool counted(const ds_col *c)
+{
+	return c->kind == DS_COL_U64 || c->kind == DS_COL_BYTES || c->kind == DS_COL_NS;
+}
+
 static bool averaged(const ds_col *c)
 {
-	return c->kind == DS_COL_PERCENT || (c->kind == DS_COL_U64 && listed(averaged_cols, c->name));
+	return c->kind == DS_COL_PERCENT || (counted(c) && listed(averaged_cols, c->name));
 }
 
 static bool added(const ds_col *c)
 {
-	return c->kind == DS_COL_U64 && listed(additive_cols, c->name);
+	return counted(c) && listed(additive_cols, c->name);
 }
 
 static double cell_number(const ds_col *c, const ds_cell *v)

@@ -562,6 +562,20 @@ void ds_count_text(char *out, size_t n, uint64_t v, bool ns)
 		snprintf(out, n, "%" PRIu64, v);
 }
 
+/* A duration for people: "850ns", "3.8us", "146.8ms", "1.25s". */
+static void fmt_ns(char *out, size_t n, uint64_t v)
+{
+	double d = (double)v;
+	if (v < 1000)
+		snprintf(out, n, "%" PRIu64 "ns", v);
+	else if (v < 1000000)
+		snprintf(out, n, "%.1fus", d / 1e3);
+	else if (v < 1000000000)
+		snprintf(out, n, "%.1fms", d / 1e6);
+	else
+		snprintf(out, n, "%.2fs", d / 1e9);
+}
+
 /* A diff's signed difference: text like a count with its sign ("-99.8k",
  * "+0.250s"), CSV the integer. */
 static void fmt_delta(char *out, size_t n, const ds_cell *v, bool ns, bool text)
@@ -607,6 +621,15 @@ const char *ds_cell_text(char *out, size_t n, const ds_col *c, const ds_cell *v,
 		snprintf(out, n, "%s", v->s ? v->s : "");
 		return v->s ? v->s : out;
 	case DS_COL_U64: snprintf(out, n, "%" PRIu64, v->u); break;
+	case DS_COL_BYTES:
+	case DS_COL_NS:
+		if (!text)
+			snprintf(out, n, "%" PRIu64, v->u);
+		else if (c->kind == DS_COL_BYTES)
+			ds_size_text(out, n, v->u);
+		else
+			fmt_ns(out, n, v->u);
+		break;
 	case DS_COL_HEX: snprintf(out, n, "0x%" PRIx64, v->u); break;
 	case DS_COL_PERCENT: snprintf(out, n, text ? "%.1f%%" : "%.2f", v->d); break;
 	case DS_COL_DELTA: fmt_delta(out, n, v, false, text); break;

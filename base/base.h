@@ -162,6 +162,9 @@ size_t ds_utf8_len(const char *s);
 /* Display width in columns of sanitized text (UTF-8 code points count one). */
 size_t ds_text_width(const char *s);
 bool ds_str_has_prefix(const char *s, const char *prefix);
+/* A size for people, in units of 1024: "8 MB", "1.5 KB", "48 B" (n bytes
+ * of out at most). */
+void ds_size_text(char *out, size_t n, uint64_t v);
 /* Parse an unsigned integer (decimal or 0x hex) with an optional k/M/G
  * suffix when allow_suffix; returns false on garbage or overflow. */
 bool ds_parse_u64(const char *s, uint64_t *out, bool allow_suffix);

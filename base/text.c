@@ -1,8 +1,9 @@
-/* Text helpers: terminal sanitizing, number parsing, trimming. */
+/* Text helpers: terminal sanitizing, number parsing and printing, trimming. */
 #include "base/base.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <string.h>
@@ -134,4 +135,18 @@ bool ds_self_vdso(const void **image, size_t *size)
 	}
 	free(maps);
 	return found;
+}
+
+void ds_size_text(char *out, size_t n, uint64_t v)
+{
+	static const char *const units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+	int u = 0;
+	uint64_t scale = 1;
+
+	while (v / scale >= 1024 && u < 6)
+		scale *= 1024, u++;
+	if (v % scale == 0)
+		snprintf(out, n, "%" PRIu64 " %s", v / scale, units[u]);
+	else
+		snprintf(out, n, "%.1f %s", (double)v / (double)scale, units[u]);
 }

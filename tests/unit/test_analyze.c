@@ -182,6 +182,34 @@ TEST(diff_interval_across_runs)
 	ds_table_free(ma);
 }
 
+/* Sizes and durations: text for people, CSV and JSON the number. */
+TEST(cell_text_units)
+{
+	static const struct {
+		enum ds_col_kind kind;
+		uint64_t v;
+		const char *text, *csv;
+	} cases[] = {
+		{DS_COL_BYTES, 48, "48 B", "48"},
+		{DS_COL_BYTES, 1536, "1.5 KB", "1536"},
+		{DS_COL_BYTES, 8u << 20, "8 MB", "8388608"},
+		{DS_COL_BYTES, 14852096, "14.2 MB", "14852096"},
+		{DS_COL_NS, 850, "850ns", "850"},
+		{DS_COL_NS, 3845, "3.8us", "3845"},
+		{DS_COL_NS, 148067084, "148.1ms", "148067084"},
+		{DS_COL_NS, 1250000000, "1.25s", "1250000000"},
+		{DS_COL_U64, 148067084, "148067084", "148067084"},
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ds_col c = {"x", cases[i].kind, true};
+		ds_cell v = {.u = cases[i].v, .set = true};
+		CHECK_STR(ds_cell_text(buf, sizeof buf, &c, &v, true), cases[i].text);
+		CHECK_STR(ds_cell_text(buf, sizeof buf, &c, &v, false), cases[i].csv);
+	}
+}
+
 int main(void)
 {
 	RUN(merge_sum_and_mean);
@@ -189,5 +217,6 @@ int main(void)
 	RUN(merge_trees_by_place);
 	RUN(merge_refuses_what_does_not_merge);
 	RUN(diff_interval_across_runs);
+	RUN(cell_text_units);
 	return unit_done();
 }
