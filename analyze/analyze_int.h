@@ -225,6 +225,8 @@ bool ds_session_in_stack(ds_session *s, uint32_t pid, uint64_t ea);
  * there before then, of the process or the one it forked from, was such
  * a file's rather than anonymous memory.  Never a heap block's. */
 bool ds_session_in_file(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea);
+/* The time of process pid's first exec after t; UINT64_MAX: none. */
+uint64_t ds_session_exec_after(ds_session *s, uint32_t pid, uint64_t t);
 /* A sample's stack pointer: the anonymous mapping that holds it is a
  * thread's stack (glibc mmaps the stacks of the threads it creates).
  * Whether sp is in a stack known now. */

@@ -895,9 +895,9 @@ static bool mobj_number(dim *d, uint32_t id, int64_t *v)
 /* Why a record has no block: values of their own, after the sites' and
  * the blocks' (raw: this bit and the reason). */
 #define NO_BLOCK (1ull << 63)
-enum { NB_NO_HEAP_DATA, NB_NO_ADDRESS, NB_NOT_HEAP, NB_NOT_IN_BLOCK, NB_ALLOCATOR };
+enum { NB_NO_HEAP_DATA, NB_NO_ADDRESS, NB_NOT_HEAP, NB_NOT_IN_BLOCK, NB_ALLOCATOR, NB_LOADER };
 static const char *const no_block_names[] = {"<no heap data>", "<no data address>", "<not heap>",
-					     "<in no block>", "<allocator>"};
+					     "<in no block>", "<allocator>", "<loader>"};
 #define NB_MASK 7
 
 /* The allocation functions (the tracker's, experiment/heapfile.h) and
@@ -944,13 +944,26 @@ static bool in_allocator(ds_session *s, const ds_srec *r)
 	return false;
 }
 
+/* Whether record r's leaf is the dynamic loader's code (ld.so), which
+ * keeps what it knows of the loaded objects (link maps, symbol versions,
+ * the main thread's TLS) in memory of its own allocator, there before
+ * malloc is. */
+static bool in_loader(ds_session *s, const ds_srec *r)
+{
+	const char *mod = s->dsos.v[s->sites.v[r->site].dso].module;
+	const char *base = strrchr(mod, '/');
+	base = base ? base + 1 : mod;
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5) || !strncmp(base, "ld64.so", 7);
+}
+
 /* Record i's block (1 + index), or 0 and in *why the reason it has none:
  * an address in no block is not the heap's when a variable (a global, a
  * stack slot) holds it, or when it is in a program's or library's image,
- * in a thread's stack or in a file's mapping; the allocator's own memory
- * (its chunk headers and lists, a block it copies as realloc frees it)
- * when the sample was in the allocator; else memory no tracked allocation
- * made. */
+ * in a thread's stack or in a file's mapping, whether or not its process
+ * had heap data then; else no heap data when it had none; the allocator's
+ * own memory (its chunk headers and lists, a block it copies as realloc
+ * frees it) when the sample was in the allocator; the loader's own when it
+ * was in the loader; else memory no tracked allocation made. */
 static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 {
 	ds_session *s = d->s;
@@ -965,7 +978,7 @@ static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 		*why = NB_NO_ADDRESS;
 		return 0;
 	}
-	if (!h->files || !h->has_image.v[i]) {
+	if (!h->files) {
 		*why = NB_NO_HEAP_DATA;
 		return 0;
 	}
@@ -976,8 +989,12 @@ static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 	else if (ds_session_in_stack(s, pid, r->ea) || ds_session_data_at(s, pid, r->time, r->ea, &dso, &vaddr) ||
 		 ds_session_in_file(s, pid, r->time, r->ea))
 		*why = NB_NOT_HEAP;
+	else if (!h->has_image.v[i])
+		*why = NB_NO_HEAP_DATA; /* a process without a heap file, or before its tracker started */
 	else if (in_allocator(s, r))
 		*why = NB_ALLOCATOR;
+	else if (in_loader(s, r))
+		*why = NB_LOADER;
 	else
 		*why = NB_NOT_IN_BLOCK;
 	return 0;

@@ -864,7 +864,10 @@ static void assign(ds_session *s, ds_heap *h, image *ims, size_t n)
 {
 	ds_sort(ims, n, sizeof *ims, cmp_pid_start);
 	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && ims[i + 1].info->pid == ims[i].info->pid)
+		/* the exec ends it even when the new program has no heap file
+		 * (linked statically: nothing tracked its blocks) */
+		ims[i].end = ds_session_exec_after(s, ims[i].info->pid, ims[i].info->start);
+		if (i + 1 < n && ims[i + 1].info->pid == ims[i].info->pid && ims[i + 1].info->start < ims[i].end)
 			ims[i].end = ims[i + 1].info->start;
 		if (ims[i].info->forked)
 			ims[i].parent = image_at(ims, n, ims[i].info->ppid, ims[i].info->start);

@@ -226,12 +226,20 @@ static void proc_index_maps(proc *p)
 	p->end_max.n = p->maps.n;
 }
 
+/* The time of p's first exec after t; UINT64_MAX: none. */
+static uint64_t first_exec_after(const proc *p, uint64_t t)
+{
+	uint64_t first = UINT64_MAX;
+	for (size_t i = 0; i < p->execs.n; i++)
+		if (p->execs.v[i] > t && p->execs.v[i] < first)
+			first = p->execs.v[i];
+	return first;
+}
+
 static bool exec_between(const proc *p, uint64_t after, uint64_t upto)
 {
-	for (size_t i = 0; i < p->execs.n; i++)
-		if (p->execs.v[i] > after && p->execs.v[i] <= upto)
-			return true;
-	return false;
+	uint64_t e = first_exec_after(p, after);
+	return e != UINT64_MAX && e <= upto;
 }
 
 /* A forked child runs in its parent's mappings until it execs: the process
@@ -432,6 +440,12 @@ bool ds_session_in_file(ds_session *s, uint32_t pid, uint64_t time, uint64_t ea)
 			return f && (!a || f->time > a->time);
 	}
 	return false;
+}
+
+uint64_t ds_session_exec_after(ds_session *s, uint32_t pid, uint64_t t)
+{
+	const proc *p = proc_find(s, pid);
+	return p ? first_exec_after(p, t) : UINT64_MAX;
 }
 
 /* A fork's child runs on its parent's mappings until it execs: each walks

@@ -22,9 +22,9 @@
 # 2. Reach, on speedtest1 with cpu-clock (--size 30) and --sim
 #    (-e sim:L1D_MISS, --size 10), SQLite's allocation wrappers named with
 #    --heap-wrappers: of the samples whose data address is in the heap (a
-#    block's, or in no block, the allocator's own among them: the rows
-#    other than <not heap>, <no data
-#    address>, <no heap data>), the share matched to an allocation site
+#    block's, or in no block, the allocator's and the loader's own among
+#    them: the rows other than <not heap>, <no data address>, <no heap
+#    data>), the share matched to an allocation site
 #    (target >= 95%), and the samples left <scalars> (bytes with no type
 #    and no block) among the memory samples (typestats' trigger_found;
 #    target < 5%).
@@ -120,7 +120,7 @@ reach() { # LABEL EXPERIMENT
 	f=$("$DSPROF" report -i "$2" --view typestats -f json | "$DSJQ" .properties.trigger_found)
 	awk -F, -v l="$1" -v f="$f" -v do_csv="$W/do.csv" '
 		BEGIN { while ((getline line < do_csv) > 0) { k = split(line, c, ","); if (c[1] == "<scalars>") sc = c[k - 1] } }
-		NR > 1 { n = $(NF - 1); if ($1 == "<in no block>" || $1 == "<allocator>") nb += n
+		NR > 1 { n = $(NF - 1); if ($1 == "<in no block>" || $1 == "<allocator>" || $1 == "<loader>") nb += n
 			 else if ($1 == "<not heap>" || $1 == "<no data address>" || $1 == "<no heap data>") other += n
 			 else site += n }
 		END { m = (site + nb > 0) ? 100 * site / (site + nb) : 0; s = (f > 0) ? 100 * sc / f : 0

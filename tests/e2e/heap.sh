@@ -114,6 +114,12 @@ check_eq "--sim: the array summed twice" "$(w "$TWO")" 400000
 check_eq "--sim: the array summed once" "$(w "$ONE")" 200000
 check_eq "--sim: the list's loads" "$(w "$LIST")" 62500
 check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 12500
+# the dynamic loader's link maps and symbol versions, from its own
+# allocator before malloc: <loader>, not <in no block> (left: the C
+# library's reads of the main thread's TLS, which the loader allocates)
+ld=$(w '<loader>') nb=$(w '<in no block>')
+check "--sim: the loader's own memory is <loader> (${ld:-0})" test "${ld:-0}" -gt 1000
+check "--sim: little is left in no block (${nb:-0} of ${ld:-0})" test "$((${nb:-0} * 100))" -lt "${ld:-0}"
 # the global array, read through the same double *: the global, not <scalars>
 "$DSPROF" report -i hs --view dataobjects -f csv >hsdo.csv
 check_eq "--sim: the global array's loads, by its address" \
@@ -372,6 +378,17 @@ check_eq "static: one line says why there is no heap data" "$(grep -c 'staticall
 "$DSPROF" report -i st --view heap -f json >st.json
 check_eq "static: the report has no heap files" "$("$TOOLS/dsjq" .properties.heap_files st.json)" 0
 check_contains "static: and says what that means" st.json "could not load the heap tracker"
+# a static program a process execs, under the simulator: no heap file
+# (its allocator cannot be replaced), and the exec ends the heap data of
+# the image before it: its samples say so, none is matched to a block
+"$DSPROF" record -q -o sx --heap --sim -c 1 -e sim:loads -- sh -c "$PROGS/heapleak_static" >sx.out 2>sx.err
+check_eq "static exec'd, --sim: recorded" "$?" 0
+check_eq "static exec'd, --sim: heap files of sh and its child before the exec" "$(ls sx/heap | wc -l)" 2
+"$DSPROF" report -i sx --by allocsite,module -f csv >sx.csv
+check_eq "static exec'd, --sim: its samples have no heap data" \
+	"$(awk -F, '$1 == "heapleak_static" && $2 == "<no heap data>"' sx.csv | wc -l)" 1
+check_eq "static exec'd, --sim: and none is in a block or in no block" \
+	"$(awk -F, '$1 == "heapleak_static" && $2 != "<no heap data>" && $2 != "<not heap>"' sx.csv | wc -l)" 0
 
 # ---- damaged heap files ----
 cp -r lk cut
