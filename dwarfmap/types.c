@@ -2025,6 +2025,21 @@ static void prepend(ds_buf *decl, const char *s)
 	decl->len += n;
 }
 
+/* Whether q is one of the words of out (the qualifiers put in front of
+ * the type so far). */
+static bool has_qualifier(const ds_buf *out, const char *q)
+{
+	const char *w = out->len ? out->p : "";
+	while (*w) {
+		size_t len = strcspn(w, " ");
+		if (len == strlen(q) && !strncmp(w, q, len))
+			return true;
+		w += len;
+		w += *w == ' ';
+	}
+	return false;
+}
+
 /* C declarations read inside out: the declarator `decl` grows around the
  * name as pointers, arrays and functions wrap it, and the innermost type
  * finally goes in front. */
@@ -2082,7 +2097,10 @@ static void c_name(const ds_type *t, ds_buf *decl, ds_buf *out, int depth)
 			c_name(t->target, decl, out, depth + 1);
 			return;
 		}
-		ds_buf_printf(out, "%s ", q);
+		/* a qualified array's elements are (C11 6.7.3): GCC says so
+		 * twice, on the array and on its element type, and C once */
+		if (!has_qualifier(out, q))
+			ds_buf_printf(out, "%s ", q);
 		c_name(t->target, decl, out, depth + 1);
 		return;
 	}

@@ -527,6 +527,32 @@ TEST(name_tail)
 	unit_current = "name_tail";
 }
 
+/* Names of qualified types, built by hand as GCC's DWARF has them: a
+ * const array of const elements (static const short t[409]) is named with
+ * one const, as C declares it. */
+TEST(qualified_names)
+{
+	static const uint64_t dims[] = {409};
+	ds_type sh = {.kind = DS_TYPE_BASE, .name = "short int", .size = 2};
+	ds_type csh = {.kind = DS_TYPE_CONST, .target = &sh};
+	ds_type arr = {.kind = DS_TYPE_ARRAY, .target = &csh, .dims = dims, .ndims = 1, .size = 818};
+	ds_type carr = {.kind = DS_TYPE_CONST, .target = &arr};
+	ds_type vcarr = {.kind = DS_TYPE_VOLATILE, .target = &carr};
+	ds_type ch = {.kind = DS_TYPE_BASE, .name = "char", .size = 1};
+	ds_type cch = {.kind = DS_TYPE_CONST, .target = &ch};
+	ds_type pcch = {.kind = DS_TYPE_POINTER, .target = &cch, .size = 8};
+	ds_type cpcch = {.kind = DS_TYPE_CONST, .target = &pcch};
+	ds_type cpcch_arr = {.kind = DS_TYPE_ARRAY, .target = &cpcch, .dims = dims, .ndims = 1};
+	ds_type c_cpcch_arr = {.kind = DS_TYPE_CONST, .target = &cpcch_arr};
+
+	CHECK_NAME(&carr, "const short int [409]");
+	CHECK_NAME(&arr, "const short int [409]");
+	CHECK_NAME(&vcarr, "volatile const short int [409]");
+	CHECK_NAME(&cpcch, "const char *const");
+	/* the array's const is its const pointers', said after their star */
+	CHECK_NAME(&c_cpcch_arr, "const char *const [409]");
+}
+
 TEST(cxx)
 {
 	const ds_type *t;
@@ -734,6 +760,7 @@ int main(void)
 	RUN(programs);
 	RUN(dedup);
 	RUN(name_tail);
+	RUN(qualified_names);
 	RUN(cxx);
 	RUN(homonyms);
 	RUN(malformed);
