@@ -110,6 +110,13 @@ static bool add_line(loader *l, Dwarf_Line ln)
 	r.file = end ? DS_LINE_END : line_file(l, ln);
 	if (!end && r.file == DS_LINE_END)
 		r.line = 0;
+	/* a row the next one of its sequence follows at the same address
+	 * covers nothing: the later is in effect.  Kept, the last before an
+	 * end of sequence (GCC ends a cold part so: its line at the end
+	 * address) would sort after that end and cover the code up to the
+	 * next sequence, which has no lines (main in another unit without -g). */
+	if (l->rows.n > l->seq_start && l->rows.v[l->rows.n - 1].addr == r.addr)
+		l->rows.n--;
 	ds_vec_push(&l->rows, r);
 	if (end)
 		close_sequence(l);

@@ -535,6 +535,37 @@ TEST(object_lines)
 	}
 }
 
+/* A sequence whose last line is at its end address (GCC's f.cold: the line
+ * after abort()) covers no code past it: main, of a unit built without
+ * -g and linked after it, has no line. */
+TEST(sequence_end)
+{
+	static const char a[] = "#include <stdlib.h>\n"
+				"__attribute__((noinline)) int f(int x)\n"
+				"{\n"
+				"\tif (x > 5)\n"
+				"\t\tabort();\n"
+				"\treturn x * 2;\n"
+				"}\n";
+	static const char b[] = "int f(int);\n"
+				"int main(int argc, char **argv) { (void)argv; return f(argc); }\n";
+	const char *file = NULL;
+	unsigned line = 0;
+	uint64_t cold, fmain;
+	ds_dso *d;
+
+	CHECK(unit_write_text("seqa.c", a) && unit_write_text("seqb.c", b));
+	CHECK(unit_sh("gcc -O2 -g -c seqa.c && gcc -O2 -c seqb.c && gcc -o seq seqa.o seqb.o"));
+	d = unit_open_dso("seq", NULL);
+	cold = unit_nm_addr("seq", "f.cold");
+	fmain = unit_nm_addr("seq", "main");
+	/* the layout the case needs: the cold part right before main */
+	CHECK(d && cold > 0 && fmain > cold);
+	CHECK(d && ds_dso_line_at(d, cold, &file, &line) && ends_with(file, "/seqa.c"));
+	CHECK(d && !ds_dso_line_at(d, fmain, &file, &line));
+	ds_dso_close(d);
+}
+
 TEST(vdso)
 {
 	uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
@@ -802,6 +833,7 @@ int main(void)
 	RUN(plt_covered);
 	RUN(cxx_names);
 	RUN(object_lines);
+	RUN(sequence_end);
 	RUN(vdso);
 	RUN(kallsyms);
 	RUN(kallsyms_hidden);
