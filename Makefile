@@ -153,6 +153,13 @@ $(BUILD)/tests/programs/%: tests/programs/%.cc
 	@mkdir -p $(dir $@)
 	g++ -std=gnu++17 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -o $@ $<
 
+# owners with the C++ library linked in (-static-libstdc++): operator new
+# is the program's own code, with no debug information.
+TESTPROGS += $(BUILD)/tests/programs/owners_staticxx
+$(BUILD)/tests/programs/owners_staticxx: tests/programs/owners.cc
+	@mkdir -p $(dir $@)
+	g++ -std=gnu++17 -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -static-libstdc++ -o $@ $<
+
 $(BUILD)/bench/%: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<

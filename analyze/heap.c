@@ -627,11 +627,11 @@ static const char *own_line(ds_session *s, uint32_t si, unsigned *line)
 }
 
 /* Whether frame site si is the allocator's or a wrapper's: in the C
- * library, the C++ runtime, the loader, the tracker, a template of the C++
- * standard library built into the program (a function of its headers,
- * include/c++/: std::vector's _M_realloc_insert allocates for the
- * push_back that called it), or a function the user named
- * (--heap-wrappers, a trailing * matches any end). */
+ * library, the C++ runtime (operator new, wherever it is), the loader, the
+ * tracker, a template of the C++ standard library built into the program
+ * (a function of its headers, include/c++/: std::vector's
+ * _M_realloc_insert allocates for the push_back that called it), or a
+ * function the user named (--heap-wrappers, a trailing * matches any end). */
 static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 {
 	static const char *const libs[] = {"libc.so", "libstdc++.so", "libgcc_s.so", "ld-linux", DS_HEAP_LIB,
@@ -642,6 +642,8 @@ static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 	for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
 		if (strstr(mod, libs[i]))
 			return true;
+	if (!strncmp(fn, "operator new", 12)) /* linked into the program too (-static-libstdc++) */
+		return true;
 	file = own_line(s, si, &line);
 	if (file && strstr(file, "/include/c++/"))
 		return true;

@@ -79,6 +79,13 @@ check "mobj BLOCKOFF: both halves are read" test "${h0:-0}" -gt 0 -a "${h1:-0}" 
 "$DSPROF" report -i cx --view heap -f csv >cx.csv
 new_line=$(line_of 'new zoo::Animal\[n\]()), n};' "$TOP/tests/programs/owners.cc")
 check_eq "C++ new[]: its site is the line of the new" "$(csv_lookup cx.csv name "main (owners.cc:$new_line)" bytes)" 262144
+# the same with the C++ library linked in: operator new is the program's
+# code, without debug information, and still the allocator's
+"$DSPROF" record -q -o cxs --heap -- "$PROGS/owners_staticxx" unique 0.2 >/dev/null 2>cxs.err
+"$DSPROF" report -i cxs --view heap -f csv >cxs.csv
+check_eq "-static-libstdc++: new[]'s site is the line of the new" \
+	"$(csv_lookup cxs.csv name "main (owners.cc:$new_line)" bytes)" 262144
+check_eq "-static-libstdc++: no site is operator new" "$(grep -c '^operator new' cxs.csv)" 0
 # std::vector, std::make_unique and std::make_shared allocate in code
 # inlined from the library's headers: the site is the program's line that
 # made the inlined call, not the header's (new_allocator.h:137)
