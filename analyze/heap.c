@@ -611,15 +611,17 @@ static void sweep(ds_session *s, ds_heap *h, image *im)
 
 /* ---- naming ---- */
 
-/* The source file and line of frame site si (resolved with its lines) in
- * its function's own code: in code inlined into the function (from a
- * header), the place of the outermost inlined call.  NULL: no line table. */
+/* The source file and line of frame site si in its function's own code:
+ * in code inlined into the function (from a header), the place of the
+ * outermost inlined call.  NULL: no line table. */
 static const char *own_line(ds_session *s, uint32_t si, unsigned *line)
 {
 	const site *st = &s->sites.v[si];
-	ds_dso *d = s->dsos.v[st->dso].dso;
 	const char *file;
+	ds_dso *d;
 
+	ds_site_resolve(s, si, true); /* loads its object */
+	d = s->dsos.v[st->dso].dso;
 	if (st->file && d && st->has_vaddr && ds_dso_inline_call_at(d, st->vaddr, &file, line))
 		return file;
 	*line = st->line;

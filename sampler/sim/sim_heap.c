@@ -108,6 +108,8 @@ static Bool static_client(void)
 	SysRes r;
 	Int f;
 
+	if (!VG_(args_the_exename))
+		return False;
 	r = VG_(open)(VG_(args_the_exename), VKI_O_RDONLY, 0);
 	if (sr_isError(r))
 		return False;
