@@ -566,11 +566,12 @@ void ds_count_text(char *out, size_t n, uint64_t v, bool ns)
 static void fmt_ns(char *out, size_t n, uint64_t v)
 {
 	double d = (double)v;
+	/* each unit up to what its one decimal rounds to 1000 of it */
 	if (v < 1000)
 		snprintf(out, n, "%" PRIu64 "ns", v);
-	else if (v < 1000000)
+	else if (v < 999950)
 		snprintf(out, n, "%.1fus", d / 1e3);
-	else if (v < 1000000000)
+	else if (v < 999950000)
 		snprintf(out, n, "%.1fms", d / 1e6);
 	else
 		snprintf(out, n, "%.2fs", d / 1e9);

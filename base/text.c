@@ -143,7 +143,8 @@ void ds_size_text(char *out, size_t n, uint64_t v)
 	int u = 0;
 	uint64_t scale = 1;
 
-	while (v / scale >= 1024 && u < 6)
+	/* the next unit from what one decimal would round to 1024 of this */
+	while (u < 6 && (double)v / (double)scale >= 1023.95)
 		scale *= 1024, u++;
 	if (v % scale == 0)
 		snprintf(out, n, "%" PRIu64 " %s", v / scale, units[u]);
