@@ -460,6 +460,8 @@ void ds_heap_site_stacks(ds_session *s, uint32_t site, ds_buf *out);
 /* "heap: 8 MB block of double from main (m.c:17)": the name of a site's
  * blocks, read as elements of type elem (NULL: not said). */
 void ds_heap_object_name(const ds_session *s, uint32_t site, const char *elem, ds_buf *out);
+/* Whether an object (its path or name) is the dynamic loader, ld.so. */
+bool ds_heap_loader(const char *module);
 
 /* ---- type tracking (track.c) ----
  * What a register points into at an instruction: byte `off` of an object

@@ -950,10 +950,7 @@ static bool in_allocator(ds_session *s, const ds_srec *r)
  * malloc is. */
 static bool in_loader(ds_session *s, const ds_srec *r)
 {
-	const char *mod = s->dsos.v[s->sites.v[r->site].dso].module;
-	const char *base = strrchr(mod, '/');
-	base = base ? base + 1 : mod;
-	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5) || !strncmp(base, "ld64.so", 7);
+	return ds_heap_loader(s->dsos.v[s->sites.v[r->site].dso].module);
 }
 
 /* Record i's block (1 + index), or 0 and in *why the reason it has none:

@@ -628,6 +628,13 @@ static const char *own_line(ds_session *s, uint32_t si, unsigned *line)
 	return st->file;
 }
 
+bool ds_heap_loader(const char *module)
+{
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld.so", 5) || !strncmp(base, "ld64.so", 7);
+}
+
 /* Whether frame site si is the allocator's or a wrapper's: in the C
  * library, the C++ runtime (operator new, wherever it is), the loader, the
  * tracker, a template of the C++ standard library built into the program
@@ -636,14 +643,15 @@ static const char *own_line(ds_session *s, uint32_t si, unsigned *line)
  * function the user named (--heap-wrappers, a trailing * matches any end). */
 static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 {
-	static const char *const libs[] = {"libc.so", "libstdc++.so", "libgcc_s.so", "ld-linux", DS_HEAP_LIB,
-					   "vgpreload_"};
+	static const char *const libs[] = {"libc.so", "libstdc++.so", "libgcc_s.so", DS_HEAP_LIB, "vgpreload_"};
 	const char *mod = s->dsos.v[s->sites.v[si].dso].module, *fn = site_fname(s, si), *file;
 	unsigned line;
 
 	for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
 		if (strstr(mod, libs[i]))
 			return true;
+	if (ds_heap_loader(mod))
+		return true;
 	if (!strncmp(fn, "operator new", 12)) /* linked into the program too (-static-libstdc++) */
 		return true;
 	file = own_line(s, si, &line);
