@@ -134,6 +134,9 @@ static Bool static_client(void)
 
 Bool sim_heap_open(Int pid, Bool forked, ULong start)
 {
+	/* the image's, read when it starts: its forks run the same program
+	 * (an exec starts the tool anew) */
+	static Int is_static = -1;
 	struct ds_heap_header h;
 	static UChar page[DS_HEAP_HEADER];
 	HChar path[VKI_PATH_MAX];
@@ -144,7 +147,9 @@ Bool sim_heap_open(Int pid, Bool forked, ULong start)
 	if (fd >= 0)
 		VG_(close)(fd);
 	fd = -1;
-	if (static_client())
+	if (is_static < 0)
+		is_static = static_client();
+	if (is_static)
 		return True; /* no file: its samples say <no heap data> */
 	for (UInt i = 0; i < VG_N_THREADS; i++)
 		bufs[i].fill = 0; /* a fork's child: the parent's were written before it */
