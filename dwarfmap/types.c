@@ -829,6 +829,11 @@ static void type_child(loader *l, Dwarf_Die die, uint64_t off, int depth, void *
 			read_member(l, die, off, tag == DW_TAG_inheritance, c->kind != DS_TYPE_UNION);
 		else if (tag_kind(tag) >= 0)
 			read_die(l, die, off, depth + 1); /* a nested type (C++) */
+		else if (tag == DW_TAG_subprogram)
+			/* GCC may put a parameter's type among a member
+			 * function's parameters (const Local & of a local
+			 * class's copy constructor) */
+			read_die(l, die, off, depth + 1);
 		break;
 	case DS_TYPE_ARRAY:
 		if (tag == DW_TAG_subrange_type && l->dims.n - l->nodes.v[c->node].first < MAX_DIMS) {

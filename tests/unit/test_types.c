@@ -581,6 +581,45 @@ TEST(cxx)
 		check_cxx_names("clang++"); /* Clang defines Outer::Inner out of its class */
 }
 
+/* A class defined in a function, with a copy constructor: GCC -O2 puts the
+ * const type of its parameter (const Local &) among the constructor's
+ * declaration's children, where the reference to it must find it. */
+TEST(member_function_types)
+{
+	static const char src[] =
+		"struct Base { virtual ~Base() {} virtual void f() = 0; int y; };\n"
+		"void use(Base *b) { b->f(); }\n"
+		"int g(int v) {\n"
+		"	struct Local : Base { int x; void f() override { x++; } };\n"
+		"	Local a;\n"
+		"	a.x = v;\n"
+		"	Local b = a;\n"
+		"	use(&a);\n"
+		"	use(&b);\n"
+		"	return a.x + b.x;\n"
+		"}\n"
+		"int main(int argc, char **argv) { (void)argv; return g(argc); }\n";
+	const ds_type *t;
+	ds_dso *d;
+
+	if (!unit_have("g++")) {
+		unit_skip("g++ is not installed");
+		return;
+	}
+	CHECK(unit_write_text("local.cc", src));
+	CHECK(unit_sh("g++ -O2 -g -o local.out local.cc"));
+	d = unit_open_dso("local.out", NULL);
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	t = ds_dso_find_type(d, "Local");
+	CHECK(t && t->size == 16 && t->nmembers == 2);
+	CHECK(ds_dso_note(d) == NULL);
+	if (ds_dso_note(d))
+		printf("# %s\n", ds_dso_note(d));
+	ds_dso_close(d);
+}
+
 TEST(homonyms)
 {
 	const ds_type *n[3] = {NULL, NULL, NULL}, *t[3] = {NULL, NULL, NULL}, *a[3] = {NULL, NULL, NULL};
@@ -762,6 +801,7 @@ int main(void)
 	RUN(name_tail);
 	RUN(qualified_names);
 	RUN(cxx);
+	RUN(member_function_types);
 	RUN(homonyms);
 	RUN(malformed);
 	RUN(no_types);
