@@ -845,10 +845,47 @@ static void hole_line(printer *p, const conf *c, int64_t n, bool bits, uint64_t 
 
 typedef struct sums {
 	uint64_t bytes, bits, holes, bit_holes, paddings, sum_paddings;
+	uint64_t base_bytes; /* of base classes, which pahole leaves out of "sum members" */
 	uint64_t forced, forced_holes, sum_forced_holes; /* members with their own alignment */
 } sums;
 
-/* pahole's __class__fprintf for structs and classes. */
+/* Whether member i is an empty base class: it takes no room, the next
+ * member having its address (std::allocator under std::vector's data). */
+static bool empty_base(const pclass *pc, size_t i)
+{
+	const pmember *pm = &pc->pm[i], *next = i + 1 < pc->n ? &pc->pm[i + 1] : NULL;
+	return pm->m->base_class && next && !next->bitfield_size && next->byte_offset == pm->byte_offset;
+}
+
+/* The bytes at the end of member i that the next member lies in: C++
+ * places a derived class's members in its base class's tail padding
+ * (struct P { long a; int b; }; struct Q : P { int c; } has c at 12), and
+ * the next member over an empty base class. */
+static uint64_t reused_tail(const pclass *pc, size_t i)
+{
+	const pmember *pm = &pc->pm[i], *next = i + 1 < pc->n ? &pc->pm[i + 1] : NULL;
+
+	if (empty_base(pc, i))
+		return pm->byte_size;
+	if (!next || !is_struct(pm->m->type) || next->bitfield_size || next->byte_offset <= pm->byte_offset ||
+	    next->byte_offset >= pm->byte_offset + pm->byte_size)
+		return 0;
+	return pm->byte_offset + pm->byte_size - next->byte_offset;
+}
+
+/* The name of member m in a remark: a base class by its type's. */
+static const char *member_title(const ds_member *m)
+{
+	if (m->base_class)
+		return m->type && m->type->name ? m->type->name : "a base class";
+	return m->name ? m->name : "the next member";
+}
+
+/* pahole's __class__fprintf for structs and classes, with one departure:
+ * a base class's bytes count in the check of the sizes against the
+ * struct's (pahole leaves them out and cries "BRAIN FART ALERT" at every
+ * derived class), and so does the tail padding of a member that the next
+ * one lies in. */
 static void print_struct(printer *p, const ds_type *t, const conf *cin)
 {
 	conf c = *cin;
@@ -859,6 +896,7 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 	pclass pc;
 	const pmember *last = NULL;
 	bool first_base = true, top = cin->emit_stats;
+	uint64_t reused;
 
 	pclass_init(p, &pc, t);
 	if (indent > (int)sizeof tabs - 1)
@@ -956,19 +994,34 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 		c.first_member = last == NULL;
 		out_tabs(p, c.indent);
 		print_member(p, pm, false, &c);
+		reused = reused_tail(&pc, i);
 		if (is_struct(m->type)) {
 			pclass mc;
 			pclass_init(NULL, &mc, m->type);
 			if (mc.padding > 0) {
-				s.paddings++;
-				s.sum_paddings += (uint64_t)mc.padding;
+				bool empty = empty_base(&pc, i);
+				uint64_t pad = (uint64_t)mc.padding, wasted = empty || reused >= pad ? 0 : pad - reused;
+				if (wasted) {
+					s.paddings++;
+					s.sum_paddings += wasted;
+				}
 				if (!newline++)
 					put(p, "\n");
 				put(p, "\n");
 				out_tabs(p, c.indent);
 				add_mark(p, DS_LROW_COMMENT, &c);
-				out(p, "/* XXX last struct has %lld byte%s of padding */", (long long)mc.padding,
-				    mc.padding != 1 ? "s" : "");
+				if (empty)
+					put(p, "/* empty: it takes no room */");
+				else if (!reused)
+					out(p, "/* XXX last struct has %llu byte%s of padding */", (unsigned long long)pad,
+					    pad != 1 ? "s" : "");
+				else if (!wasted)
+					out(p, "/* its tail padding (%llu byte%s) holds %s */", (unsigned long long)pad,
+					    pad != 1 ? "s" : "", member_title(pc.pm[i + 1].m));
+				else
+					out(p, "/* XXX last struct has %llu bytes of padding; its last %llu hold %s */",
+					    (unsigned long long)pad, (unsigned long long)reused,
+					    member_title(pc.pm[i + 1].m));
 			}
 			pclass_free(&mc);
 		}
@@ -985,12 +1038,14 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 			s.holes += (uint64_t)pm->hole;
 		}
 		put(p, "\n");
-		if (m->base_class)
+		if (m->base_class) {
+			s.base_bytes += pm->byte_size - reused;
 			continue;
+		}
 		if (pm->bitfield_size)
 			s.bits += pm->bitfield_size;
 		else
-			s.bytes += pm->byte_size;
+			s.bytes += pm->byte_size - reused;
 		if (!last || last_size == 0 || last->byte_offset != pm->byte_offset)
 			last_size = pm->byte_size;
 		else if (last->bitfield_size == 0 && pm->bitfield_size != 0)
@@ -1097,7 +1152,7 @@ static void print_struct(printer *p, const ds_type *t, const conf *cin)
 			.paddings = s.paddings, .sum_paddings = s.sum_paddings, .last_cacheline = lastline,
 		};
 		int64_t diff = (int64_t)(t->size * 8) -
-			       (int64_t)(s.bytes * 8 + s.bits + s.holes * 8 + s.bit_holes +
+			       (int64_t)((s.base_bytes + s.bytes) * 8 + s.bits + s.holes * 8 + s.bit_holes +
 					 (uint64_t)pc.padding * 8 + (uint64_t)pc.bit_padding);
 		if (diff && t->nmembers) {
 			put(p, "\n");
