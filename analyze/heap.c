@@ -669,12 +669,20 @@ static bool wrapper(ds_session *s, const ds_heap *h, uint32_t si)
 /* "FUNC (file.c:12)" of a frame's site, into b.  In code inlined into FUNC
  * (std::vector's allocation, from a header), the line of FUNC's own source
  * that made the inlined call: where the program allocated, not where the
- * header did. */
+ * header did.  A frame with no symbol (a stripped library's local
+ * function) is named by its object and address, "[unknown]
+ * (libstdc++.so.6+0x9a1b0)": frames of two such functions are two sites. */
 static void frame_name(ds_session *s, uint32_t si, ds_buf *b)
 {
+	const site *st = &s->sites.v[si];
 	unsigned line;
 	const char *file = own_line(s, si, &line), *base;
 
+	if (!st->sym && !s->dsos.v[st->dso].kernel) {
+		ds_buf_printf(b, "%s (%s+0x%" PRIx64 ")", site_fname(s, si), s->dsos.v[st->dso].module,
+			      st->has_vaddr ? st->vaddr : st->off);
+		return;
+	}
 	if (!file) {
 		ds_buf_puts(b, site_fname(s, si));
 		return;
@@ -694,17 +702,23 @@ static uint32_t frame_site(ds_session *s, const hstack *st, unsigned k)
 }
 
 /* The name of stack st's site: its innermost frame outside the allocator
- * and wrappers, or its outermost when all are theirs. */
+ * and wrappers.  When all are theirs, a library allocated for itself (the
+ * C++ runtime's exception pool, from its constructor that the loader
+ * called): the frame that called the allocation function, not the
+ * loader's entry at the stack's end. */
 static void stack_site_name(ds_session *s, const hstack *st, ds_buf *name)
 {
 	for (unsigned k = 0; k < st->n; k++) {
 		uint32_t si = frame_site(s, st, k);
-		if (!wrapper(s, &s->heap, si) || k + 1 == st->n) {
+		if (!wrapper(s, &s->heap, si)) {
 			frame_name(s, si, name);
 			return;
 		}
 	}
-	ds_buf_puts(name, "<no call stack>");
+	if (st->n)
+		frame_name(s, frame_site(s, st, 0), name);
+	else
+		ds_buf_puts(name, "<no call stack>");
 }
 
 /* The stack's frames, to the program's entry (an unwinder that goes on

@@ -79,6 +79,13 @@ check "mobj BLOCKOFF: both halves are read" test "${h0:-0}" -gt 0 -a "${h1:-0}" 
 "$DSPROF" report -i cx --view heap -f csv >cx.csv
 new_line=$(line_of 'new zoo::Animal\[n\]()), n};' "$TOP/tests/programs/owners.cc")
 check_eq "C++ new[]: its site is the line of the new" "$(csv_lookup cx.csv name "main (owners.cc:$new_line)" bytes)" 262144
+# libstdc++ allocates its exception pool as it loads: a stack of the
+# runtime's and the loader's frames only, named by the frame that called
+# malloc, the runtime's (stripped: by its object and address), not by the
+# loader's entry at the stack's end
+grep '< _dl_init' cx.csv | cut -d, -f1 >cx.load
+check_eq "load time: the C++ runtime's own allocation is one site" "$(wc -l <cx.load)" 1
+check_contains "load time: named by the runtime's frame" cx.load '^"?(\[unknown\] \()?[^ ]*(libstdc\+\+|pool)'
 # the same with the C++ library linked in: operator new is the program's
 # code, without debug information, and still the allocator's
 "$DSPROF" record -q -o cxs --heap -- "$PROGS/owners_staticxx" unique 0.2 >/dev/null 2>cxs.err
