@@ -10,9 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sites of blocks of at most this many bytes get an access map. */
+/* Sites of blocks of at most this many bytes get an access map a word
+ * (MAP_WORD bytes) a row, unasked; a site asked for by name
+ * (--allocsite) gets one whatever its size, in at most MAP_ROWS rows of a
+ * power of two bytes, a cache line or more. */
 #define MAP_MAX_BYTES 1024
 #define MAP_WORD 8
+#define MAP_ROWS 128
+
+/* The bytes of a row of the access map of blocks of at most size bytes. */
+static uint64_t map_granule(uint64_t size)
+{
+	uint64_t g = 64;
+	if (size <= MAP_MAX_BYTES)
+		return MAP_WORD;
+	while ((size + g - 1) / g > MAP_ROWS)
+		g *= 2;
+	return g;
+}
 
 /* Every allocation site, sampled or not: its blocks, bytes, peak, the
  * blocks' average lifetime, and the samples that fell in its blocks. */
@@ -129,7 +144,8 @@ static int cmp_map_sites(const void *a, const void *b)
 static void map_site_rows(ds_session *s, tb *b, uint32_t si, const ds_vec_u32 *recs, uint64_t *order)
 {
 	const hsite *st = &s->heap.sites.v[si];
-	size_t words = (st->max_size + MAP_WORD - 1) / MAP_WORD, nev = s->nev, r;
+	uint64_t g = map_granule(st->max_size);
+	size_t words = (size_t)((st->max_size + g - 1) / g), nev = s->nev, r;
 	uint64_t *m = ds_xcalloc(2 * nev * (words + 1), sizeof *m);
 	int32_t *most = ds_xcalloc(words + 1, sizeof *most);
 	uint64_t *most_n = ds_xcalloc(words + 1, sizeof *most_n);
@@ -145,7 +161,7 @@ static void map_site_rows(ds_session *s, tb *b, uint32_t si, const ds_vec_u32 *r
 	for (size_t i = 0; i < recs->n; i++) {
 		const ds_srec *x = &s->srecs.v[recs->v[i]];
 		const hblock *hb = &s->heap.blocks.v[s->heap.rec_block.v[recs->v[i]] - 1];
-		size_t w = (size_t)((x->ea - hb->addr) / MAP_WORD);
+		size_t w = (size_t)((x->ea - hb->addr) / g);
 		b->v.v[r].samples[x->ev]++;
 		b->v.v[r].count[x->ev] += x->period;
 		if (w >= words)
@@ -173,8 +189,7 @@ static void map_site_rows(ds_session *s, tb *b, uint32_t si, const ds_vec_u32 *r
 					break;
 			}
 		ds_buf_reset(&name);
-		ds_buf_printf(&name, "+%zu..%" PRIu64, w * MAP_WORD,
-			      (end * MAP_WORD < st->max_size ? end * MAP_WORD : st->max_size) - 1);
+		ds_buf_printf(&name, "+%" PRIu64 "..%" PRIu64, w * g, (end * g < st->max_size ? end * g : st->max_size) - 1);
 		if (touched && most[w] >= 0)
 			ds_buf_printf(&name, " %s", s->dobjs.v[most[w]].name);
 		else if (!touched)
@@ -182,9 +197,8 @@ static void map_site_rows(ds_session *s, tb *b, uint32_t si, const ds_vec_u32 *r
 		r = tb_row_new(b, ds_buf_str(&name));
 		b->v.v[r].depth = 1;
 		tb_cell_str(&b->v.v[r], AM_KIND, touched ? "bytes" : "unsampled");
-		tb_cell_u64(&b->v.v[r], AM_OFFSET, w * MAP_WORD);
-		tb_cell_u64(&b->v.v[r], AM_SIZE, (end * MAP_WORD < st->max_size ? end * MAP_WORD : st->max_size) -
-							 w * MAP_WORD);
+		tb_cell_u64(&b->v.v[r], AM_OFFSET, w * g);
+		tb_cell_u64(&b->v.v[r], AM_SIZE, (end * g < st->max_size ? end * g : st->max_size) - w * g);
 		tb_cell_u64(&b->v.v[r], AM_ORDER, (*order)++);
 		if (touched) {
 			if (most[w] >= 0)
@@ -213,6 +227,7 @@ int ds_view_accessmap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 	DS_VEC(map_site) hot = {0};
 	uint64_t order = 0;
 	size_t limit = o && o->limit ? o->limit : 10;
+	bool named = o && o->allocsite, coarse = false;
 	tb b;
 	int rc;
 
@@ -222,7 +237,7 @@ int ds_view_accessmap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 		ds_vec_push(&recs, (ds_vec_u32){0});
 	for (size_t k = 0; k < s->srecs.n; k++) {
 		uint32_t si = site_of_record(s, k);
-		if (si != UINT32_MAX && h->sites.v[si].max_size <= MAP_MAX_BYTES)
+		if (si != UINT32_MAX && (named || h->sites.v[si].max_size <= MAP_MAX_BYTES))
 			ds_vec_push(&recs.v[si], (uint32_t)k);
 	}
 	for (uint32_t i = 0; i < h->sites.n; i++) {
@@ -246,21 +261,33 @@ int ds_view_accessmap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_e
 				ds_vec_free(&recs.v[i]);
 			ds_vec_free(&recs);
 			ds_vec_free(&hot);
-			return ds_err_set(err, DS_EINPUT, "no sampled allocation site of blocks of at most %d bytes "
-					  "is named '%s' (see --view heap)", MAP_MAX_BYTES, o->allocsite);
+			return ds_err_set(err, DS_EINPUT, "no sampled allocation site is named '%s' (see --view heap)",
+					  o->allocsite);
 		}
 	}
 	tb_init(&b, s, "accessmap", "allocation site, bytes", cols, AM_NCOLS, false);
 	b.t->tree = true;
 	b.t->order = DS_ORDER_KIDS;
-	for (size_t i = 0; i < hot.n && i < limit; i++)
+	for (size_t i = 0; i < hot.n && i < limit; i++) {
 		map_site_rows(s, &b, hot.v[i].site, &recs.v[hot.v[i].site], &order);
+		coarse |= h->sites.v[hot.v[i].site].max_size > MAP_MAX_BYTES;
+	}
 	heap_props(s, b.t);
 	tb_prop(b.t, "sites", DS_PROP_NUMBER, "%zu", hot.n);
+	if (named)
+		tb_prop(b.t, "note", DS_PROP_TEXT, "the sites named '%s' (%zu of %zu; --limit N)", o->allocsite,
+			hot.n < limit ? hot.n : limit, hot.n);
+	else
+		tb_prop(b.t, "note", DS_PROP_TEXT,
+			"sites of blocks of at most %d bytes, the most sampled first (%zu of %zu; --limit N; "
+			"--allocsite NAME for one of larger blocks)",
+			MAP_MAX_BYTES, hot.n < limit ? hot.n : limit, hot.n);
+	if (coarse)
+		tb_prop(b.t, "note", DS_PROP_TEXT,
+			"blocks of more than %d bytes: %d rows at most, of a power of two bytes, 64 or more",
+			MAP_MAX_BYTES, MAP_ROWS);
 	tb_prop(b.t, "note", DS_PROP_TEXT,
-		"sites of blocks of at most %d bytes, the most sampled first (%zu of %zu; --limit N); "
-		"'unsampled' bytes had no sample: never touched when every access is one (--sim -c 1)",
-		MAP_MAX_BYTES, hot.n < limit ? hot.n : limit, hot.n);
+		"'unsampled' bytes had no sample: never touched when every access is one (--sim -c 1)");
 	for (size_t i = 0; i < recs.n; i++)
 		ds_vec_free(&recs.v[i]);
 	ds_vec_free(&recs);

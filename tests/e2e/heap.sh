@@ -152,6 +152,15 @@ check_eq "--sim accessmap: bytes 8-15 are key" \
 	"$(awk -F, '$3 == "bytes" && $4 == 8 { print $6 "=" $(NF-1) }' am.csv)" "struct item.key=25000"
 check_eq "--sim accessmap: the 48 bytes after them never read" \
 	"$(awk -F, '$3 == "unsampled" { print $4 "+" $5 }' am.csv)" "16+48"
+# a site of larger blocks, asked for by name: the 800000-byte array in 98
+# rows of 8 KiB (the last 5376 bytes), each read 4 times a round
+"$DSPROF" report -i hs --view accessmap --allocsite "$FOUR" -f csv >amf.csv
+check_eq "--sim accessmap of a large block: 98 rows of 8 KiB, none unsampled" \
+	"$(awk -F, '$3 == "bytes" && $4 % 8192 == 0 && ($5 == 8192 || $4 + $5 == 800000) { n++ }
+		$3 == "unsampled" { u++ } END { print n + 0, u + 0 }' amf.csv)" "98 0"
+check_eq "--sim accessmap of a large block: a row's loads, and all of them" \
+	"$(awk -F, '$3 == "bytes" { s += $(NF-1); if ($4 == 0) f = $(NF-1) } END { print f, s }' amf.csv)" \
+	"8192 800000"
 expect_error "--allocsite of no site: said" 1 "no sampled allocation site .* 'nosuch'" \
 	"$DSPROF" report -i hs --view accessmap --allocsite nosuch
 expect_error "--allocsite is for accessmap" 1 "--allocsite applies to --view accessmap" \
