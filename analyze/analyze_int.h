@@ -316,7 +316,7 @@ typedef struct dref {
 /* How a site's data object was found (or why not). */
 enum ds_how {
 	HOW_NONE,
-	HOW_STATIC,    /* (1) RIP-relative or absolute address: a global */
+	HOW_STATIC,    /* (1) RIP-relative or absolute address: a global; %fs-relative: a thread-local */
 	HOW_REG_VAR,   /* (2) the base register holds a variable */
 	HOW_STACK,     /* (3) relative to the stack or frame pointer */
 	HOW_TRACKED,   /* (4) the register's type tracked through the function */
@@ -468,9 +468,10 @@ bool ds_heap_loader(const char *module);
  * of type `into` (through a pointer, or the address of variable `var`), or
  * `off` bytes from the stack or frame pointer `frame` (unoptimized code
  * computes stack addresses that way: rbp + i * 64 - 0x80008), or into the
- * virtual table of class `vtable` (its _vptr member, loaded).  vid names
- * one value, for its copies (its maker's offset in the function, plus one;
- * 0 none): a value may have a vid and no target yet. */
+ * virtual table of class `vtable` (its _vptr member, loaded), or `off`
+ * bytes from the thread pointer (tp: a program's thread-locals are below
+ * it).  vid names one value, for its copies (its maker's offset in the
+ * function, plus one; 0 none): a value may have a vid and no target yet. */
 typedef struct ds_tval {
 	const ds_type *into;
 	int64_t off;
@@ -478,6 +479,9 @@ typedef struct ds_tval {
 	bool stack;              /* a stack variable's address */
 	int frame;               /* DWARF SP or FP when frame-relative, else 0 */
 	const ds_type *vtable;
+	bool tp;                 /* the thread pointer plus off (x86-64: %fs:0), no target yet */
+	bool number;             /* the number off itself (lea 0xffffffffffffbff0, r: a thread-local's
+				  * offset, which an %fs-relative access adds to the pointer) */
 	uint32_t vid;
 	bool clash;              /* paths that join disagree: no target */
 } ds_tval;

@@ -28,7 +28,7 @@ _Static_assert(sizeof(ds_srec) == 64, "a per-sample record is 64 bytes");
 
 static const char *const how_names[HOW_NHOW] = {
 	[HOW_NONE] = "unresolved",
-	[HOW_STATIC] = "global (static address)",
+	[HOW_STATIC] = "global or thread-local (static address)",
 	[HOW_REG_VAR] = "variable in a register",
 	[HOW_STACK] = "stack",
 	[HOW_TRACKED] = "tracked through the function",
@@ -360,6 +360,41 @@ static dref by_static_address(ds_session *s, ds_dso *d, const ds_trigger *t)
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, t->mem.size, v->name, DOBJ_GLOBAL);
 }
 
+/* The object tpoff bytes from the thread pointer (known: tpoff is what
+ * the code says, not a library's offset read at run time): a program's
+ * thread-local variable there, else <thread-local>, or at and above the
+ * thread pointer <thread control block> (its own address, the stack
+ * protector's guard).  Not the address's other names: a thread's locals
+ * and control block sit at the top of its stack's mapping. */
+static dref thread_local_object(ds_session *s, ds_dso *d, int64_t tpoff, bool known, uint32_t size)
+{
+	uint64_t off;
+	const ds_var *v = known ? ds_dso_tls_at(d, tpoff, &off) : NULL;
+	const char *bucket = known && tpoff >= 0 ? "<thread control block>" : "<thread-local>";
+
+	if (v)
+		return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
+	return (dref){.id = dobj_add(s, DOBJ_GLOBAL, bucket, NULL, NULL), .off = 0};
+}
+
+/* (1) an %fs-relative address (mov %fs:-16, %rax), an index choosing an
+ * element.  With a base register, the offset it holds, when the code set
+ * it to a number (lea 0xffffffffffffbff0, %r8; mov %fs:(%r8), %rax); else
+ * a library's, read from its GOT. */
+static dref by_thread_local(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
+{
+	int64_t tpoff = t->mem.disp;
+	bool known = true;
+
+	if (t->mem.base != DS_REG_NONE) {
+		ds_track *k = ds_track_to(s, d, st->sym, t->pc, NULL);
+		const ds_tval *b = k ? ds_track_reg(k, t->mem.base) : NULL;
+		if ((known = b && b->number))
+			tpoff += b->off;
+	}
+	return thread_local_object(s, d, tpoff, known, t->mem.size);
+}
+
 /* (3) the stack slot at base + disp, a stack variable when one covers it. */
 static dref by_stack(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t,
 			const ds_var *vars, size_t n)
@@ -595,7 +630,7 @@ static dref tracked_object(ds_session *s, ds_dso *d, const ds_track *k, const si
 }
 
 /* (4) the base register's target, tracked over the function's flow. */
-static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
+static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t, uint8_t *how)
 {
 	ds_track *k;
 	const ds_tval *b;
@@ -611,6 +646,14 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 	/* with scale 1 base and index are interchangeable: the pointer may be
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
 	b = ds_track_reg(k, t->mem.base);
+	if (b && b->tp) { /* mov %fs:0, %rax; mov -16(%rax), %rdx */
+		r = thread_local_object(s, d, b->off + disp, true, t->mem.size);
+		*how = HOW_STATIC;
+		ds_track_free(k);
+		return r;
+	}
+	if (b && b->number)
+		b = NULL; /* a number is no pointer */
 	if (!b && t->mem.scale == 1) {
 		b = ds_track_reg(k, t->mem.index);
 		index = t->mem.base;
@@ -620,6 +663,10 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 		r = unknown(s, "indexed");
 	else if (b)
 		r = tracked_object(s, d, k, st, *b, disp, t->mem.size);
+	/* a thread-local's address is as static as the thread pointer: the
+	 * heap's blocks never hold it */
+	if (r.id != NO_DOBJ)
+		*how = b->var && b->var->loc.kind == DS_LOC_TLS ? HOW_STATIC : HOW_TRACKED;
 	ds_track_free(k);
 	return r;
 }
@@ -923,7 +970,10 @@ static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_tr
 	dref r = {.id = NO_DOBJ};
 
 	*how = HOW_NONE;
-	if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
+	if (t->mem.segment) {
+		r = by_thread_local(s, d, st, t);
+		*how = HOW_STATIC;
+	} else if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
 		r = by_static_address(s, d, t);
 		*how = HOW_STATIC;
 	} else {
@@ -936,8 +986,8 @@ static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_tr
 		} else if (t->mem.base == ds_arch_dwarf_sp(arch) || t->mem.base == ds_arch_dwarf_fp(arch)) {
 			r = by_stack(s, d, st, t, vars, n);
 			*how = HOW_STACK;
-		} else if ((r = by_tracking(s, d, st, t)).id != NO_DOBJ) {
-			*how = HOW_TRACKED;
+		} else {
+			r = by_tracking(s, d, st, t, how);
 		}
 	}
 	refine_bitfield(s, d, st, t, &r);

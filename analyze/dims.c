@@ -955,7 +955,8 @@ static bool in_loader(ds_session *s, const ds_srec *r)
 
 /* Record i's block (1 + index), or 0 and in *why the reason it has none:
  * an address in no block is not the heap's when a variable (a global, a
- * stack slot) holds it, or when it is in a program's or library's image,
+ * stack slot, a thread-local) holds it or the code names it by a static
+ * address, or when it is in a program's or library's image,
  * in a thread's stack or in a file's mapping, whether or not its process
  * had heap data then; else no heap data when it had none; the allocator's
  * own memory (its chunk headers and lists, a block it copies as realloc
@@ -980,9 +981,11 @@ static uint32_t block_of(dim *d, size_t i, const ds_srec *r, unsigned *why)
 		return 0;
 	}
 	pid = s->threads.v[r->thread].pid;
-	if (o && (o->kind == DOBJ_GLOBAL || o->kind == DOBJ_STACK || o->kind == DOBJ_KERNEL ||
-		  (o->name[0] == '<' && strncmp(o->name, "<unknown", 8) && strncmp(o->name, "<scalars", 8))))
-		*why = NB_NOT_HEAP; /* <stack F>, <constants>, <vtable of X>: not the heap */
+	if ((o && (o->kind == DOBJ_GLOBAL || o->kind == DOBJ_STACK || o->kind == DOBJ_KERNEL ||
+		   (o->name[0] == '<' && strncmp(o->name, "<unknown", 8) && strncmp(o->name, "<scalars", 8)))) ||
+	    ((r->flags >> SR_HOW_SHIFT) & 7) == HOW_STATIC)
+		*why = NB_NOT_HEAP; /* <stack F>, <constants>, <vtable of X>, a struct global or
+				     * thread-local by its static address: not the heap */
 	else if (ds_session_in_stack(s, pid, r->ea) || ds_session_data_at(s, pid, r->time, r->ea, &dso, &vaddr) ||
 		 ds_session_in_file(s, pid, r->time, r->ea))
 		*why = NB_NOT_HEAP;

@@ -112,13 +112,15 @@ static ds_tval pointing(const ds_type *ptr)
 /* Whether v says where it points (a value named only by its maker does not). */
 static bool typed(const ds_tval *v)
 {
-	return v->into || v->frame || v->vtable;
+	return v->into || v->frame || v->vtable || v->tp || v->number;
 }
 
 static bool tval_eq(const ds_tval *a, const ds_tval *b)
 {
 	return a->into == b->into && a->off == b->off && a->var == b->var && a->stack == b->stack &&
-	       a->frame == b->frame && a->vtable == b->vtable && a->vid == b->vid && a->clash == b->clash;
+	       a->frame == b->frame && a->vtable == b->vtable && a->tp == b->tp && a->number == b->number &&
+	       a->vid == b->vid &&
+	       a->clash == b->clash;
 }
 
 /* The step a pointer into `into` moves by along an array: its innermost
@@ -130,11 +132,17 @@ static int64_t step_of(const ds_type *into)
 	return e ? (int64_t)e->size : 0;
 }
 
+/* The thread pointer or a number: a value that points nowhere by itself. */
+static bool bare(const ds_tval *v)
+{
+	return v->tp || v->number;
+}
+
 /* A value that came through a pointer: not a variable's address, not
  * frame-relative, not into a virtual table. */
 static bool through_pointer(const ds_tval *v)
 {
-	return !v->var && !v->stack && !v->frame && !v->vtable;
+	return !v->var && !v->stack && !v->frame && !v->vtable && !bare(v);
 }
 
 /* A pointer to bytes (char, unsigned char, void): C's pointer to any
@@ -224,11 +232,12 @@ static ds_tval tval_meet(ds_tval a, ds_tval b)
 	a.vid = vid;
 	if (a.into != b.into && through_pointer(&a) && through_pointer(&b) && same_target(&a, &b))
 		b.into = a.into;
-	if (a.into != b.into || a.var != b.var || a.stack != b.stack || a.frame != b.frame || a.vtable != b.vtable)
+	if (a.into != b.into || a.var != b.var || a.stack != b.stack || a.frame != b.frame || a.vtable != b.vtable ||
+	    a.tp != b.tp || a.number != b.number)
 		return (ds_tval){.clash = true};
 	if (a.off != b.off) {
 		step = step_of(a.into);
-		if (a.frame || a.vtable || step <= 0 || (a.off - b.off) % step != 0)
+		if (a.frame || a.vtable || bare(&a) || step <= 0 || (a.off - b.off) % step != 0)
 			return (ds_tval){.clash = true};
 		a.off = ((a.off % step) + step) % step;
 	}
@@ -466,8 +475,21 @@ ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off)
 	return (ds_tval){0};
 }
 
+/* tpoff bytes from the thread pointer: a program's thread-local variable
+ * there, or the bare offset (the thread's control block, above it). */
+static ds_tval thread_local(const ds_track *k, int64_t tpoff)
+{
+	uint64_t off;
+	const ds_var *g = ds_dso_tls_at(k->d, tpoff, &off);
+
+	if (!g)
+		return (ds_tval){.tp = true, .off = tpoff};
+	return (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
+}
+
 /* The address an operand names, as a value: a global (RIP-relative), a
- * stack variable (SP/FP-relative), or an offset from a tracked register. */
+ * thread-local (%fs-relative, or from the thread pointer in a register),
+ * a stack variable (SP/FP-relative), or an offset from a tracked register. */
 static ds_tval address_of(const ds_track *k, const ds_insn *in)
 {
 	const ds_memop *m = &in->mem[0];
@@ -475,7 +497,16 @@ static ds_tval address_of(const ds_track *k, const ds_insn *in)
 	ds_tval v = {0};
 	uint64_t off;
 
-	if (m->rip_relative) {
+	if (m->segment) {
+		/* with a register, the offset it holds: a number the code set
+		 * (lea 0xffffffffffffbff0, %r8; mov %fs:(%r8), %rax), else a
+		 * library's, placed at load time and read from its GOT */
+		b = ds_track_reg(k, m->base);
+		if (m->base == DS_REG_NONE || (b && b->number)) /* an index: which element */
+			v = thread_local(k, (b ? b->off : 0) + m->disp);
+	} else if ((b = ds_track_reg(k, m->base)) != NULL && b->tp) {
+		v = thread_local(k, b->off + m->disp); /* an index: which element */
+	} else if (m->rip_relative) {
 		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
 		if (g)
 			v = (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
@@ -520,6 +551,16 @@ static ds_tval held_at(const ds_track *k, const ds_insn *in)
 	return ds_pointee(leaf->type) ? pointing(leaf->type) : (ds_tval){0};
 }
 
+/* mov %fs:0, r: the thread's control block begins with its own address,
+ * the thread pointer, which code loads to address its thread-locals
+ * (lea -0x8010(r), an array of them). */
+static bool thread_pointer_load(const ds_insn *in)
+{
+	const ds_memop *m = &in->mem[0];
+	return in->nmem && m->segment && m->base == DS_REG_NONE && m->index == DS_REG_NONE && m->disp == 0 &&
+	       m->size == 8;
+}
+
 /* One instruction's effect; vid names the values it makes. */
 static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 {
@@ -527,7 +568,7 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			in->mem[0].index == DS_REG_NONE;
 	/* spill slots are keyed by base register and offset */
 	int64_t slot = in->nmem ? in->mem[0].disp * 64 + in->mem[0].base : 0;
-	ds_tval v = {0};
+	ds_tval v = {0}, a, c;
 	const ds_tval *sv;
 
 	switch (in->move) {
@@ -535,6 +576,10 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		v = value_of(k, in->src);
 		break;
 	case DS_MOVE_LOAD:
+		if (thread_pointer_load(in)) {
+			v = (ds_tval){.tp = true};
+			break;
+		}
 		sv = on_stack ? slot_find(&k->st.slots, slot) : NULL;
 		v = sv && typed(sv) ? *sv : held_at(k, in);
 		if (!typed(&v) && sv)
@@ -552,6 +597,10 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			slot_set(&k->st.slots, slot, k->st.reg[in->src]);
 		return;
 	case DS_MOVE_LEA:
+		if (in->mem[0].base == DS_REG_NONE && in->mem[0].index == DS_REG_NONE && !in->mem[0].rip_relative) {
+			v = (ds_tval){.number = true, .off = in->mem[0].disp};
+			break;
+		}
 		v = address_of(k, in);
 		/* an index computed (lea r, [i * 8 + 8]) is named by it too:
 		 * ds_track_index_form reads it back */
@@ -570,6 +619,15 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		}
 		break;
 	case DS_MOVE_ADD_REG:
+		a = value_of(k, in->dst);
+		c = value_of(k, in->src);
+		if (bare(&a) || bare(&c)) {
+			/* the thread pointer plus a number the code set: a
+			 * thread-local; plus anything else, not known */
+			if ((a.tp && c.number) || (a.number && c.tp))
+				v = (ds_tval){.tp = true, .off = a.off + c.off};
+			break;
+		}
 		/* pointer + index: still into the same array (whichever operand
 		 * is the pointer) */
 		v = ds_track_reg(k, in->dst) ? k->st.reg[in->dst] : value_of(k, in->src);

@@ -32,6 +32,47 @@ void ds_dso_set_note(ds_dso *d, const char *fmt, ...)
 	d->note = ds_buf_steal(&b);
 }
 
+/* Whether the object is a program (not a library): ET_EXEC, or a PIE,
+ * which says so in DT_FLAGS_1 (the C library is ET_DYN with an
+ * interpreter too, and no DF_1_PIE). */
+static bool is_program(ds_dso *d)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (d->main.ehdr.e_type == ET_EXEC)
+		return true;
+	while ((scn = elf_nextscn(d->main.elf, scn)) != NULL) {
+		Elf_Data *data;
+		GElf_Dyn dyn;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && gelf_getdyn(data, (int)i, &dyn); i++)
+			if (dyn.d_tag == DT_FLAGS_1)
+				return (dyn.d_un.d_val & DF_1_PIE) != 0;
+	}
+	return false;
+}
+
+/* A program's thread-locals sit at a fixed distance from each thread's
+ * pointer, which its code uses as a constant (the local-exec model:
+ * mov %fs:-16, %rax).  On x86-64 (TLS variant II) its block is the first
+ * below the thread pointer, at the offset glibc's _dl_determine_tlsoffset
+ * and the linker's TPOFF relocations agree on.  A library's block is
+ * placed at load time. */
+static void read_tls(ds_dso *d, const GElf_Phdr *tls)
+{
+	uint64_t align = tls->p_align ? tls->p_align : 1, first = -tls->p_vaddr & (align - 1);
+
+	if (d->main.ehdr.e_machine != EM_X86_64 || (align & (align - 1)) ||
+	    tls->p_memsz > (1ull << 40) || first > tls->p_memsz || !is_program(d))
+		return;
+	d->tls_exec = true;
+	d->tls_size = tls->p_memsz;
+	d->tls_base = -(int64_t)(((tls->p_memsz - first + align - 1) & ~(align - 1)) + first);
+}
+
 static void read_segments(ds_dso *d)
 {
 	size_t nph;
@@ -40,7 +81,11 @@ static void read_segments(ds_dso *d)
 	if (elf_getphdrnum(d->main.elf, &nph) != 0)
 		return;
 	for (size_t i = 0; i < nph; i++) {
-		if (!gelf_getphdr(d->main.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(d->main.elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_TLS)
+			read_tls(d, &ph);
+		if (ph.p_type != PT_LOAD)
 			continue;
 		ds_vec_push(&d->segs, ((ds_seg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_W) != 0}));
 	}

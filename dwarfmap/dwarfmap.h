@@ -371,6 +371,11 @@ const ds_var *ds_dso_global(ds_dso *d, size_t i);
  * when several do (one binary search); *offset is vaddr - addr.  NULL when
  * none does: thread-locals and globals of unknown size never match. */
 const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset);
+/* The thread-local variable of a program whose storage is tpoff bytes from
+ * a thread's pointer (x86-64's %fs base), in every thread; *offset is into
+ * it.  NULL when none is, or when d is a library (its block is placed at
+ * load time) or not x86-64. */
+const ds_var *ds_dso_tls_at(ds_dso *d, int64_t tpoff, uint64_t *offset);
 /* Parameters and locals in scope at pc, innermost scope first (lexical
  * blocks and inlined subroutines included) and outward to the function,
  * each with its location at pc; variables in scope but not available there

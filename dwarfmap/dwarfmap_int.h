@@ -87,6 +87,9 @@ struct ds_dso {
 	size_t build_id_size;
 	DS_VEC(ds_seg) segs;
 	DS_VEC(ds_xsec) xsecs;
+	bool tls_exec;    /* an executable with thread-locals: its TLS block's place is fixed */
+	int64_t tls_base; /* ... from the thread pointer (x86-64: below it) */
+	uint64_t tls_size;
 
 	ds_symbol *syms; /* sorted by start (tree in-order) */
 	ds_symnode *nodes;

@@ -1760,6 +1760,37 @@ const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset)
 	return g;
 }
 
+const ds_var *ds_dso_tls_at(ds_dso *d, int64_t tpoff, uint64_t *offset)
+{
+	ds_vars *vs;
+	size_t lo, hi;
+	int64_t at;
+	const ds_var *g;
+
+	if (!d->tls_exec || tpoff < d->tls_base || tpoff - d->tls_base >= (int64_t)d->tls_size)
+		return NULL;
+	at = tpoff - d->tls_base; /* in the TLS block */
+	vs = vars_of(d);
+	lo = vs->naddr;
+	hi = vs->globals.n;
+	/* the last thread-local starting at or below it */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (vs->globals.v[mid].loc.offset <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == vs->naddr)
+		return NULL;
+	g = &vs->globals.v[lo - 1];
+	if ((uint64_t)(at - g->loc.offset) >= (g->size ? g->size : 1))
+		return NULL;
+	if (offset)
+		*offset = (uint64_t)(at - g->loc.offset);
+	return g;
+}
+
 /* The innermost scope whose ranges hold pc, or NONE.  The last interval
  * starting at or below pc is either it or nested in it (intervals nest),
  * so the answer is on the way out from there. */

@@ -130,7 +130,8 @@ check_eq "--sim: the list's loads" "$(w "$LIST")" 62500
 check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 12500
 # the dynamic loader's link maps and symbol versions, from its own
 # allocator before malloc: <loader>, not <in no block> (left: the C
-# library's reads of the main thread's TLS, which the loader allocates)
+# library's reads of the main thread's control block, which the loader
+# allocates)
 ld=$(w '<loader>') nb=$(w '<in no block>')
 check "--sim: the loader's own memory is <loader> (${ld:-0})" test "${ld:-0}" -gt 1000
 check "--sim: little is left in no block (${nb:-0} of ${ld:-0})" test "$((${nb:-0} * 100))" -lt "${ld:-0}"

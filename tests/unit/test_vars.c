@@ -998,6 +998,84 @@ TEST(programs)
 		       all.agree);
 }
 
+/* A program's thread-locals by their offset from the thread pointer, as
+ * the program itself measures them (its variables' addresses less %fs:0),
+ * built as a PIE and not, with a block aligned to 64; a library's have no
+ * fixed offset. */
+TEST(thread_locals)
+{
+	static const char src[] =
+		"#include <stdio.h>\n"
+		"__thread long a = 1;\n"
+		"__thread _Alignas(64) char buf[100];\n"
+		"__thread int b;\n"
+		"static __thread double arr[10];\n"
+		"static void put(const char *n, void *p) {\n"
+		"	char *tp;\n"
+		"	__asm__(\"mov %%fs:0, %0\" : \"=r\"(tp));\n"
+		"	printf(\"%s %ld\\n\", n, (long)((char *)p - tp));\n"
+		"}\n"
+		"int main(void) { put(\"a\", &a); put(\"buf\", buf); put(\"b\", &b); put(\"arr\", arr);\n"
+		"	return (int)a + b + buf[1] + (int)arr[2] - 1; }\n";
+	static const char *const names[] = {"a", "buf", "b", "arr"};
+	static const char *const builds[] = {"-pie -fPIE", "-no-pie -fno-PIE"};
+	ds_dso *d;
+
+	CHECK(unit_write_text("tls.c", src));
+	for (size_t k = 0; k < 2; k++) {
+		char line[128], *path;
+		FILE *f;
+		int seen = 0;
+
+		unit_current = builds[k];
+		if (!unit_sh("gcc -O0 -g %s -o tls.out tls.c && ./tls.out >tls.txt", builds[k])) {
+			CHECK(!"the program builds and runs");
+			continue;
+		}
+		d = unit_open_dso("tls.out", NULL);
+		path = unit_tpath("tls.txt");
+		f = fopen(path, "r");
+		free(path);
+		CHECK(d && f);
+		while (d && f && fgets(line, sizeof line, f)) {
+			char name[16];
+			long tpoff;
+			uint64_t off = 99;
+			const ds_var *v;
+			if (sscanf(line, "%15s %ld", name, &tpoff) != 2)
+				continue;
+			for (size_t i = 0; i < 4; i++)
+				seen += !strcmp(name, names[i]);
+			v = ds_dso_tls_at(d, tpoff, &off);
+			CHECK(v && !strcmp(v->name, name) && off == 0);
+			if (!strcmp(name, "arr")) {
+				v = ds_dso_tls_at(d, tpoff + 8 * 9 + 3, &off);
+				CHECK(v && !strcmp(v->name, "arr") && off == 75);
+			}
+			if (!strcmp(name, "buf"))
+				CHECK(ds_dso_tls_at(d, tpoff + 100, &off) == NULL ||
+				      strcmp(ds_dso_tls_at(d, tpoff + 100, &off)->name, "buf"));
+		}
+		CHECK(seen == 4);
+		CHECK(d && ds_dso_tls_at(d, 0, NULL) == NULL); /* the control block */
+		if (f)
+			fclose(f);
+		if (d)
+			ds_dso_close(d);
+	}
+	unit_current = "thread_locals";
+	CHECK(unit_sh("gcc -O0 -g -shared -fPIC -o libtls.so tls.c"));
+	d = unit_open_dso("libtls.so", NULL);
+	CHECK(d && find_global(d, "a") && ds_dso_tls_at(d, -8, NULL) == NULL);
+	for (long t = -4096; d && t < 0; t++)
+		if (ds_dso_tls_at(d, t, NULL)) {
+			CHECK(!"a library's thread-locals have no offset");
+			break;
+		}
+	if (d)
+		ds_dso_close(d);
+}
+
 TEST(cxx_specification)
 {
 	if (!unit_have("g++")) {
@@ -1344,6 +1422,7 @@ int main(void)
 	if (!unit_tmpdir("dsprof-vars"))
 		return 1;
 	RUN(programs);
+	RUN(thread_locals);
 	RUN(cxx_specification);
 	RUN(hand_written);
 	RUN(malformed);

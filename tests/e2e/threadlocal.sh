@@ -1,0 +1,60 @@
+# Thread-local variables (__thread) in the data objects: named by their
+# offset from the thread pointer, whether the code reaches them at a
+# constant %fs offset or through the thread pointer in a register, as GCC
+# and Clang write either; never <stack> (a thread's locals sit at the top
+# of its stack's mapping) nor <in no block> (the main thread's, in the
+# loader's memory).  tests/programs/tlsvars.c: three threads, each filling
+# and summing its own array `values` and counting its rounds in its own
+# volatile `stats`.
+. "$TOP/tests/lib.sh"
+
+# rows EXP [FILTER]: the data objects of EXP's samples in work, "name,samples"
+rows() {
+	"$DSPROF" report -i "$1" --view dataobjects --filter 'FUNC == "work"' -f csv >"$1.csv" 2>"$1.err"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^samples:/) k = i; next } { print $1 "," $k }' \
+		"$1.csv"
+}
+
+# Every load a sample: exact.  A round of a thread loads stats.rounds once.
+R=20
+"$DSPROF" record -q -o sim --sim -c 1 -e sim:loads -- "$PROGS/tlsvars" $R >sim.out 2>sim.err
+check_eq "--sim: recorded" "$?" 0
+rows sim >sim.rows
+check_eq "--sim: the rounds' loads of struct tstats.rounds, every one" \
+	"$(awk -F, '$1 == "struct tstats.rounds" { print $2 }' sim.rows)" $((3 * R))
+v=$(awk -F, '$1 == "values (double [2048])" { print $2 }' sim.rows)
+all=$(awk -F, '$1 !~ /^struct tstats\./ { s += $2 } END { print s + 0 }' sim.rows)
+check "--sim: the array's loads are values's (${v:-0} of $all)" test "$((${v:-0} * 1000))" -ge "$((all * 999))"
+check_eq "--sim: no load of work is <stack>, unknown or in no block" \
+	"$(grep -c '^<stack>,\|^<unknown\|^<in no block>\|^<thread-local>' sim.rows)" 0
+check_contains "--sim: the thread pointer's load is the control block's" sim.rows '^<thread control block>,3$'
+
+# Clang reaches the array %fs-relative with an index (addpd %fs:-0x4000(,%rsi,8))
+if clang -std=gnu11 -O2 -g -pthread -o tlsvars-clang "$TOP/tests/programs/tlsvars.c" 2>clang.err; then
+	"$DSPROF" record -q -o simc --sim -c 1 -e sim:loads -- ./tlsvars-clang $R >/dev/null 2>simc.err
+	rows simc >simc.rows
+	v=$(awk -F, '$1 == "values (double [2048])" { print $2 }' simc.rows)
+	all=$(awk -F, '$1 !~ /^struct tstats\./ { s += $2 } END { print s + 0 }' simc.rows)
+	check "clang: the array's loads are values's (${v:-0} of $all)" \
+		test "$((${v:-0} * 1000))" -ge "$((all * 999))" -a "${v:-0}" -gt 0
+	check_eq "clang: no load of work is <stack>, unknown or <thread-local>" \
+		"$(grep -c '^<stack>,\|^<unknown\|^<in no block>\|^<thread-local>' simc.rows)" 0
+else
+	not_ok "clang cannot build tlsvars: $(head -c 300 clang.err)"
+fi
+
+# cpu-clock: the samples backtracked to work's loads name the array, none
+# <stack>; the statistics' %fs-relative loads resolve without an address
+"$DSPROF" record -q -o cpu -- "$PROGS/tlsvars" 3000 >cpu.out 2>cpu.err
+check_eq "cpu-clock: recorded" "$?" 0
+rows cpu >cpu.rows
+check_eq "cpu-clock: values is work's top data object" "$(sort -t, -k2,2nr cpu.rows | sed -n '1s/,.*//p')" \
+	"values (double [2048])"
+check_eq "cpu-clock: no sample of work is <stack>" "$(grep -c '^<stack>,' cpu.rows)" 0
+
+# record --heap: thread-locals are no heap, whichever thread's
+"$DSPROF" record -q -o heap --heap --sim -c 1 -e sim:loads -- "$PROGS/tlsvars" $R >/dev/null 2>heap.err
+"$DSPROF" report -i heap --view heap --filter 'FUNC == "work"' -f csv >heap.csv 2>heap.rerr
+nh=$(csv_lookup heap.csv name '<not heap>' samples:sim:loads)
+check "record --heap: work's loads are <not heap> (${nh:-0})" test "${nh:-0}" -ge "$((3 * R * 3000))"
+check_eq "record --heap: none is in no block" "$(csv_lookup heap.csv name '<in no block>' samples:sim:loads)" ""
