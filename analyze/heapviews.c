@@ -189,7 +189,8 @@ static void map_site_rows(ds_session *s, tb *b, uint32_t si, const ds_vec_u32 *r
 					break;
 			}
 		ds_buf_reset(&name);
-		ds_buf_printf(&name, "+%" PRIu64 "..%" PRIu64, w * g, (end * g < st->max_size ? end * g : st->max_size) - 1);
+		ds_buf_printf(&name, "+%" PRIu64 "..%" PRIu64, w * g,
+			      (end * g < st->max_size ? end * g : st->max_size) - 1);
 		if (touched && most[w] >= 0)
 			ds_buf_printf(&name, " %s", s->dobjs.v[most[w]].name);
 		else if (!touched)
