@@ -23,6 +23,7 @@
 #include "analyze/analyze.h"
 #include "dwarfmap/dwarfmap.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,6 +592,53 @@ static void expand(printer *p, const ds_type *t, const conf *c)
 
 /* pahole's type__fprintf: a member's type and name, expanding anonymous
  * structs and unions (and those behind pointers) in place. */
+/* The function t points to through n > 1 pointers, or an array of
+ * pointers to (t an array: its element's), with *stars the pointers: NULL
+ * when t is neither.  GCC's __vtbl_ptr_type is such a pointer, named. */
+static const ds_type *deep_function_pointer(const ds_type *t, int *stars)
+{
+	bool array = t && t->kind == DS_TYPE_ARRAY;
+
+	if (array)
+		t = t->target;
+	*stars = 0;
+	for (int depth = 0; t && depth < MAX_DEPTH; depth++, t = t->target) {
+		if (t->kind == DS_TYPE_FUNCTION)
+			return *stars > (array ? 0 : 1) ? t : NULL;
+		if (t->kind != DS_TYPE_POINTER || (t->name && t->name[0] == '&'))
+			return NULL;
+		++*stars;
+	}
+	return NULL;
+}
+
+/* A member that is a pointer to a pointer to a function, or an array of
+ * function pointers, declared as C declares it: void (**tab)(void),
+ * int (*ops[3])(void), a C++ class's int (**_vptr.Base)(void).  pahole
+ * writes them as no compiler reads them (void ()(void) * * tab). */
+static bool deep_function_decl(printer *p, const ds_type *t, const char *name, const conf *c)
+{
+	int stars;
+	const ds_type *f = deep_function_pointer(t, &stars);
+	ds_buf decl = {0}, b = {0};
+
+	if (!f)
+		return false;
+	for (int i = 1; i < stars; i++)
+		ds_buf_putc(&decl, '*');
+	ds_buf_puts(&decl, name ? name : "");
+	for (size_t i = 0; t->kind == DS_TYPE_ARRAY && i < t->ndims; i++)
+		if (t->dims[i])
+			ds_buf_printf(&decl, "[%" PRIu64 "]", t->dims[i]);
+		else
+			ds_buf_puts(&decl, "[]");
+	ftype_text(&b, f, ds_buf_str(&decl), true, c->type_spacing, 0);
+	put(p, ds_buf_str(&b));
+	ds_buf_free(&decl);
+	ds_buf_free(&b);
+	return true;
+}
+
 static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 {
 	conf tc = *c;
@@ -600,6 +648,8 @@ static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 	/* a NULL name (an anonymous member's) leaves no suffix after "}" */
 	if (is_struct(t) || is_union(t) || (t && t->kind == DS_TYPE_ENUM))
 		tc.prefix = NULL, tc.suffix = name, tc.emit_stats = false;
+	if (deep_function_decl(p, t, name, &tc))
+		return;
 	for (int depth = 0; depth < MAX_DEPTH; depth++) {
 		if (is_void(t))
 			break;

@@ -60,9 +60,13 @@ function member_name(s,   n) {
 	sub(/;[ \t]*$/, "", s)
 	sub(/:[0-9]+$/, "", s)                      # bit field width
 	while (s ~ /\[[0-9]*\]$/) sub(/\[[0-9]*\]$/, "", s)
-	if (s ~ /\(\*[A-Za-z_0-9]*\)/) {             # function pointer
-		match(s, /\(\*[A-Za-z_0-9]*\)/)
-		return substr(s, RSTART + 2, RLENGTH - 3)
+	# a function pointer, (*f), or as dsprof declares a pointer to one or
+	# an array of them, (**f), (*f[3]), (**_vptr.Base)
+	if (s ~ /\(\*+[A-Za-z_0-9.]*(\[[0-9]*\])*\)/) {
+		match(s, /\(\*+[A-Za-z_0-9.]*(\[[0-9]*\])*\)/)
+		s = substr(s, RSTART + 1, RLENGTH - 2)
+		gsub(/^\*+|\[.*$/, "", s)
+		return s
 	}
 	n = split(s, w, /[ \t*&]+/)
 	return n ? w[n] : ""
@@ -315,7 +319,8 @@ check_eq "no experiment: one line" "$(wc -l <err.txt)" 1
 # C++ derived classes: the base class counts in the sizes' sum (pahole's
 # "BRAIN FART ALERT" at every derived class is not repeated), a member in
 # its base's tail padding is said to be there, and an empty base class
-# takes no room.
+# takes no room.  Pointers to function pointers (a class's virtual table
+# pointer) and arrays of function pointers are declared as C declares them.
 cat >derived.cc <<'EOF'
 struct A { long a; };
 struct B : A { long b; };
@@ -323,7 +328,11 @@ struct P { long a; int b; P() : a(0), b(0) {} };
 struct Q : P { int c; };
 struct Empty { };
 struct E : Empty { long e; };
-int main() { B b; b.a = 1; b.b = 2; Q q; q.c = 3; E e; e.e = 4; return (int)(b.a + b.b + q.c + e.e); }
+struct V { virtual ~V() {} long v; };
+struct ops { void (*cb)(int); void (**tab)(void); int (*arr[3])(void); };
+ops table;
+int main() { B b; b.a = 1; b.b = 2; Q q; q.c = 3; E e; e.e = 4; V v; v.v = 5;
+	return (int)(b.a + b.b + q.c + e.e + v.v) + (table.cb != 0); }
 EOF
 if g++ -O0 -g -o derived derived.cc 2>derived.err; then
 	"$DSPROF" layout ./derived >derived.ds
@@ -333,6 +342,10 @@ if g++ -O0 -g -o derived derived.cc 2>derived.err; then
 	check_contains "derived classes: an empty base" derived.ds '/\* empty: it takes no room \*/'
 	check_eq "derived classes: reused padding is not counted as padding" \
 		"$(grep -c 'paddings:' derived.ds)" 0
+	# pointers to function pointers and arrays of them, as C declares them
+	check_contains "a class's virtual table pointer" derived.ds '^	int +\(\*\*_vptr\.V\)\(void\); '
+	check_contains "a pointer to function pointers" derived.ds '^	void +\(\*\*tab\)\(void\); '
+	check_contains "an array of function pointers" derived.ds '^	int +\(\*arr\[3\]\)\(void\); '
 else
 	not_ok "layout: the derived classes' program does not build: $(head -c 300 derived.err)"
 fi
