@@ -177,6 +177,27 @@ static void add_memtime(const ds_session *s, memtime *m, const size_t *rows, tb 
 		mt_cells(m, r, &b->v.v[r], first);
 }
 
+/* Without heap data, where <scalars> (bytes through a u8 *, a double *)
+ * hold a tenth of the first event's samples: the way to name them. */
+static void say_scalars(const ds_session *s, ds_table *t)
+{
+	uint64_t n = 0, all = t->nevents ? t->events[0].samples : 0;
+
+	if (s->heap.files || !all)
+		return;
+	for (size_t i = 0; i < s->dobjs.n; i++) {
+		const dobj *d = &s->dobjs.v[i];
+		if (d->kind == DOBJ_SCALAR || (d->kind == DOBJ_VIA && !strncmp(d->name, "<scalars>", 9)))
+			n += s->dobj_samples.v[i * s->nev];
+	}
+	if (n * 10 >= all)
+		tb_prop(t, "note", DS_PROP_TEXT,
+			"%.0f%% of the %s samples are <scalars>, bytes read through pointers to base types that "
+			"no variable names: record with --heap to name the heap blocks among them by their "
+			"allocation sites",
+			100.0 * (double)n / (double)all, t->events[0].name);
+}
+
 int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	ds_col cols[DO_NCOLS] = {{"kind", DS_COL_STR, true},
@@ -265,6 +286,7 @@ int ds_view_dataobjects(ds_session *s, const ds_view_opts *o, ds_table **out, ds
 	ds_session_debug_notes(s, *out); /* first: see ds_say_nomem */
 	ds_say_nomem(*out, nomem, tool);
 	ds_say_timer(*out);
+	say_scalars(s, *out);
 	if (o && o->limit && o->limit < (*out)->nrows) {
 		ds_table *t = *out;
 		for (size_t i = o->limit; i < t->nrows; i++) {

@@ -135,6 +135,14 @@ check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 12500
 ld=$(w '<loader>') nb=$(w '<in no block>')
 check "--sim: the loader's own memory is <loader> (${ld:-0})" test "${ld:-0}" -gt 1000
 check "--sim: little is left in no block (${nb:-0} of ${ld:-0})" test "$((${nb:-0} * 100))" -lt "${ld:-0}"
+# without --heap the arrays' doubles are <scalars>, and a note says how to
+# name them; with it, no such note
+"$DSPROF" record -q -o hn --sim -c 1 -e sim:loads -- "$PROGS/heapobj" 10000 1 >/dev/null 2>hn.err
+"$DSPROF" report -i hn --view dataobjects >hn.txt 2>&1
+check_contains "no --heap: a note says how to name the <scalars>" hn.txt \
+	'^# note: [0-9]+% of the sim:loads samples are <scalars>.*record with --heap'
+"$DSPROF" report -i hs --view dataobjects >hsn.txt 2>&1
+check "with --heap: no such note" sh -c '! grep -q "record with --heap to name" hsn.txt'
 # the global array, read through the same double *: the global, not <scalars>
 "$DSPROF" report -i hs --view dataobjects -f csv >hsdo.csv
 check_eq "--sim: the global array's loads, by its address" \
