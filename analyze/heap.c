@@ -27,6 +27,7 @@
 #include "experiment/heapfile.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -701,22 +702,24 @@ static uint32_t frame_site(ds_session *s, const hstack *st, unsigned k)
 	return si;
 }
 
-/* The name of stack st's site: its innermost frame outside the allocator
- * and wrappers.  When all are theirs, a library allocated for itself (the
- * C++ runtime's exception pool, from its constructor that the loader
- * called): the frame that called the allocation function, not the
- * loader's entry at the stack's end. */
+/* The index of stack st's site frame: its innermost frame outside the
+ * allocator and wrappers.  When all are theirs, a library allocated for
+ * itself (the C++ runtime's exception pool, from its constructor that the
+ * loader called): the frame that called the allocation function, 0, not
+ * the loader's entry at the stack's end. */
+static unsigned site_frame(ds_session *s, const hstack *st)
+{
+	for (unsigned k = 0; k < st->n; k++)
+		if (!wrapper(s, &s->heap, frame_site(s, st, k)))
+			return k;
+	return 0;
+}
+
+/* The name of stack st's site: its site frame's. */
 static void stack_site_name(ds_session *s, const hstack *st, ds_buf *name)
 {
-	for (unsigned k = 0; k < st->n; k++) {
-		uint32_t si = frame_site(s, st, k);
-		if (!wrapper(s, &s->heap, si)) {
-			frame_name(s, si, name);
-			return;
-		}
-	}
 	if (st->n)
-		frame_name(s, frame_site(s, st, 0), name);
+		frame_name(s, frame_site(s, st, site_frame(s, st)), name);
 	else
 		ds_buf_puts(name, "<no call stack>");
 }
@@ -746,6 +749,102 @@ const char *ds_heap_site_stack(ds_session *s, uint32_t si)
 		st->stack_text = ds_buf_steal(&b);
 	}
 	return st->stack_text;
+}
+
+/* ---- sites that may be wrappers ---- */
+
+/* A site whose blocks hold this many types, as an allocator's do (a block
+ * of three types may be one object with its headers, as SQLite's pages
+ * are), that has several stacks and blocks, and at least a tenth of the
+ * samples in blocks gets a note (HINT_SITES at most). */
+#define HINT_TYPES 5
+#define HINT_SITES 3
+
+typedef struct hint {
+	int32_t tid[HINT_TYPES];
+	unsigned ntypes;
+	uint64_t samples;
+	bool said;
+} hint;
+
+static bool same_fkey(fkey a, fkey b)
+{
+	return a.dso == b.dso && a.known == b.known && a.start == b.start;
+}
+
+/* The frames from the site frame that every stack of site si shares, as
+ * "f,g" (function names), into out. */
+static void shared_frames(ds_session *s, uint32_t si, ds_buf *out)
+{
+	const hstack *first = NULL;
+	unsigned k = 0, shared = UINT_MAX;
+
+	for (size_t i = 1; i < s->heap.stacks.n && shared; i++) {
+		const hstack *st = &s->heap.stacks.v[i];
+		unsigned j, same = 0;
+		if (st->site != si || !st->n)
+			continue;
+		j = site_frame(s, st);
+		if (!first) {
+			first = st;
+			k = j;
+		}
+		while (same < shared && j + same < st->n && k + same < first->n &&
+		       same_fkey(site_fkey(s, frame_site(s, st, j + same)), site_fkey(s, frame_site(s, first, k + same))))
+			same++;
+		shared = same;
+	}
+	for (unsigned d = 0; first && d < shared; d++)
+		ds_buf_printf(out, "%s%s", d ? "," : "", site_fname(s, frame_site(s, first, k + d)));
+}
+
+void ds_heap_wrapper_notes(ds_session *s, ds_table *t)
+{
+	ds_heap *h = &s->heap;
+	hint *hv;
+	uint64_t all = 0;
+
+	if (!h->files || !h->sites.n)
+		return;
+	hv = ds_xcalloc(h->sites.n, sizeof *hv);
+	for (size_t k = 0; k < s->srecs.n && k < h->rec_block.n; k++) {
+		const ds_srec *r = &s->srecs.v[k];
+		int32_t tid = r->dobj >= 0 ? s->dobjs.v[r->dobj].tid : -1;
+		hint *x;
+		unsigned i = 0;
+		if (!h->rec_block.v[k] || r->ev || !ds_srec_kept(s, k))
+			continue;
+		x = &hv[h->blocks.v[h->rec_block.v[k] - 1].site];
+		x->samples++;
+		all++;
+		while (i < x->ntypes && x->tid[i] != tid)
+			i++;
+		if (tid >= 0 && i == x->ntypes && x->ntypes < HINT_TYPES)
+			x->tid[x->ntypes++] = tid;
+	}
+	for (unsigned n = 0; n < HINT_SITES; n++) {
+		uint32_t best = UINT32_MAX;
+		ds_buf frames = {0};
+		const hint *x;
+		for (uint32_t i = 0; i < h->sites.n; i++)
+			if (!hv[i].said && hv[i].ntypes == HINT_TYPES && hv[i].samples * 10 >= all &&
+			    h->sites.v[i].nstacks > 1 && h->sites.v[i].blocks >= HINT_TYPES &&
+			    (best == UINT32_MAX || hv[i].samples > hv[best].samples))
+				best = i;
+		if (best == UINT32_MAX)
+			break;
+		x = &hv[best];
+		hv[best].said = true;
+		shared_frames(s, best, &frames);
+		if (frames.len)
+			tb_prop(t, "note", DS_PROP_TEXT,
+				"%s: its blocks hold %u types or more (%s, %s, %s...), as an allocator's do; if it "
+				"allocates for its callers, --heap-wrappers %s makes them the sites",
+				h->sites.v[best].name, HINT_TYPES, s->tidents.v[x->tid[0]].name,
+				s->tidents.v[x->tid[1]].name, s->tidents.v[x->tid[2]].name, ds_buf_str(&frames));
+		ds_buf_free(&frames);
+	}
+	free(hv);
 }
 
 void ds_heap_site_stacks(ds_session *s, uint32_t si, ds_buf *out)

@@ -30,11 +30,16 @@ static uint64_t map_granule(uint64_t size)
 }
 
 /* Every allocation site, sampled or not: its blocks, bytes, peak, the
- * blocks' average lifetime, and the samples that fell in its blocks. */
+ * blocks' average lifetime, and the samples that fell in its blocks; a
+ * note for a site that may be the program's own allocator. */
 int ds_view_heap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *err)
 {
 	static const char *const keys[] = {"allocsite"};
-	return ds_group(s, keys, 1, &(group_opts){"heap", "allocation site", false, true}, o, out, err);
+	int rc = ds_group(s, keys, 1, &(group_opts){"heap", "allocation site", false, true}, o, out, err);
+
+	if (!rc)
+		ds_heap_wrapper_notes(s, *out);
+	return rc;
 }
 
 /* The site of record k's block, UINT32_MAX: none. */

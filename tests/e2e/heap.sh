@@ -200,6 +200,25 @@ check_contains "tui: Enter opens the site's access map" tui.txt "DataLayout: sit
 check_contains "tui: its words and their fields" tui.txt "\+8\.\.15 struct item.key"
 check_contains "tui: the site's stack" tui.txt "make_list \(heapobj.c:[0-9]+\) < main"
 
+# ---- a program's own allocation function ----
+# (tests/programs/heapwrap.c: five kinds of records, 300 each, made through
+# xalloc): without --heap-wrappers its site holds the five types, and a
+# note names it for the option; with it, the five callers are the sites
+# and no note is left
+"$DSPROF" record -q -o hw --heap --sim -c 1 -e sim:loads -- "$PROGS/heapwrap" 300 >/dev/null 2>hw.err
+"$DSPROF" report -i hw --view heap >hw.txt 2>&1
+check_contains "wrapper: a note names xalloc for --heap-wrappers" hw.txt \
+	'^# note: xalloc \(heapwrap\.c:[0-9]+\): its blocks hold 5 types or more .*--heap-wrappers xalloc makes them the sites$'
+"$DSPROF" report -i hw --view heap --heap-wrappers xalloc -f csv >hww.csv 2>hww.err
+wsrc="$TOP/tests/programs/heapwrap.c"
+check_eq "wrapper: with it, make_point's 300 blocks are its own" \
+	"$(csv_lookup hww.csv name "make_point (heapwrap.c:$(line_of 'struct point \*p = xalloc' "$wsrc"))" blocks)" 300
+"$DSPROF" report -i hw --view heap --heap-wrappers xalloc >hww.txt 2>&1
+check_eq "wrapper: with it, no note" "$(grep -c 'heap-wrappers xalloc makes' hww.txt)" 0
+# heapobj's sites each make one kind of block: no note
+"$DSPROF" report -i hs --view heap >hsh.txt 2>&1
+check_eq "no wrapper, no note" "$(grep -c 'as an allocator.s do' hsh.txt)" 0
+
 # ---- leaks ----
 leaks() { # DIR ARGS...: record heapleak ARGS into DIR, its leaks into DIR.csv
 	dir=$1
