@@ -1375,8 +1375,10 @@ static void attribute(ds_session *s, const ds_record *r, const bool *precise, si
 	}
 	if (d.id == NO_DOBJ && es == DS_EA_REGS_CHANGED)
 		d = unknown(s, "regs-changed");
-	else if (d.id == NO_DOBJ) /* a string function is resolved without its own debug information */
-		d = unknown(s, has_types(s->dsos.v[s->sites.v[rc.site].dso].dso) ? "no-variable" : "no-debuginfo");
+	else if (d.id == NO_DOBJ && x->strfn) /* what its caller passed is not known */
+		d = unknown(s, "caller-argument");
+	else if (d.id == NO_DOBJ)
+		d = unknown(s, "no-variable");
 	rc.dobj = d.id;
 	/* offsets inside one aggregate; none is 4 GiB */
 	rc.off = d.off <= UINT32_MAX ? (uint32_t)d.off : 0;

@@ -48,6 +48,17 @@ check_ge "the tail call's memcpy has samples" \
 	"$(awk -F, 'NR > 1 && index($1, "__memmove") == 1 { s += $4 } END { print s + 0 }' tailfn.csv)" 200
 # (the loader's own calls at startup may charge some other object)
 check_eq "no object through a tail call's arguments" "$(grep -c '^struct [a-z]* (via ' tail.csv)" 0
+# every load simulated and none through a crossed branch: the tail call's
+# copy is a string function's access whose caller's argument is not
+# known, and says so
+"$DSPROF" record -q -o tails --sim -e sim:loads -c 101 -- "$PROGS/strfuncs" tail 200 >/dev/null 2>tails.err ||
+	not_ok "record --sim strfuncs tail: $(head -n 1 tails.err)"
+"$DSPROF" report -i tails --view dataobjects -f csv >tails.csv 2>>tail.err
+"$DSPROF" report -i tails --view functions -f csv >tailsfn.csv 2>>tail.err
+mv=$(awk -F, 'NR > 1 && index($1, "__memmove") == 1 { s += $4 } END { print s + 0 }' tailsfn.csv)
+ca=$(csv_lookup tails.csv name '<unknown: caller-argument>' samples:sim:loads)
+check "--sim: the tail call's copy is <unknown: caller-argument> (${ca:-0} of $mv)" \
+	test "$((${ca:-0} * 100))" -ge "$((mv * 99))" -a "$mv" -gt 1000
 
 # bytes copied between two heap blocks (strfuncs bytes), every 1009th
 # simulated access: <scalars> (via memcpy) without heap data; with it, each
