@@ -391,6 +391,7 @@ static dref by_thread_local(ds_session *s, ds_dso *d, const site *st, const ds_t
 		const ds_tval *b = k ? ds_track_reg(k, t->mem.base) : NULL;
 		if ((known = b && b->number))
 			tpoff += b->off;
+		ds_track_free(k);
 	}
 	return thread_local_object(s, d, tpoff, known, t->mem.size);
 }
