@@ -458,9 +458,10 @@ const char *ds_heap_site_stack(ds_session *s, uint32_t site);
 /* Every stack of a site: their text, one a line. */
 void ds_heap_site_stacks(ds_session *s, uint32_t site, ds_buf *out);
 /* Notes on the sites that may be the program's own allocators (SQLite's
- * sqlite3MemMalloc): those whose blocks the kept samples read as three
- * types or more and that hold a tenth of the samples in blocks, with the
- * frames their stacks share from them, for --heap-wrappers. */
+ * sqlite3MemMalloc): those whose blocks the kept samples read as five types
+ * or more, with several stacks and blocks, that hold a tenth of the samples
+ * in blocks, with the frames their stacks share from them, for
+ * --heap-wrappers. */
 void ds_heap_wrapper_notes(ds_session *s, ds_table *t);
 /* "heap: 8 MB block of double from main (m.c:17)": the name of a site's
  * blocks, read as elements of type elem (NULL: not said). */

@@ -679,9 +679,8 @@ static void frame_name(ds_session *s, uint32_t si, ds_buf *b)
 	unsigned line;
 	const char *file = own_line(s, si, &line), *base;
 
-	if (!st->sym && !s->dsos.v[st->dso].kernel) {
-		ds_buf_printf(b, "%s (%s+0x%" PRIx64 ")", site_fname(s, si), s->dsos.v[st->dso].module,
-			      st->has_vaddr ? st->vaddr : st->off);
+	if (!st->sym && st->has_vaddr) { /* in an object: not JIT code, nor the kernel */
+		ds_buf_printf(b, "%s (%s+0x%" PRIx64 ")", site_fname(s, si), s->dsos.v[st->dso].module, st->vaddr);
 		return;
 	}
 	if (!file) {
@@ -703,16 +702,19 @@ static uint32_t frame_site(ds_session *s, const hstack *st, unsigned k)
 }
 
 /* The index of stack st's site frame: its innermost frame outside the
- * allocator and wrappers.  When all are theirs, a library allocated for
- * itself (the C++ runtime's exception pool, from its constructor that the
- * loader called): the frame that called the allocation function, 0, not
- * the loader's entry at the stack's end. */
+ * allocator and wrappers.  When all are theirs: its outermost, unless that
+ * is the loader's, where a library allocated for itself as it loaded (the
+ * C++ runtime's exception pool, from its constructor): then the frame that
+ * called the allocation function, 0.  (A stack cut short, all of it in
+ * templates of the C++ library, keeps its outermost.) */
 static unsigned site_frame(ds_session *s, const hstack *st)
 {
 	for (unsigned k = 0; k < st->n; k++)
 		if (!wrapper(s, &s->heap, frame_site(s, st, k)))
 			return k;
-	return 0;
+	if (!st->n || ds_heap_loader(s->dsos.v[s->sites.v[frame_site(s, st, st->n - 1)].dso].module))
+		return 0;
+	return st->n - 1;
 }
 
 /* The name of stack st's site: its site frame's. */
@@ -767,9 +769,12 @@ typedef struct hint {
 	bool said;
 } hint;
 
-static bool same_fkey(fkey a, fkey b)
+/* Whether two frame sites are in one function with a symbol: a frame
+ * without one names no function for --heap-wrappers. */
+static bool same_function(ds_session *s, uint32_t a, uint32_t b)
 {
-	return a.dso == b.dso && a.known == b.known && a.start == b.start;
+	fkey x = site_fkey(s, a), y = site_fkey(s, b);
+	return x.known && y.known && x.dso == y.dso && x.start == y.start;
 }
 
 /* The frames from the site frame that every stack of site si shares, as
@@ -790,7 +795,7 @@ static void shared_frames(ds_session *s, uint32_t si, ds_buf *out)
 			k = j;
 		}
 		while (same < shared && j + same < st->n && k + same < first->n &&
-		       same_fkey(site_fkey(s, frame_site(s, st, j + same)), site_fkey(s, frame_site(s, first, k + same))))
+		       same_function(s, frame_site(s, st, j + same), frame_site(s, first, k + same)))
 			same++;
 		shared = same;
 	}
@@ -1017,14 +1022,16 @@ static int cmp_start_desc(const void *a, const void *b)
 }
 
 /* Whether a sample's object says nothing of the memory: scalars, bytes
- * no variable names, or scalars a string function reached (via: then
- * named by that function). */
+ * no variable names, scalars a string function reached (via: then named
+ * by that function), or a string function's bytes whose caller's argument
+ * is not known. */
 static bool nameless(const dobj *o, const char **via)
 {
 	*via = NULL;
 	if (o->kind == DOBJ_VIA && !o->type && !strncmp(o->name, "<scalars>", 9))
 		*via = o->path;
-	return o->kind == DOBJ_SCALAR || *via || (o->kind == DOBJ_UNKNOWN && !strcmp(o->path, "no-variable"));
+	return o->kind == DOBJ_SCALAR || *via ||
+	       (o->kind == DOBJ_UNKNOWN && (!strcmp(o->path, "no-variable") || !strcmp(o->path, "caller-argument")));
 }
 
 /* The base type a scalar record read or wrote through (its site's

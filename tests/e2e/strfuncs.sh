@@ -59,6 +59,13 @@ mv=$(awk -F, 'NR > 1 && index($1, "__memmove") == 1 { s += $4 } END { print s + 
 ca=$(csv_lookup tails.csv name '<unknown: caller-argument>' samples:sim:loads)
 check "--sim: the tail call's copy is <unknown: caller-argument> (${ca:-0} of $mv)" \
 	test "$((${ca:-0} * 100))" -ge "$((mv * 99))" -a "$mv" -gt 1000
+# with the heap recorded, those loads are the block's, by its site
+"$DSPROF" record -q -o tailh --heap --sim -e sim:loads -c 101 -- "$PROGS/strfuncs" tail 200 >/dev/null 2>tailh.err ||
+	not_ok "record --heap --sim strfuncs tail: $(head -n 1 tailh.err)"
+"$DSPROF" report -i tailh --view dataobjects -f csv >tailh.csv 2>>tail.err
+hb=$(awk -F, 'NR > 1 && $1 ~ /^heap: 64 KB block from main \(strfuncs\.c:[0-9]+\)$/ { s += $5 } END { print s + 0 }' tailh.csv)
+check "--heap --sim: the tail call's copy is in the heap blocks (${hb:-0} of $mv)" \
+	test "$((${hb:-0} * 100))" -ge "$((mv * 99))"
 
 # bytes copied between two heap blocks (strfuncs bytes), every 1009th
 # simulated access: <scalars> (via memcpy) without heap data; with it, each
