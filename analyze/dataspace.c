@@ -389,8 +389,7 @@ static dref by_thread_local(ds_session *s, ds_dso *d, const site *st, const ds_t
 	if (t->mem.base != DS_REG_NONE) {
 		ds_track *k = ds_track_to(s, d, st->sym, t->pc, NULL);
 		const ds_tval *b = k ? ds_track_reg(k, t->mem.base) : NULL;
-		if ((known = b && b->number))
-			tpoff += b->off;
+		known = b && b->number && !__builtin_add_overflow(tpoff, b->off, &tpoff);
 		ds_track_free(k);
 	}
 	return thread_local_object(s, d, tpoff, known, t->mem.size);
@@ -648,7 +647,9 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
 	b = ds_track_reg(k, t->mem.base);
 	if (b && b->tp) { /* mov %fs:0, %rax; mov -16(%rax), %rdx */
-		r = thread_local_object(s, d, b->off + disp, true, t->mem.size);
+		int64_t tpoff;
+		bool known = !__builtin_add_overflow(b->off, disp, &tpoff);
+		r = thread_local_object(s, d, tpoff, known, t->mem.size);
 		*how = HOW_STATIC;
 		ds_track_free(k);
 		return r;
@@ -971,8 +972,9 @@ static dref resolve_access(ds_session *s, const site *st, ds_dso *d, const ds_tr
 	dref r = {.id = NO_DOBJ};
 
 	*how = HOW_NONE;
-	if (t->mem.segment) {
-		r = by_thread_local(s, d, st, t);
+	if (t->mem.segment) { /* %gs: no thread pointer of glibc's, nothing known */
+		if (t->mem.fs)
+			r = by_thread_local(s, d, st, t);
 		*how = HOW_STATIC;
 	} else if (t->mem.rip_relative || (t->mem.base == DS_REG_NONE && t->mem.index == DS_REG_NONE)) {
 		r = by_static_address(s, d, t);

@@ -219,6 +219,10 @@ static ds_tval tval_meet(ds_tval a, ds_tval b)
 
 	if (a.clash || b.clash)
 		return (ds_tval){.clash = true};
+	/* the thread pointer and numbers are values, not targets: all paths
+	 * must have the same, or it is not known */
+	if (bare(&a) || bare(&b))
+		return a.tp == b.tp && a.number == b.number && a.off == b.off ? a : (ds_tval){0};
 	if (to_bytes(&a) && to_bytes(&b)) {
 		a.vid = vid;
 		a.off = 0;
@@ -232,12 +236,11 @@ static ds_tval tval_meet(ds_tval a, ds_tval b)
 	a.vid = vid;
 	if (a.into != b.into && through_pointer(&a) && through_pointer(&b) && same_target(&a, &b))
 		b.into = a.into;
-	if (a.into != b.into || a.var != b.var || a.stack != b.stack || a.frame != b.frame || a.vtable != b.vtable ||
-	    a.tp != b.tp || a.number != b.number)
+	if (a.into != b.into || a.var != b.var || a.stack != b.stack || a.frame != b.frame || a.vtable != b.vtable)
 		return (ds_tval){.clash = true};
 	if (a.off != b.off) {
 		step = step_of(a.into);
-		if (a.frame || a.vtable || bare(&a) || step <= 0 || (a.off - b.off) % step != 0)
+		if (a.frame || a.vtable || step <= 0 || (a.off - b.off) % step != 0)
 			return (ds_tval){.clash = true};
 		a.off = ((a.off % step) + step) % step;
 	}
@@ -475,14 +478,17 @@ ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off)
 	return (ds_tval){0};
 }
 
-/* tpoff bytes from the thread pointer: a program's thread-local variable
+/* a + b bytes from the thread pointer: a program's thread-local variable
  * there, or the bare offset (the thread's control block, above it). */
-static ds_tval thread_local(const ds_track *k, int64_t tpoff)
+static ds_tval thread_local(const ds_track *k, int64_t a, int64_t b)
 {
 	uint64_t off;
-	const ds_var *g = ds_dso_tls_at(k->d, tpoff, &off);
+	int64_t tpoff;
+	const ds_var *g;
 
-	if (!g)
+	if (__builtin_add_overflow(a, b, &tpoff))
+		return (ds_tval){0};
+	if (!(g = ds_dso_tls_at(k->d, tpoff, &off)))
 		return (ds_tval){.tp = true, .off = tpoff};
 	return (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
 }
@@ -500,12 +506,13 @@ static ds_tval address_of(const ds_track *k, const ds_insn *in)
 	if (m->segment) {
 		/* with a register, the offset it holds: a number the code set
 		 * (lea 0xffffffffffffbff0, %r8; mov %fs:(%r8), %rax), else a
-		 * library's, placed at load time and read from its GOT */
+		 * library's, placed at load time and read from its GOT; %gs is
+		 * no thread pointer of glibc's */
 		b = ds_track_reg(k, m->base);
-		if (m->base == DS_REG_NONE || (b && b->number)) /* an index: which element */
-			v = thread_local(k, (b ? b->off : 0) + m->disp);
+		if (m->fs && (m->base == DS_REG_NONE || (b && b->number))) /* an index: which element */
+			v = thread_local(k, b ? b->off : 0, m->disp);
 	} else if ((b = ds_track_reg(k, m->base)) != NULL && b->tp) {
-		v = thread_local(k, b->off + m->disp); /* an index: which element */
+		v = thread_local(k, b->off, m->disp); /* an index: which element */
 	} else if (m->rip_relative) {
 		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
 		if (g)
@@ -557,7 +564,7 @@ static ds_tval held_at(const ds_track *k, const ds_insn *in)
 static bool thread_pointer_load(const ds_insn *in)
 {
 	const ds_memop *m = &in->mem[0];
-	return in->nmem && m->segment && m->base == DS_REG_NONE && m->index == DS_REG_NONE && m->disp == 0 &&
+	return in->nmem && m->fs && m->base == DS_REG_NONE && m->index == DS_REG_NONE && m->disp == 0 &&
 	       m->size == 8;
 }
 
@@ -612,9 +619,13 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		v = tval_meet(value_of(k, in->dst), value_of(k, in->src));
 		break;
 	case DS_MOVE_ADD_IMM:
-		if (ds_track_reg(k, in->dst)) {
+		a = value_of(k, in->dst);
+		if (a.tp) { /* add $-0x8010, r after mov %fs:0, r */
+			v = thread_local(k, a.off, in->imm);
+		} else if (ds_track_reg(k, in->dst)) {
 			v = k->st.reg[in->dst];
-			v.off += in->imm;
+			if (__builtin_add_overflow(v.off, in->imm, &v.off))
+				v = (ds_tval){0};
 			v.vid = 0;
 		}
 		break;
@@ -625,7 +636,7 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			/* the thread pointer plus a number the code set: a
 			 * thread-local; plus anything else, not known */
 			if ((a.tp && c.number) || (a.number && c.tp))
-				v = (ds_tval){.tp = true, .off = a.off + c.off};
+				v = thread_local(k, a.off, c.off);
 			break;
 		}
 		/* pointer + index: still into the same array (whichever operand
@@ -634,6 +645,15 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		if (!typed(&v))
 			v = (ds_tval){0};
 		v.vid = 0;
+		break;
+	case DS_MOVE_IMM:
+		v = (ds_tval){.number = true, .off = in->imm};
+		break;
+	case DS_MOVE_ADD_LOAD:
+		/* add %fs:0, r: a number the code set, from the thread pointer */
+		a = value_of(k, in->dst);
+		if (thread_pointer_load(in) && a.number)
+			v = thread_local(k, a.off, 0);
 		break;
 	case DS_MOVE_NONE:
 		return;

@@ -76,6 +76,7 @@ typedef struct ds_memop {
 	bool read, write;
 	bool rip_relative;
 	bool segment;       /* fs: or gs: prefix (thread-local): the base is not sampled */
+	bool fs;            /* ... fs:, x86-64's thread pointer (gs: is no thread-local of glibc's) */
 	bool address_only;  /* lea: the address is computed, memory is not touched */
 } ds_memop;
 
@@ -101,6 +102,7 @@ enum ds_move {
 	DS_MOVE_LEA,       /* dst = address of mem[0] */
 	DS_MOVE_ADD_IMM,   /* dst += imm (a negative imm for sub) */
 	DS_MOVE_ADD_REG,   /* dst += src */
+	DS_MOVE_ADD_LOAD,  /* dst += memory at mem[0] */
 	DS_MOVE_IMM,       /* dst = imm */
 	DS_MOVE_SELECT,    /* dst = src, or dst as it was (a conditional move) */
 	DS_MOVE_OTHER,     /* dst gets a value of unknown meaning */

@@ -261,6 +261,7 @@ static void add_memop(const ds_decoder *d, const cs_insn *in, const cs_x86_op *o
 	if (m->rip_relative)
 		m->base = DS_REG_NONE; /* the address is static: next instruction + disp */
 	m->segment = op->mem.segment == X86_REG_FS || op->mem.segment == X86_REG_GS;
+	m->fs = op->mem.segment == X86_REG_FS;
 	m->address_only = in->id == X86_INS_LEA || in->id == X86_INS_NOP;
 	m->read = !m->address_only && (op->access & CS_AC_READ);
 	m->write = !m->address_only && (op->access & CS_AC_WRITE);
@@ -357,6 +358,11 @@ static void classify_move(const ds_decoder *d, const cs_insn *in, ds_insn *out)
 	if (x->op_count == 2 && in->id == X86_INS_ADD && out->dst != DS_REG_NONE && b->type == X86_OP_REG) {
 		out->move = DS_MOVE_ADD_REG;
 		out->src = d->arch->dwarf_of_cs(b->reg);
+		return;
+	}
+	if (x->op_count == 2 && in->id == X86_INS_ADD && out->dst != DS_REG_NONE && b->type == X86_OP_MEM &&
+	    a->size == 8) {
+		out->move = DS_MOVE_ADD_LOAD;
 		return;
 	}
 	if (gpr_written) {

@@ -65,7 +65,7 @@ static void read_tls(ds_dso *d, const GElf_Phdr *tls)
 {
 	uint64_t align = tls->p_align ? tls->p_align : 1, first = -tls->p_vaddr & (align - 1);
 
-	if (d->main.ehdr.e_machine != EM_X86_64 || (align & (align - 1)) ||
+	if (d->main.ehdr.e_machine != EM_X86_64 || (align & (align - 1)) || align > (1ull << 30) ||
 	    tls->p_memsz > (1ull << 40) || first > tls->p_memsz || !is_program(d))
 		return;
 	d->tls_exec = true;

@@ -1767,7 +1767,7 @@ const ds_var *ds_dso_tls_at(ds_dso *d, int64_t tpoff, uint64_t *offset)
 	int64_t at;
 	const ds_var *g;
 
-	if (!d->tls_exec || tpoff < d->tls_base || tpoff - d->tls_base >= (int64_t)d->tls_size)
+	if (!d->tls_exec || tpoff < d->tls_base || tpoff >= d->tls_base + (int64_t)d->tls_size)
 		return NULL;
 	at = tpoff - d->tls_base; /* in the TLS block */
 	vs = vars_of(d);

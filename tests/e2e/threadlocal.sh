@@ -43,6 +43,39 @@ else
 	not_ok "clang cannot build tlsvars: $(head -c 300 clang.err)"
 fi
 
+# thread-locals defined in another file: GCC's initial-exec code, which
+# the linker turns into mov $-16, %rbx; mov %fs:(%rbx) and
+# mov $-0x8010, %r9; add %fs:0, %r9
+cat >tla.c <<'EOF'
+extern __thread long counter;
+extern __thread long arr[4096];
+long bump(int n)
+{
+	long s = 0;
+	for (int r = 0; r < 50; r++)
+		for (int i = 0; i < n; i++) {
+			counter++;
+			s += arr[i];
+		}
+	return s;
+}
+EOF
+cat >tlb.c <<'EOF'
+__thread long counter;
+__thread long arr[4096];
+long bump(int);
+int main(void) { return (int)bump(4096); }
+EOF
+if gcc -O2 -g -o tlab tla.c tlb.c 2>tlab.err; then
+	"$DSPROF" record -q -o ext --sim -c 1 -e sim:loads -- ./tlab >/dev/null 2>ext.err
+	"$DSPROF" report -i ext --view dataobjects --filter 'FUNC == "bump"' -f csv >ext.csv 2>ext.rerr
+	check_eq "extern __thread: every load of the array is arr's" \
+		"$(csv_lookup ext.csv name 'arr (long int [4096])' samples:sim:loads)" $((50 * 4096))
+	check_contains "extern __thread: the counter, by its offset in a register" ext.csv '^counter \(long int\),'
+else
+	not_ok "the two-file thread-local program does not build: $(head -c 300 tlab.err)"
+fi
+
 # cpu-clock: the samples backtracked to work's loads name the array, none
 # <stack>; the statistics' %fs-relative loads resolve without an address
 "$DSPROF" record -q -o cpu -- "$PROGS/tlsvars" 3000 >cpu.out 2>cpu.err

@@ -97,6 +97,15 @@ TEST(decode_flow_and_moves)
 	CHECK(in.move == DS_MOVE_ADD_IMM && in.imm == -16);
 	CHECK(dec1("48 01 d8", 0, &in));                         /* add rax, rbx */
 	CHECK(in.move == DS_MOVE_ADD_REG && in.dst == RAX && in.src == RBX);
+	/* thread-locals: the thread pointer added from %fs:0, and %fs against %gs */
+	CHECK(dec1("64 4c 03 0c 25 00 00 00 00", 0, &in));       /* add r9, qword ptr fs:[0] */
+	CHECK(in.move == DS_MOVE_ADD_LOAD && in.dst == R8 + 1 && in.mem[0].fs && in.mem[0].segment);
+	CHECK(dec1("64 4c 8b 03", 0, &in));                      /* mov r8, qword ptr fs:[rbx] */
+	CHECK(in.move == DS_MOVE_LOAD && in.mem[0].fs && in.mem[0].base == RBX);
+	CHECK(dec1("65 4c 8b 03", 0, &in));                      /* mov r8, qword ptr gs:[rbx] */
+	CHECK(in.mem[0].segment && !in.mem[0].fs);
+	CHECK(dec1("48 c7 c3 f0 ff ff ff", 0, &in));             /* mov rbx, -16 */
+	CHECK(in.move == DS_MOVE_IMM && in.dst == RBX && in.imm == -16);
 	CHECK(dec1("48 0f 45 f7", 0, &in));                      /* cmovne rsi, rdi */
 	CHECK(in.move == DS_MOVE_SELECT && in.dst == RSI && in.src == RDI);
 	CHECK(dec1("0f 45 f7", 0, &in));                         /* cmovne esi, edi: no pointer */
