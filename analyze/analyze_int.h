@@ -461,8 +461,9 @@ void ds_heap_site_stacks(ds_session *s, uint32_t site, ds_buf *out);
  * sqlite3MemMalloc): those whose blocks the kept samples read as five types
  * or more, with several stacks and blocks, that hold a tenth of the samples
  * in blocks, with the frames their stacks share from them, for
- * --heap-wrappers. */
-void ds_heap_wrapper_notes(ds_session *s, ds_table *t);
+ * --heap-wrappers: at most max notes, the most sampled sites first, into
+ * notes (malloc'd; the caller frees them).  Returns how many. */
+size_t ds_heap_wrapper_notes(ds_session *s, char **notes, size_t max);
 /* "heap: 8 MB block of double from main (m.c:17)": the name of a site's
  * blocks, read as elements of type elem (NULL: not said). */
 void ds_heap_object_name(const ds_session *s, uint32_t site, const char *elem, ds_buf *out);

@@ -758,9 +758,8 @@ const char *ds_heap_site_stack(ds_session *s, uint32_t si)
 /* A site whose blocks hold this many types, as an allocator's do (a block
  * of three types may be one object with its headers, as SQLite's pages
  * are), that has several stacks and blocks, and at least a tenth of the
- * samples in blocks gets a note (HINT_SITES at most). */
+ * samples in blocks gets a note. */
 #define HINT_TYPES 5
-#define HINT_SITES 3
 
 typedef struct hint {
 	int32_t tid[HINT_TYPES];
@@ -803,14 +802,15 @@ static void shared_frames(ds_session *s, uint32_t si, ds_buf *out)
 		ds_buf_printf(out, "%s%s", d ? "," : "", site_fname(s, frame_site(s, first, k + d)));
 }
 
-void ds_heap_wrapper_notes(ds_session *s, ds_table *t)
+size_t ds_heap_wrapper_notes(ds_session *s, char **notes, size_t max)
 {
 	ds_heap *h = &s->heap;
 	hint *hv;
 	uint64_t all = 0;
+	size_t said = 0;
 
 	if (!h->files || !h->sites.n)
-		return;
+		return 0;
 	hv = ds_xcalloc(h->sites.n, sizeof *hv);
 	for (size_t k = 0; k < s->srecs.n && k < h->rec_block.n; k++) {
 		const ds_srec *r = &s->srecs.v[k];
@@ -827,7 +827,7 @@ void ds_heap_wrapper_notes(ds_session *s, ds_table *t)
 		if (tid >= 0 && i == x->ntypes && x->ntypes < HINT_TYPES)
 			x->tid[x->ntypes++] = tid;
 	}
-	for (unsigned n = 0; n < HINT_SITES; n++) {
+	while (said < max) {
 		uint32_t best = UINT32_MAX;
 		ds_buf frames = {0};
 		const hint *x;
@@ -842,7 +842,7 @@ void ds_heap_wrapper_notes(ds_session *s, ds_table *t)
 		hv[best].said = true;
 		shared_frames(s, best, &frames);
 		if (frames.len)
-			tb_prop(t, "note", DS_PROP_TEXT,
+			notes[said++] = ds_xasprintf(
 				"%s: its blocks hold %u types or more (%s, %s, %s...), as an allocator's do; if it "
 				"allocates for its callers, --heap-wrappers %s makes them the sites",
 				h->sites.v[best].name, HINT_TYPES, s->tidents.v[x->tid[0]].name,
@@ -850,6 +850,7 @@ void ds_heap_wrapper_notes(ds_session *s, ds_table *t)
 		ds_buf_free(&frames);
 	}
 	free(hv);
+	return said;
 }
 
 void ds_heap_site_stacks(ds_session *s, uint32_t si, ds_buf *out)

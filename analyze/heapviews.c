@@ -36,9 +36,13 @@ int ds_view_heap(ds_session *s, const ds_view_opts *o, ds_table **out, ds_err *e
 {
 	static const char *const keys[] = {"allocsite"};
 	int rc = ds_group(s, keys, 1, &(group_opts){"heap", "allocation site", false, true}, o, out, err);
+	char *notes[3];
 
 	if (!rc)
-		ds_heap_wrapper_notes(s, *out);
+		for (size_t i = 0, n = ds_heap_wrapper_notes(s, notes, sizeof notes / sizeof *notes); i < n; i++) {
+			tb_prop(*out, "note", DS_PROP_TEXT, "%s", notes[i]);
+			free(notes[i]);
+		}
 	return rc;
 }
 
