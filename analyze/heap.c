@@ -777,7 +777,7 @@ static bool same_function(ds_session *s, uint32_t a, uint32_t b)
 }
 
 /* The frames from the site frame that every stack of site si shares, as
- * "f,g" (function names), into out. */
+ * "f,g" (function names, up to one with a comma), into out. */
 static void shared_frames(ds_session *s, uint32_t si, ds_buf *out)
 {
 	const hstack *first = NULL;
@@ -798,8 +798,12 @@ static void shared_frames(ds_session *s, uint32_t si, ds_buf *out)
 			same++;
 		shared = same;
 	}
-	for (unsigned d = 0; first && d < shared; d++)
-		ds_buf_printf(out, "%s%s", d ? "," : "", site_fname(s, frame_site(s, first, k + d)));
+	for (unsigned d = 0; first && d < shared; d++) {
+		const char *fn = site_fname(s, frame_site(s, first, k + d));
+		if (strchr(fn, ',')) /* a template's arguments: no name of a comma-separated list */
+			break;
+		ds_buf_printf(out, "%s%s", d ? "," : "", fn);
+	}
 }
 
 size_t ds_heap_wrapper_notes(ds_session *s, char **notes, size_t max)
