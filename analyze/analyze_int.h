@@ -245,6 +245,8 @@ typedef struct fkey {
 	uint64_t start;
 } fkey;
 fkey site_fkey(ds_session *s, size_t i);
+/* Whether two keys are one function (or one object's code outside every symbol). */
+bool fkey_eq(const fkey *a, const fkey *b);
 /* The function's name: the symbol's, "[unknown]" or "[kernel]". */
 const char *site_fname(const ds_session *s, size_t i);
 /* An instruction's name, "FUNC+0xOFF" ("FUNC 0xADDR" outside every symbol). */
@@ -380,6 +382,9 @@ void ds_dataspace_recount(ds_session *s);
 const char *ds_untagged(const char *type_name);
 /* A data object's kind as the views name it: "field", "global", "stack"... */
 const char *ds_dobj_kind_name(enum dobj_kind k);
+/* Whether a data object is <scalars>, or <scalars> a string function reached
+ * (<scalars> (via memcpy)): bytes that say nothing of the memory. */
+bool ds_dobj_scalars(const dobj *o);
 
 /* The data object of record x's access at byte off of an instance of
  * tident tid (a heap block that its other samples say holds it): the

@@ -16,11 +16,6 @@
 
 /* ---- naming a function ---- */
 
-static bool fkey_eq(const fkey *a, const fkey *b)
-{
-	return a->dso == b->dso && a->known == b->known && a->start == b->start;
-}
-
 static uint64_t site_total(const ds_session *s, size_t si)
 {
 	uint64_t n = 0;

@@ -69,6 +69,11 @@ const char *ds_dobj_kind_name(enum dobj_kind k)
 	return "?";
 }
 
+bool ds_dobj_scalars(const dobj *o)
+{
+	return o->kind == DOBJ_SCALAR || (o->kind == DOBJ_VIA && !strncmp(o->name, "<scalars>", 9));
+}
+
 /* ---- data objects ---- */
 
 static int32_t dobj_new(ds_session *s, size_t i, dobj o)

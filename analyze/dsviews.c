@@ -185,11 +185,9 @@ static void say_scalars(const ds_session *s, ds_table *t)
 
 	if (s->heap.files || !all)
 		return;
-	for (size_t i = 0; i < s->dobjs.n; i++) {
-		const dobj *d = &s->dobjs.v[i];
-		if (d->kind == DOBJ_SCALAR || (d->kind == DOBJ_VIA && !strncmp(d->name, "<scalars>", 9)))
+	for (size_t i = 0; i < s->dobjs.n; i++)
+		if (ds_dobj_scalars(&s->dobjs.v[i]))
 			n += s->dobj_samples.v[i * s->nev];
-	}
 	if (n * 10 >= all)
 		tb_prop(t, "note", DS_PROP_TEXT,
 			"%.0f%% of the %s samples are <scalars>, bytes read through pointers to base types that "

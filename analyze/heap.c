@@ -773,7 +773,7 @@ typedef struct hint {
 static bool same_function(ds_session *s, uint32_t a, uint32_t b)
 {
 	fkey x = site_fkey(s, a), y = site_fkey(s, b);
-	return x.known && y.known && x.dso == y.dso && x.start == y.start;
+	return x.known && fkey_eq(&x, &y);
 }
 
 /* The frames from the site frame that every stack of site si shares, as
@@ -1032,10 +1032,8 @@ static int cmp_start_desc(const void *a, const void *b)
  * is not known. */
 static bool nameless(const dobj *o, const char **via)
 {
-	*via = NULL;
-	if (o->kind == DOBJ_VIA && !o->type && !strncmp(o->name, "<scalars>", 9))
-		*via = o->path;
-	return o->kind == DOBJ_SCALAR || *via ||
+	*via = o->kind == DOBJ_VIA && ds_dobj_scalars(o) ? o->path : NULL;
+	return ds_dobj_scalars(o) ||
 	       (o->kind == DOBJ_UNKNOWN && (!strcmp(o->path, "no-variable") || !strcmp(o->path, "caller-argument")));
 }
 

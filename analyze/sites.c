@@ -22,6 +22,11 @@ fkey site_fkey(ds_session *s, size_t i)
 	return k;
 }
 
+bool fkey_eq(const fkey *a, const fkey *b)
+{
+	return a->dso == b->dso && a->known == b->known && a->start == b->start;
+}
+
 const char *site_fname(const ds_session *s, size_t i)
 {
 	const site *st = &s->sites.v[i];
