@@ -483,7 +483,16 @@ bool ds_heap_loader(const char *module);
  * virtual table of class `vtable` (its _vptr member, loaded), or `off`
  * bytes from the thread pointer (tp: a program's thread-locals are below
  * it).  vid names one value, for its copies (its maker's offset in the
- * function, plus one; 0 none): a value may have a vid and no target yet. */
+ * function, plus one; 0 none): a value may have a vid and no target yet.
+ * A library reaches a thread-local (tls) by a GOT slot: the address of a
+ * tls_index (off: its variable's offset in the library's own TLS block),
+ * or of its module's (MODULE, local-dynamic code: the block's start),
+ * which __tls_get_addr turns into the thread's copy of that block, off
+ * bytes into it (an access there is the variable it falls in: local-
+ * dynamic code adds the variable's offset to the block's start), or a
+ * number, the block's offset from the thread pointer, plus off
+ * (initial-exec code). */
+enum { DS_TV_TLS_INDEX = 1, DS_TV_TLS_MODULE, DS_TV_TLS_BLOCK, DS_TV_TLS_TPOFF };
 typedef struct ds_tval {
 	const ds_type *into;
 	int64_t off;
@@ -494,6 +503,8 @@ typedef struct ds_tval {
 	bool tp;                 /* the thread pointer plus off (x86-64: %fs:0), no target yet */
 	bool number;             /* the number off itself (lea 0xffffffffffffbff0, r: a thread-local's
 				  * offset, which an %fs-relative access adds to the pointer) */
+	uint8_t tls;             /* DS_TV_TLS_*: a library's thread-locals, through its GOT */
+	bool tls_other;          /* ... another module's: no variable of this one */
 	uint32_t vid;
 	bool clash;              /* paths that join disagree: no target */
 } ds_tval;

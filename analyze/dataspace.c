@@ -382,10 +382,26 @@ static dref thread_local_object(ds_session *s, ds_dso *d, int64_t tpoff, bool kn
 	return (dref){.id = dobj_add(s, DOBJ_GLOBAL, bucket, NULL, NULL), .off = 0};
 }
 
+/* A library's thread-local, a bytes from what b says (the offset of its
+ * TLS block from the thread pointer, or a place in the thread's copy of
+ * the block): its variable there, else <thread-local>. */
+static dref library_local(ds_session *s, ds_dso *d, const ds_tval *b, int64_t a, uint32_t size)
+{
+	uint64_t off;
+	int64_t at;
+	const ds_var *v = NULL;
+
+	if (!b->tls_other && !__builtin_add_overflow(b->off, a, &at) && at >= 0)
+		v = ds_dso_tls_var(d, (uint64_t)at, &off);
+	if (v)
+		return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
+	return (dref){.id = dobj_add(s, DOBJ_GLOBAL, "<thread-local>", NULL, NULL), .off = 0};
+}
+
 /* (1) an %fs-relative address (mov %fs:-16, %rax), an index choosing an
  * element.  With a base register, the offset it holds, when the code set
  * it to a number (lea 0xffffffffffffbff0, %r8; mov %fs:(%r8), %rax); else
- * a library's, read from its GOT. */
+ * a library's, loaded from its GOT (the variable when the slot names it). */
 static dref by_thread_local(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
 {
 	int64_t tpoff = t->mem.disp;
@@ -394,6 +410,11 @@ static dref by_thread_local(ds_session *s, ds_dso *d, const site *st, const ds_t
 	if (t->mem.base != DS_REG_NONE) {
 		ds_track *k = ds_track_to(s, d, st->sym, t->pc, NULL);
 		const ds_tval *b = k ? ds_track_reg(k, t->mem.base) : NULL;
+		if (b && b->tls == DS_TV_TLS_TPOFF) { /* a library's initial-exec offset */
+			dref r = library_local(s, d, b, t->mem.disp, t->mem.size);
+			ds_track_free(k);
+			return r;
+		}
 		known = b && b->number && !__builtin_add_overflow(tpoff, b->off, &tpoff);
 		ds_track_free(k);
 	}
@@ -638,7 +659,7 @@ static dref tracked_object(ds_session *s, ds_dso *d, const ds_track *k, const si
 static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t, uint8_t *how)
 {
 	ds_track *k;
-	const ds_tval *b;
+	const ds_tval *b, *x;
 	dref r = {.id = NO_DOBJ};
 	int index = t->mem.index, scale = t->mem.scale;
 	int64_t disp = t->mem.disp;
@@ -651,6 +672,17 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 	/* with scale 1 base and index are interchangeable: the pointer may be
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
 	b = ds_track_reg(k, t->mem.base);
+	x = t->mem.scale == 1 ? ds_track_reg(k, t->mem.index) : NULL;
+	if (b && x && ((b->tp && x->tls == DS_TV_TLS_TPOFF) || (b->tls == DS_TV_TLS_TPOFF && x->tp))) {
+		/* the thread pointer plus a library's initial-exec offset */
+		const ds_tval *ie = b->tp ? x : b, *tp = b->tp ? b : x;
+		int64_t a;
+		r = __builtin_add_overflow(tp->off, disp, &a) ? unknown(s, "bad-offset")
+							      : library_local(s, d, ie, a, t->mem.size);
+		*how = HOW_STATIC;
+		ds_track_free(k);
+		return r;
+	}
 	if (b && b->tp) { /* mov %fs:0, %rax; mov -16(%rax), %rdx */
 		int64_t tpoff;
 		bool known = !__builtin_add_overflow(b->off, disp, &tpoff);
@@ -659,8 +691,14 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 		ds_track_free(k);
 		return r;
 	}
-	if (b && b->number)
-		b = NULL; /* a number is no pointer */
+	if (b && b->tls == DS_TV_TLS_BLOCK) { /* a library's thread-local, no variable known */
+		r = library_local(s, d, b, disp, t->mem.size);
+		*how = HOW_STATIC;
+		ds_track_free(k);
+		return r;
+	}
+	if (b && (b->number || b->tls))
+		b = NULL; /* a number (or a GOT slot's address) is no pointer */
 	if (!b && t->mem.scale == 1) {
 		b = ds_track_reg(k, t->mem.index);
 		index = t->mem.base;

@@ -112,14 +112,14 @@ static ds_tval pointing(const ds_type *ptr)
 /* Whether v says where it points (a value named only by its maker does not). */
 static bool typed(const ds_tval *v)
 {
-	return v->into || v->frame || v->vtable || v->tp || v->number;
+	return v->into || v->frame || v->vtable || v->tp || v->number || v->tls;
 }
 
 static bool tval_eq(const ds_tval *a, const ds_tval *b)
 {
 	return a->into == b->into && a->off == b->off && a->var == b->var && a->stack == b->stack &&
 	       a->frame == b->frame && a->vtable == b->vtable && a->tp == b->tp && a->number == b->number &&
-	       a->vid == b->vid &&
+	       a->tls == b->tls && a->tls_other == b->tls_other && a->vid == b->vid &&
 	       a->clash == b->clash;
 }
 
@@ -132,10 +132,11 @@ static int64_t step_of(const ds_type *into)
 	return e ? (int64_t)e->size : 0;
 }
 
-/* The thread pointer or a number: a value that points nowhere by itself. */
+/* The thread pointer, a number, or a library's thread-local slot or block
+ * not yet a variable's: a value that points nowhere by itself. */
 static bool bare(const ds_tval *v)
 {
-	return v->tp || v->number;
+	return v->tp || v->number || v->tls;
 }
 
 /* A value that came through a pointer: not a variable's address, not
@@ -222,7 +223,9 @@ static ds_tval tval_meet(ds_tval a, ds_tval b)
 	/* the thread pointer and numbers are values, not targets: all paths
 	 * must have the same, or it is not known */
 	if (bare(&a) || bare(&b))
-		return a.tp == b.tp && a.number == b.number && a.off == b.off ? a : (ds_tval){0};
+		return a.tp == b.tp && a.number == b.number && a.tls == b.tls && a.tls_other == b.tls_other && a.off == b.off
+			       ? a
+			       : (ds_tval){0};
 	if (to_bytes(&a) && to_bytes(&b)) {
 		a.vid = vid;
 		a.off = 0;
@@ -493,26 +496,92 @@ static ds_tval thread_local(const ds_track *k, int64_t a, int64_t b)
 	return (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
 }
 
+/* a + b bytes into the running thread's copy of the library's TLS block
+ * (other: another module's): the library's thread-local variable there,
+ * or the bare place. */
+static ds_tval block_local(const ds_track *k, bool other, int64_t a, int64_t b)
+{
+	uint64_t off;
+	int64_t at;
+	const ds_var *g;
+
+	if (__builtin_add_overflow(a, b, &at))
+		return (ds_tval){0};
+	g = other || at < 0 ? NULL : ds_dso_tls_var(k->d, (uint64_t)at, &off);
+	if (!g)
+		return (ds_tval){.tls = DS_TV_TLS_BLOCK, .tls_other = other, .off = at};
+	return (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
+}
+
+/* The thread pointer plus a library's initial-exec offset, in either
+ * order (p, q), plus d: its place in the block; {0} for other sums. */
+static ds_tval tp_plus_offset(const ds_track *k, const ds_tval *p, const ds_tval *q, int64_t d)
+{
+	const ds_tval *tp = p->tp ? p : q, *ie = p->tp ? q : p;
+	int64_t a;
+
+	if (!tp->tp || ie->tls != DS_TV_TLS_TPOFF || __builtin_add_overflow(tp->off, d, &a))
+		return (ds_tval){0};
+	return block_local(k, ie->tls_other, ie->off, a);
+}
+
+/* A RIP-relative operand naming the library's GOT slot of a thread-local
+ * of kind want (DS_TLS_SLOT_*): lea of a tls_index, for __tls_get_addr
+ * (lea x@tlsgd(%rip), %rdi), or a load of an initial-exec offset (mov
+ * x@gottpoff(%rip), %rax).  {0} otherwise.  The ABI tells a general-
+ * dynamic index, the variable's, from a local-dynamic one, the block's
+ * start (both may say offset 0), by the data16 prefix its lea carries for
+ * the linker to rewrite. */
+static ds_tval tls_slot(const ds_track *k, const ds_insn *in, int want)
+{
+	const ds_memop *m = &in->mem[0];
+	uint64_t at;
+	int kind;
+	const uint8_t *code;
+	size_t avail;
+	uint8_t tls;
+
+	if (!in->nmem || !m->rip_relative ||
+	    !ds_dso_tls_slot(k->d, in->addr + in->len + (uint64_t)m->disp, &kind, &at) || kind != want)
+		return (ds_tval){0};
+	if (want == DS_TLS_SLOT_TPOFF)
+		tls = DS_TV_TLS_TPOFF;
+	else if ((code = ds_dso_code_at(k->d, in->addr, &avail)) != NULL && avail && code[0] == 0x66)
+		tls = DS_TV_TLS_INDEX;
+	else
+		tls = DS_TV_TLS_MODULE;
+	return (ds_tval){.tls = tls,
+			 .tls_other = at == DS_TLS_ELSEWHERE,
+			 .off = at == DS_TLS_ELSEWHERE || at >> 40 ? 0 : (int64_t)at};
+}
+
 /* The address an operand names, as a value: a global (RIP-relative), a
  * thread-local (%fs-relative, or from the thread pointer in a register),
  * a stack variable (SP/FP-relative), or an offset from a tracked register. */
 static ds_tval address_of(const ds_track *k, const ds_insn *in)
 {
 	const ds_memop *m = &in->mem[0];
-	const ds_tval *b;
+	const ds_tval *b, *x;
 	ds_tval v = {0};
 	uint64_t off;
 
 	if (m->segment) {
 		/* with a register, the offset it holds: a number the code set
 		 * (lea 0xffffffffffffbff0, %r8; mov %fs:(%r8), %rax), else a
-		 * library's, placed at load time and read from its GOT; %gs is
-		 * no thread pointer of glibc's */
+		 * library's, placed at load time and loaded from its GOT
+		 * (tls_slot); %gs is no thread pointer of glibc's */
 		b = ds_track_reg(k, m->base);
 		if (m->fs && (m->base == DS_REG_NONE || (b && b->number))) /* an index: which element */
 			v = thread_local(k, b ? b->off : 0, m->disp);
-	} else if ((b = ds_track_reg(k, m->base)) != NULL && b->tp) {
+		else if (m->fs && b && b->tls == DS_TV_TLS_TPOFF)
+			v = block_local(k, b->tls_other, b->off, m->disp);
+	} else if ((b = ds_track_reg(k, m->base)) != NULL && (b->tp || b->tls == DS_TV_TLS_TPOFF) && m->scale == 1 &&
+		   (x = ds_track_reg(k, m->index)) != NULL && (x->tp || x->tls == DS_TV_TLS_TPOFF)) {
+		v = tp_plus_offset(k, b, x, m->disp); /* lea (%r13,%r12), %rax */
+	} else if (b && b->tp) {
 		v = thread_local(k, b->off, m->disp); /* an index: which element */
+	} else if (b && b->tls == DS_TV_TLS_BLOCK) {
+		v = block_local(k, b->tls_other, b->off, m->disp);
 	} else if (m->rip_relative) {
 		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
 		if (g)
@@ -587,6 +656,8 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			v = (ds_tval){.tp = true};
 			break;
 		}
+		if ((v = tls_slot(k, in, DS_TLS_SLOT_TPOFF)).tls)
+			break;
 		sv = on_stack ? slot_find(&k->st.slots, slot) : NULL;
 		v = sv && typed(sv) ? *sv : held_at(k, in);
 		if (!typed(&v) && sv)
@@ -604,6 +675,8 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			slot_set(&k->st.slots, slot, k->st.reg[in->src]);
 		return;
 	case DS_MOVE_LEA:
+		if ((v = tls_slot(k, in, DS_TLS_SLOT_INDEX)).tls)
+			break;
 		if (in->mem[0].base == DS_REG_NONE && in->mem[0].index == DS_REG_NONE && !in->mem[0].rip_relative) {
 			v = (ds_tval){.number = true, .off = in->mem[0].disp};
 			break;
@@ -637,6 +710,8 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			 * thread-local; plus anything else, not known */
 			if ((a.tp && c.number) || (a.number && c.tp))
 				v = thread_local(k, a.off, c.off);
+			else
+				v = tp_plus_offset(k, &a, &c, 0);
 			break;
 		}
 		/* pointer + index: still into the same array (whichever operand
@@ -654,6 +729,8 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		a = value_of(k, in->dst);
 		if (thread_pointer_load(in) && a.number)
 			v = thread_local(k, a.off, 0);
+		else if (thread_pointer_load(in) && a.tls == DS_TV_TLS_TPOFF)
+			v = (ds_tval){.tls = DS_TV_TLS_BLOCK, .tls_other = a.tls_other, .off = a.off};
 		break;
 	case DS_MOVE_NONE:
 		return;
@@ -664,6 +741,26 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 	}
 	if (in->dst >= 0 && in->dst < 64)
 		k->st.reg[in->dst] = v;
+}
+
+/* What a call to __tls_get_addr (by the PLT, or direct: static code)
+ * returns, when its argument is the address of a tls_index of the
+ * library's: the thread's copy of that thread-local.  {0} for any other
+ * call. */
+static ds_tval tls_get_addr(const ds_track *k, const ds_insn *in)
+{
+	size_t nargs;
+	const int *args = ds_arch_int_args(ds_arch_host(), &nargs);
+	const ds_tval *a = nargs ? ds_track_reg(k, args[0]) : NULL;
+	const ds_symbol *f;
+
+	if (!a || (a->tls != DS_TV_TLS_INDEX && a->tls != DS_TV_TLS_MODULE) || in->flow != DS_FLOW_CALL ||
+	    !(f = ds_dso_symbol_at(k->d, in->target)) || !f->raw ||
+	    (strcmp(f->raw, "__tls_get_addr@plt") != 0 && strcmp(f->raw, "__tls_get_addr") != 0))
+		return (ds_tval){0};
+	if (a->tls == DS_TV_TLS_INDEX)
+		return block_local(k, a->tls_other, a->off, 0);
+	return (ds_tval){.tls = DS_TV_TLS_BLOCK, .tls_other = a->tls_other, .off = a->off};
 }
 
 /* An instruction on state k, whose vars are those in scope there: the
@@ -691,9 +788,10 @@ static void step(ds_track *k, const ds_insn *in)
 	track_one(k, in, vid);
 	if (in->flow == DS_FLOW_CALL || in->flow == DS_FLOW_INDIRECT_CALL) {
 		int ret = ds_arch_int_return(ds_arch_host());
+		ds_tval got = tls_get_addr(k, in);
 		forget_caller_saved(k);
 		if (ret >= 0 && ret < 64)
-			k->st.reg[ret] = (ds_tval){.vid = vid};
+			k->st.reg[ret] = typed(&got) ? got : (ds_tval){.vid = vid};
 	}
 }
 

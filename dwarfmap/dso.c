@@ -187,6 +187,7 @@ void ds_dso_close(ds_dso *d)
 	ds_elf_close(&d->mini);
 	ds_vec_free(&d->segs);
 	ds_vec_free(&d->xsecs);
+	ds_vec_free(&d->tls_slots);
 	free(d->syms);
 	free(d->nodes);
 	free(d->names);
@@ -319,6 +320,88 @@ const uint8_t *ds_dso_bytes_at(ds_dso *d, uint64_t vaddr, size_t *avail)
 		return raw + off;
 	}
 	return NULL;
+}
+
+/* ---- thread-local GOT slots (ds_dso_tls_slot) ---- */
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const ds_tls_slot *x = a, *y = b;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static const ds_tls_slot *slot_find(const ds_dso *d, uint64_t vaddr)
+{
+	ds_tls_slot key = {.vaddr = vaddr};
+
+	return d->tls_slots.n ? bsearch(&key, d->tls_slots.v, d->tls_slots.n, sizeof key, slot_cmp) : NULL;
+}
+
+/* The x86-64 relocations of .rela.dyn that fill thread-local slots: a
+ * tls_index's module (DTPMOD64) and offset (DTPOFF64), a variable's offset
+ * from the thread pointer (TPOFF64).  Each against a symbol of .dynsym,
+ * its value the variable's offset in its module's block, or none (0: the
+ * addend is the offset; a module's own index for local-dynamic code).  A
+ * symbol defined in another module is not this one's: its slot is kept
+ * with DS_TLS_ELSEWHERE, a thread-local not known. */
+static void read_tls_slots(ds_dso *d)
+{
+	GElf_Shdr relsh, dynsh;
+	Elf_Scn *rel = ds_elf_section(&d->main, ".rela.dyn", &relsh, NULL), *dyn;
+	Elf_Data *reldata, *syms;
+	size_t n;
+
+	d->tls_slots_read = true;
+	if (d->main.ehdr.e_machine != EM_X86_64 || !rel || relsh.sh_type != SHT_RELA || !relsh.sh_entsize ||
+	    !(dyn = elf_getscn(d->main.elf, relsh.sh_link)) || !gelf_getshdr(dyn, &dynsh) ||
+	    dynsh.sh_type != SHT_DYNSYM || !(reldata = elf_getdata(rel, NULL)) || !(syms = elf_getdata(dyn, NULL)))
+		return;
+	n = (relsh.sh_size < reldata->d_size ? relsh.sh_size : reldata->d_size) / relsh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym s = {0};
+		unsigned type, sym;
+		ds_tls_slot t;
+		if (!gelf_getrela(reldata, (int)i, &r))
+			continue;
+		type = (unsigned)GELF_R_TYPE(r.r_info);
+		sym = (unsigned)GELF_R_SYM(r.r_info);
+		if (type != R_X86_64_DTPMOD64 && type != R_X86_64_DTPOFF64 && type != R_X86_64_TPOFF64)
+			continue;
+		if (sym && !gelf_getsym(syms, (int)sym, &s))
+			continue;
+		t.vaddr = r.r_offset;
+		t.kind = type == R_X86_64_DTPMOD64 ? DS_TLS_SLOT_INDEX : type == R_X86_64_TPOFF64 ? DS_TLS_SLOT_TPOFF : 0;
+		t.block_off = sym && s.st_shndx == SHN_UNDEF ? DS_TLS_ELSEWHERE : s.st_value + (uint64_t)r.r_addend;
+		ds_vec_push(&d->tls_slots, t);
+	}
+	qsort(d->tls_slots.v, d->tls_slots.n, sizeof *d->tls_slots.v, slot_cmp);
+}
+
+bool ds_dso_tls_slot(ds_dso *d, uint64_t vaddr, int *kind, uint64_t *block_off)
+{
+	const ds_tls_slot *s, *off;
+	const uint8_t *p;
+	size_t avail;
+
+	if (!d->tls_slots_read)
+		read_tls_slots(d);
+	if (!(s = slot_find(d, vaddr)) || !s->kind)
+		return false;
+	*kind = s->kind;
+	*block_off = s->block_off;
+	if (s->kind != DS_TLS_SLOT_INDEX || s->block_off == DS_TLS_ELSEWHERE)
+		return true;
+	/* the index's offset: relocated (a symbol other modules may take
+	 * over), or the linker's, in the file (a symbol of this module's own,
+	 * 0 for local-dynamic code) */
+	if ((off = slot_find(d, vaddr + 8)) != NULL)
+		*block_off = off->block_off;
+	else if ((p = ds_dso_bytes_at(d, vaddr + 8, &avail)) != NULL && avail >= 8)
+		memcpy(block_off, p, 8);
+	else
+		*block_off = 0; /* in .bss: zeros */
+	return true;
 }
 
 const uint8_t *ds_dso_code_at(ds_dso *d, uint64_t vaddr, size_t *avail)

@@ -376,6 +376,21 @@ const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset);
  * it.  NULL when none is, or when d is a library (its block is placed at
  * load time) or not x86-64. */
 const ds_var *ds_dso_tls_at(ds_dso *d, int64_t tpoff, uint64_t *offset);
+/* The thread-local variable whose storage is block_off bytes into d's
+ * own TLS block (program or library: where each thread's copy begins),
+ * *offset into it; NULL when none is. */
+const ds_var *ds_dso_tls_var(ds_dso *d, uint64_t block_off, uint64_t *offset);
+/* A library reaches its thread-locals through GOT slots the loader fills:
+ * a tls_index (module, offset) that __tls_get_addr turns into the
+ * thread's address of the variable (the general- and local-dynamic
+ * models), or the offset of the variable from the thread pointer (the
+ * initial-exec model).  Whether vaddr is the first word of such a slot
+ * in d (x86-64), which (*kind), and *block_off: the variable's offset in
+ * d's TLS block (a local-dynamic index: 0, its block's start). */
+enum { DS_TLS_SLOT_INDEX = 1, DS_TLS_SLOT_TPOFF };
+/* *block_off of a slot of another module's variable (not known here). */
+#define DS_TLS_ELSEWHERE UINT64_MAX
+bool ds_dso_tls_slot(ds_dso *d, uint64_t vaddr, int *kind, uint64_t *block_off);
 /* Parameters and locals in scope at pc, innermost scope first (lexical
  * blocks and inlined subroutines included) and outward to the function,
  * each with its location at pc; variables in scope but not available there

@@ -59,6 +59,14 @@ typedef struct ds_xsec {
 	Elf_Scn *scn;
 } ds_xsec;
 
+/* A GOT slot of a thread-local (dso.c, ds_dso_tls_slot): its relocation
+ * (kind 0: a tls_index's offset word), and the variable's offset in its
+ * module's block. */
+typedef struct ds_tls_slot {
+	uint64_t vaddr, block_off;
+	int kind;
+} ds_tls_slot;
+
 /* A symbol as perf keeps it: [start, end) in perf's address space (file
  * offsets for ELF files, addresses for kallsyms), plus where it sits in the
  * red-black tree perf would have built, because perf's lookup walks that
@@ -90,6 +98,8 @@ struct ds_dso {
 	bool tls_exec;    /* an executable with thread-locals: its TLS block's place is fixed */
 	int64_t tls_base; /* ... from the thread pointer (x86-64: below it) */
 	uint64_t tls_size;
+	bool tls_slots_read;
+	DS_VEC(ds_tls_slot) tls_slots; /* by vaddr, read by the first ds_dso_tls_slot */
 
 	ds_symbol *syms; /* sorted by start (tree in-order) */
 	ds_symnode *nodes;

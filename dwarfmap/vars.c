@@ -1762,14 +1762,20 @@ const ds_var *ds_dso_global_at(ds_dso *d, uint64_t vaddr, uint64_t *offset)
 
 const ds_var *ds_dso_tls_at(ds_dso *d, int64_t tpoff, uint64_t *offset)
 {
-	ds_vars *vs;
-	size_t lo, hi;
-	int64_t at;
-	const ds_var *g;
-
 	if (!d->tls_exec || tpoff < d->tls_base || tpoff >= d->tls_base + (int64_t)d->tls_size)
 		return NULL;
-	at = tpoff - d->tls_base; /* in the TLS block */
+	return ds_dso_tls_var(d, (uint64_t)(tpoff - d->tls_base), offset);
+}
+
+const ds_var *ds_dso_tls_var(ds_dso *d, uint64_t block_off, uint64_t *offset)
+{
+	ds_vars *vs;
+	size_t lo, hi;
+	int64_t at = (int64_t)block_off;
+	const ds_var *g;
+
+	if (block_off >> 40)
+		return NULL;
 	vs = vars_of(d);
 	lo = vs->naddr;
 	hi = vs->globals.n;

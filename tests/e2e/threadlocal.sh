@@ -91,3 +91,68 @@ check_eq "cpu-clock: no sample of work is <stack>" "$(grep -c '^<stack>,' cpu.ro
 nh=$(csv_lookup heap.csv name '<not heap>' samples:sim:loads)
 check "record --heap: work's loads are <not heap> (${nh:-0})" test "${nh:-0}" -ge "$((3 * R * 3000))"
 check_eq "record --heap: none is in no block" "$(csv_lookup heap.csv name '<in no block>' samples:sim:loads)" ""
+
+# A library's thread-locals, reached through its GOT: general-dynamic
+# (hist: __tls_get_addr of its own index), local-dynamic (the static mine
+# and stats: __tls_get_addr of the module's, then their offsets) and
+# initial-exec (fast: its offset from the thread pointer, loaded from the
+# GOT), in two worker threads and the main one.  In the workers they sit
+# at the top of the thread's stack mapping: never <stack>.
+cat >tlib.c <<'EOF2'
+struct tcount { long calls, sum; };
+__thread double hist[512];
+static __thread long mine[256];
+static __thread struct tcount stats;
+__thread long fast[128] __attribute__((tls_model("initial-exec")));
+double lib_work(int n)
+{
+	double s = 0;
+	for (int i = 0; i < 256; i++)
+		mine[i] = i;
+	for (int r = 0; r < n; r++) {
+		for (int i = 0; i < 512; i++)
+			s += hist[i];
+		for (int i = 0; i < 256; i++)
+			s += (double)mine[i];
+		for (int i = 0; i < 128; i++)
+			s += (double)fast[i];
+		stats.calls++;
+	}
+	return s + (double)stats.sum;
+}
+EOF2
+cat >tmain.c <<'EOF2'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+double lib_work(int n);
+static int rounds;
+static void *run(void *a) { (void)a; return (void *)(long)lib_work(rounds); }
+int main(int argc, char **argv)
+{
+	pthread_t t[2];
+	rounds = argc > 1 ? atoi(argv[1]) : 20;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, run, NULL);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	printf("%f\n", lib_work(rounds));
+	return 0;
+}
+EOF2
+for cc in gcc clang; do
+	if ! $cc -O2 -g -fPIC -shared -o "libtl$cc.so" tlib.c 2>lib.err ||
+		! $cc -O2 -g -o "tmain$cc" tmain.c -L. -l"tl$cc" -Wl,-rpath,'$ORIGIN' -pthread 2>>lib.err; then
+		not_ok "$cc cannot build the thread-local library: $(head -c 300 lib.err)"
+		continue
+	fi
+	"$DSPROF" record -q -o "lib$cc" --sim -c 1 -e sim:loads -- "./tmain$cc" $R >/dev/null 2>"lib$cc.err"
+	"$DSPROF" report -i "lib$cc" --view dataobjects --filter 'FUNC == "lib_work"' -f csv >"lib$cc.csv" 2>>"lib$cc.err"
+	loads() { v=$(awk -F, -v p="$1 (" 'index($1, p) == 1 { print $5 }' "lib$cc.csv"); echo "${v:-0}"; }
+	check_eq "$cc library: general-dynamic hist, every load" "$(loads hist)" $((3 * R * 512))
+	check_eq "$cc library: local-dynamic mine, every load" "$(loads mine)" $((3 * R * 256))
+	check_eq "$cc library: initial-exec fast, every load" "$(loads fast)" $((3 * R * 128))
+	check_eq "$cc library: no load of lib_work is <stack> or in no block" \
+		"$(grep -c '^<stack>,\|^<in no block>' "lib$cc.csv")" 0
+done
+check_contains "gcc library: stats, local-dynamic, by its field" libgcc.csv '^struct tcount\.sum,'
