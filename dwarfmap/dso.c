@@ -375,7 +375,7 @@ static void read_tls_slots(ds_dso *d)
 		t.block_off = sym && s.st_shndx == SHN_UNDEF ? DS_TLS_ELSEWHERE : s.st_value + (uint64_t)r.r_addend;
 		ds_vec_push(&d->tls_slots, t);
 	}
-	qsort(d->tls_slots.v, d->tls_slots.n, sizeof *d->tls_slots.v, slot_cmp);
+	ds_sort(d->tls_slots.v, d->tls_slots.n, sizeof *d->tls_slots.v, slot_cmp);
 }
 
 bool ds_dso_tls_slot(ds_dso *d, uint64_t vaddr, int *kind, uint64_t *block_off)
