@@ -337,6 +337,10 @@ void ds_unit_files_close(ds_unit_files *f);
 
 /* ---- loaders ---- */
 void ds_dso_load_symbols(ds_dso *d);
+/* Each sized data object (STT_OBJECT) of the symbol table: .symtab of the
+ * debug file or the object, else .dynsym; raw is the name as stored. */
+void ds_dso_each_object(ds_dso *d, void (*fn)(void *ctx, const char *raw, uint64_t vaddr, uint64_t size),
+			void *ctx);
 /* Find and open the separate debug file for d->main into d->debug: `first`
  * when given and its build-id matches, else by build-id under debug_root,
  * else by .gnu_debuglink. */

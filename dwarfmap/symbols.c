@@ -265,3 +265,29 @@ void ds_dso_load_symbols(ds_dso *d)
 		d->symsrc = ds_xstrdup("dynsym");
 	ds_symtree_finish(&t, d);
 }
+
+void ds_dso_each_object(ds_dso *d, void (*fn)(void *ctx, const char *raw, uint64_t vaddr, uint64_t size),
+			void *ctx)
+{
+	const ds_elf *e = &d->debug;
+	Elf_Scn *scn = table(e, ".symtab", SHT_SYMTAB, NULL);
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	GElf_Sym s;
+	size_t n;
+
+	if (!scn)
+		scn = table(e = &d->main, ".symtab", SHT_SYMTAB, NULL);
+	if (!scn)
+		scn = table(e = &d->main, ".dynsym", SHT_DYNSYM, NULL);
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_entsize == 0 || !(data = elf_getdata(scn, NULL)))
+		return;
+	n = (shdr.sh_size < data->d_size ? shdr.sh_size : data->d_size) / shdr.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		if (!gelf_getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_OBJECT || !s.st_size ||
+		    s.st_shndx == SHN_UNDEF || !(name = elf_strptr(e->elf, shdr.sh_link, s.st_name)) || !*name)
+			continue;
+		fn(ctx, name, s.st_value, s.st_size);
+	}
+}

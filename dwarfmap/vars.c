@@ -632,6 +632,7 @@ typedef struct loader {
 	DS_VEC(dent) dies; /* by offset */
 	DS_VEC(lvar) globals;
 	DS_VEC(lvar) vars;
+	DS_VEC(lvar) consts; /* declared with a value and no location, outside functions */
 	size_t array;      /* the array DIE whose dimensions are being read, or SIZE_MAX */
 	size_t array_dims;
 	bool names_only;   /* reading a DIE out of the walk: its name, type and origin */
@@ -1056,17 +1057,29 @@ static void visit_var(loader *l, Dwarf_Die die, uint64_t off, Dwarf_Half tag, ui
 {
 	dattrs a;
 	lvar v = {0};
+	bool by_symbol;
 
 	if (!read_attrs(l, die, &a))
 		return;
 	record(l, off, tag, &a, true);
-	if (a.declaration) /* the definition, elsewhere, has the location */
-		return;
+	/* outside functions, a value and no location: a table its symbol may
+	 * place (place_consts) */
+	by_symbol = a.has_const && a.loc.kind == LS_NONE && scope == NONE && !func;
+	if (a.declaration && !by_symbol)
+		return; /* the definition, elsewhere, has the location */
 	v.v.die = off;
 	v.v.type_die = a.type;
 	v.v.param = tag == DW_TAG_formal_parameter;
 	v.loc = a.loc;
 	v.loc.cu = l->cu;
+	if (by_symbol) {
+		v.origin = a.origin;
+		v.name = intern(l, a.name);
+		v.fname = NONE;
+		v.scope = NONE;
+		ds_vec_push(&l->consts, v);
+		return;
+	}
 	if (a.has_const && v.loc.kind == LS_NONE)
 		v.loc.kind = LS_CONST;
 	v.origin = a.origin;
@@ -1427,11 +1440,67 @@ static void resolve_all(loader *l)
 		vs->scopes.v[s].fname = function_name(l, vs->scopes.v[s].func);
 	for (size_t i = 0; i < l->vars.n; i++)
 		complete_var(l, &l->vars.v[i]);
+	for (size_t i = 0; i < l->consts.n; i++)
+		complete_var(l, &l->consts.v[i]);
 }
 
 static const char *name_str(const ds_vars *vs, uint32_t name)
 {
 	return name == NONE ? NULL : ds_hash_key(vs->names, name, NULL);
+}
+
+/* ---- loading: constants placed by their symbols ----
+ * A C++ const table at namespace scope (internal linkage, a constant
+ * initializer: CRC tables, lookup tables) is declared in the DWARF with
+ * DW_AT_const_value and no location, though the program reads it from
+ * .rodata.  Its symbol places it: a data object whose last name component
+ * is the declaration's name and whose size is its type's.  Where several
+ * declarations share a name, the first of that size gives the type. */
+
+typedef struct placing {
+	loader *l;
+	uint32_t *first; /* by name: the first declaration's index in consts, NONE */
+	size_t n;
+} placing;
+
+static void place_one(void *ctx, const char *raw, uint64_t vaddr, uint64_t size)
+{
+	placing *p = ctx;
+	char *dem = ds_demangle(raw);
+	const char *name = dem ? dem : raw, *last = name;
+	int64_t id;
+
+	for (const char *c = name; (c = strstr(c, "::")) != NULL; c += 2)
+		last = c + 2;
+	id = ds_hash_find(p->l->vs->names, last, strlen(last) + 1);
+	if (id >= 0 && (size_t)id < p->n && p->first[id] != NONE && in_image(p->l->d, vaddr)) {
+		for (size_t i = p->first[id]; i < p->l->consts.n; i++) {
+			lvar v = p->l->consts.v[i];
+			if (v.name != (uint32_t)id || v.v.size != size)
+				continue;
+			v.v.loc = mkloc(DS_LOC_ADDR, 0, 0, vaddr);
+			v.v.global = true;
+			ds_vec_push(&p->l->globals, v);
+			break;
+		}
+	}
+	free(dem);
+}
+
+static void place_consts(loader *l)
+{
+	placing p = {.l = l, .n = ds_hash_count(l->vs->names)};
+
+	if (!l->consts.n)
+		return;
+	p.first = ds_xmalloc(p.n * sizeof *p.first);
+	for (size_t i = 0; i < p.n; i++)
+		p.first[i] = NONE;
+	for (size_t i = l->consts.n; i-- > 0;)
+		if (l->consts.v[i].name != NONE && l->consts.v[i].name < p.n)
+			p.first[l->consts.v[i].name] = (uint32_t)i;
+	ds_dso_each_object(l->d, place_one, &p);
+	free(p.first);
 }
 
 /* ---- loading: the lookup structures ---- */
@@ -1689,6 +1758,7 @@ static void load_vars(ds_dso *d)
 		ds_unit_files_close(&l.unit);
 		resolve_all(&l);
 		ds_dwarf_close(dw);
+		place_consts(&l);
 		build_globals(&l);
 		build_scope_vars(&l);
 	}
@@ -1697,6 +1767,7 @@ static void load_vars(ds_dso *d)
 	ds_vec_free(&l.dies);
 	ds_vec_free(&l.globals);
 	ds_vec_free(&l.vars);
+	ds_vec_free(&l.consts);
 }
 
 static ds_vars *vars_of(ds_dso *d)
