@@ -5,7 +5,9 @@
  *
  * One pass over .debug_info (libdwarf) collects
  *  - globals: variables whose location is a static address (DW_OP_addr,
- *    DW_OP_addrx) or an offset in the TLS block, wherever they are declared;
+ *    DW_OP_addrx) or an offset in the TLS block, wherever they are declared,
+ *    and const tables declared with their value only, placed by their
+ *    symbols;
  *  - scopes: each subprogram, lexical block and inlined subroutine with PC
  *    ranges, its variables, and for subprograms the frame base;
  *  - a record of every type, variable and function DIE (name, type,
