@@ -9,8 +9,8 @@
  * Each unit streams its own fresh array through .v (a calloc'd block: its
  * pages are first touched there, so each page fault is at that unit's v),
  * tu2's array three and a half times the bytes of this one's: 256 and 896
- * pages, few enough that their faults fit one ring buffer (1 MiB a CPU,
- * about 1,900 samples) and none is lost on a busy machine.
+ * pages, two faults each (the read maps the zero page, the write copies
+ * it), which e2e/samename records into a ring buffer that holds them all.
  */
 #include <stdio.h>
 #include <stdlib.h>
