@@ -691,7 +691,7 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 		ds_track_free(k);
 		return r;
 	}
-	if (b && b->tls == DS_TV_TLS_BLOCK) { /* a library's thread-local, no variable known */
+	if (b && b->tls == DS_TV_TLS_BLOCK) { /* a place in a library's TLS block: its variable */
 		r = library_local(s, d, b, disp, t->mem.size);
 		*how = HOW_STATIC;
 		ds_track_free(k);

@@ -550,9 +550,9 @@ static ds_tval tls_slot(const ds_track *k, const ds_insn *in, int want)
 		tls = DS_TV_TLS_INDEX;
 	else
 		tls = DS_TV_TLS_MODULE;
-	return (ds_tval){.tls = tls,
-			 .tls_other = at == DS_TLS_ELSEWHERE,
-			 .off = at == DS_TLS_ELSEWHERE || at >> 40 ? 0 : (int64_t)at};
+	if (at == DS_TLS_ELSEWHERE || at >> 40) /* not this module's variable, or no offset in it */
+		return (ds_tval){.tls = tls, .tls_other = true};
+	return (ds_tval){.tls = tls, .off = (int64_t)at};
 }
 
 /* The address an operand names, as a value: a global (RIP-relative), a
@@ -730,7 +730,7 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		if (thread_pointer_load(in) && a.number)
 			v = thread_local(k, a.off, 0);
 		else if (thread_pointer_load(in) && a.tls == DS_TV_TLS_TPOFF)
-			v = (ds_tval){.tls = DS_TV_TLS_BLOCK, .tls_other = a.tls_other, .off = a.off};
+			v = block_local(k, a.tls_other, a.off, 0);
 		break;
 	case DS_MOVE_NONE:
 		return;

@@ -1462,6 +1462,7 @@ static const char *name_str(const ds_vars *vs, uint32_t name)
 typedef struct placing {
 	loader *l;
 	uint32_t *first; /* by name: the first declaration's index in consts, NONE */
+	uint32_t *next;  /* by declaration: the next of its name, NONE */
 	size_t n;
 } placing;
 
@@ -1476,9 +1477,9 @@ static void place_one(void *ctx, const char *raw, uint64_t vaddr, uint64_t size)
 		last = c + 2;
 	id = ds_hash_find(p->l->vs->names, last, strlen(last) + 1);
 	if (id >= 0 && (size_t)id < p->n && p->first[id] != NONE && in_image(p->l->d, vaddr)) {
-		for (size_t i = p->first[id]; i < p->l->consts.n; i++) {
+		for (uint32_t i = p->first[id]; i != NONE; i = p->next[i]) {
 			lvar v = p->l->consts.v[i];
-			if (v.name != (uint32_t)id || v.v.size != size)
+			if (v.v.size != size)
 				continue;
 			v.v.loc = mkloc(DS_LOC_ADDR, 0, 0, vaddr);
 			v.v.global = true;
@@ -1493,16 +1494,23 @@ static void place_consts(loader *l)
 {
 	placing p = {.l = l, .n = ds_hash_count(l->vs->names)};
 
-	if (!l->consts.n)
+	if (!l->consts.n || l->consts.n >= NONE)
 		return;
 	p.first = ds_xmalloc(p.n * sizeof *p.first);
+	p.next = ds_xmalloc(l->consts.n * sizeof *p.next);
 	for (size_t i = 0; i < p.n; i++)
 		p.first[i] = NONE;
-	for (size_t i = l->consts.n; i-- > 0;)
-		if (l->consts.v[i].name != NONE && l->consts.v[i].name < p.n)
-			p.first[l->consts.v[i].name] = (uint32_t)i;
+	for (size_t i = l->consts.n; i-- > 0;) {
+		uint32_t name = l->consts.v[i].name;
+		p.next[i] = NONE;
+		if (name != NONE && name < p.n) {
+			p.next[i] = p.first[name];
+			p.first[name] = (uint32_t)i;
+		}
+	}
 	ds_dso_each_object(l->d, place_one, &p);
 	free(p.first);
+	free(p.next);
 }
 
 /* ---- loading: the lookup structures ---- */
