@@ -9,11 +9,12 @@
 #    malloc-heavy real programs SQLite's speedtest1 --size 30 and LevelDB's
 #    db_bench --num=DBNUM (C++ built -O2 without frame pointers: every
 #    stack is unwound from its CFI; DBNUM 720000, the default, makes 10.9
-#    million allocations, 9.1 million of them of 128 bytes or less), both
-#    built by bench/realprogs.sh into BUILD/real and skipped when they are
-#    not there.  Target: <= 1.3x.  Then heaptrack's and DHAT's time over
-#    the plain program's, for comparison.  RUNS rounds (7) of the three
-#    runs, each after a sync, the recordings taking turns at going first;
+#    million allocations, 9.0 million of them at sites whose blocks average
+#    128 bytes or less), both built by bench/realprogs.sh into BUILD/real
+#    and skipped when they are not there.  Target: <= 1.3x.  Then
+#    heaptrack's and DHAT's time over the plain program's, for comparison.
+#    RUNS rounds (7) of the three runs, each after a sync, the recordings
+#    taking turns at going first;
 #    the verdict is the median of the rounds' ratios (the spread is
 #    printed).  On this VM single runs of db_bench vary by 0.1 s, and its
 #    own dirty database pages landed in the next run: the minimum of 3
