@@ -525,6 +525,16 @@ const ds_tval *ds_track_reg(const ds_track *k, int r);
 bool ds_track_index_form(const ds_track *k, ds_decoder *dec, int r, int64_t *stride, int64_t *add);
 /* The stack variable `off` bytes from SP or FP (frame) covers, at the state's pc. */
 ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off);
+/* The address a memory operand names at the state's pc (next: the address
+ * after its instruction, for a RIP-relative one): a global, a stack
+ * variable, a thread-local (a program's from the thread pointer, a
+ * library's through its GOT: the variable, or the bare thread pointer
+ * plus off, or a bare place in a library's block), or a tracked
+ * register's target plus the displacement; {0} when not known. */
+ds_tval ds_track_address(const ds_track *k, const ds_memop *m, uint64_t next);
+/* a + b bytes from the thread pointer in d: a program's thread-local
+ * variable there, or the bare thread pointer plus the offset (tp). */
+ds_tval ds_thread_local_value(ds_dso *d, int64_t a, int64_t b);
 void ds_track_free(ds_track *k);
 void ds_flows_free(ds_flows *fl);
 bool ds_is_aggregate(const ds_type *t);

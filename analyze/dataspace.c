@@ -365,37 +365,19 @@ static dref by_static_address(ds_session *s, ds_dso *d, const ds_trigger *t)
 	return object_in(s, ds_dso_type_at_die(d, v->type_die), off, t->mem.size, v->name, DOBJ_GLOBAL);
 }
 
-/* The object tpoff bytes from the thread pointer (known: tpoff is what
- * the code says, not a library's offset read at run time): a program's
- * thread-local variable there, else <thread-local>, or at and above the
- * thread pointer <thread control block> (its own address, the stack
- * protector's guard).  Not the address's other names: a thread's locals
+/* The object of a thread-local access whose address is v (ds_track_address):
+ * the variable there (a program's, by its offset from the thread pointer,
+ * or a library's, through its GOT), else at and above the thread pointer
+ * <thread control block> (its own address, the stack protector's guard),
+ * else <thread-local>.  Not the address's other names: a thread's locals
  * and control block sit at the top of its stack's mapping. */
-static dref thread_local_object(ds_session *s, ds_dso *d, int64_t tpoff, bool known, uint32_t size)
+static dref thread_local_object(ds_session *s, const ds_tval *v, uint32_t size)
 {
-	uint64_t off;
-	const ds_var *v = known ? ds_dso_tls_at(d, tpoff, &off) : NULL;
-	const char *bucket = known && tpoff >= 0 ? "<thread control block>" : "<thread-local>";
+	const char *bucket = v->tp && v->off >= 0 ? "<thread control block>" : "<thread-local>";
 
-	if (v)
-		return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
+	if (v->var && v->off >= 0)
+		return object_in(s, v->into, (uint64_t)v->off, size, v->var->name, DOBJ_GLOBAL);
 	return (dref){.id = dobj_add(s, DOBJ_GLOBAL, bucket, NULL, NULL), .off = 0};
-}
-
-/* A library's thread-local, a bytes from what b says (the offset of its
- * TLS block from the thread pointer, or a place in the thread's copy of
- * the block): its variable there, else <thread-local>. */
-static dref library_local(ds_session *s, ds_dso *d, const ds_tval *b, int64_t a, uint32_t size)
-{
-	uint64_t off;
-	int64_t at;
-	const ds_var *v = NULL;
-
-	if (!b->tls_other && !__builtin_add_overflow(b->off, a, &at) && at >= 0)
-		v = ds_dso_tls_var(d, (uint64_t)at, &off);
-	if (v)
-		return object_in(s, ds_dso_type_at_die(d, v->type_die), off, size, v->name, DOBJ_GLOBAL);
-	return (dref){.id = dobj_add(s, DOBJ_GLOBAL, "<thread-local>", NULL, NULL), .off = 0};
 }
 
 /* (1) an %fs-relative address (mov %fs:-16, %rax), an index choosing an
@@ -404,21 +386,16 @@ static dref library_local(ds_session *s, ds_dso *d, const ds_tval *b, int64_t a,
  * a library's, loaded from its GOT (the variable when the slot names it). */
 static dref by_thread_local(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t)
 {
-	int64_t tpoff = t->mem.disp;
-	bool known = true;
+	ds_tval v = {0};
+	ds_track *k;
 
-	if (t->mem.base != DS_REG_NONE) {
-		ds_track *k = ds_track_to(s, d, st->sym, t->pc, NULL);
-		const ds_tval *b = k ? ds_track_reg(k, t->mem.base) : NULL;
-		if (b && b->tls == DS_TV_TLS_TPOFF) { /* a library's initial-exec offset */
-			dref r = library_local(s, d, b, t->mem.disp, t->mem.size);
-			ds_track_free(k);
-			return r;
-		}
-		known = b && b->number && !__builtin_add_overflow(tpoff, b->off, &tpoff);
+	if (t->mem.base == DS_REG_NONE) {
+		v = ds_thread_local_value(d, 0, t->mem.disp);
+	} else if ((k = ds_track_to(s, d, st->sym, t->pc, NULL)) != NULL) {
+		v = ds_track_address(k, &t->mem, t->pc + t->len);
 		ds_track_free(k);
 	}
-	return thread_local_object(s, d, tpoff, known, t->mem.size);
+	return thread_local_object(s, &v, t->mem.size);
 }
 
 /* (3) the stack slot at base + disp, a stack variable when one covers it. */
@@ -673,26 +650,11 @@ static dref by_tracking(ds_session *s, ds_dso *d, const site *st, const ds_trigg
 	 * either (GCC writes table + i * 64 as [rcx + rdx] both ways) */
 	b = ds_track_reg(k, t->mem.base);
 	x = t->mem.scale == 1 ? ds_track_reg(k, t->mem.index) : NULL;
-	if (b && x && ((b->tp && x->tls == DS_TV_TLS_TPOFF) || (b->tls == DS_TV_TLS_TPOFF && x->tp))) {
-		/* the thread pointer plus a library's initial-exec offset */
-		const ds_tval *ie = b->tp ? x : b, *tp = b->tp ? b : x;
-		int64_t a;
-		r = __builtin_add_overflow(tp->off, disp, &a) ? unknown(s, "bad-offset")
-							      : library_local(s, d, ie, a, t->mem.size);
-		*how = HOW_STATIC;
-		ds_track_free(k);
-		return r;
-	}
-	if (b && b->tp) { /* mov %fs:0, %rax; mov -16(%rax), %rdx */
-		int64_t tpoff;
-		bool known = !__builtin_add_overflow(b->off, disp, &tpoff);
-		r = thread_local_object(s, d, tpoff, known, t->mem.size);
-		*how = HOW_STATIC;
-		ds_track_free(k);
-		return r;
-	}
-	if (b && b->tls == DS_TV_TLS_BLOCK) { /* a place in a library's TLS block: its variable */
-		r = library_local(s, d, b, disp, t->mem.size);
+	if (b && (b->tp || b->tls == DS_TV_TLS_BLOCK || (b->tls == DS_TV_TLS_TPOFF && x && x->tp))) {
+		/* from the thread pointer (mov %fs:0, %rax; mov -16(%rax), %rdx), plus
+		 * a library's initial-exec offset, or in a library's block */
+		ds_tval v = ds_track_address(k, &t->mem, t->pc + t->len);
+		r = thread_local_object(s, &v, t->mem.size);
 		*how = HOW_STATIC;
 		ds_track_free(k);
 		return r;

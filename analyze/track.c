@@ -481,9 +481,7 @@ ds_tval ds_track_stack_var(const ds_track *k, int frame, int64_t off)
 	return (ds_tval){0};
 }
 
-/* a + b bytes from the thread pointer: a program's thread-local variable
- * there, or the bare offset (the thread's control block, above it). */
-static ds_tval thread_local(const ds_track *k, int64_t a, int64_t b)
+ds_tval ds_thread_local_value(ds_dso *d, int64_t a, int64_t b)
 {
 	uint64_t off;
 	int64_t tpoff;
@@ -491,9 +489,9 @@ static ds_tval thread_local(const ds_track *k, int64_t a, int64_t b)
 
 	if (__builtin_add_overflow(a, b, &tpoff))
 		return (ds_tval){0};
-	if (!(g = ds_dso_tls_at(k->d, tpoff, &off)))
+	if (!(g = ds_dso_tls_at(d, tpoff, &off)))
 		return (ds_tval){.tp = true, .off = tpoff};
-	return (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
+	return (ds_tval){.into = ds_dso_type_at_die(d, g->type_die), .off = (int64_t)off, .var = g};
 }
 
 /* a + b bytes into the running thread's copy of the library's TLS block
@@ -555,12 +553,8 @@ static ds_tval tls_slot(const ds_track *k, const ds_insn *in, int want)
 	return (ds_tval){.tls = tls, .off = (int64_t)at};
 }
 
-/* The address an operand names, as a value: a global (RIP-relative), a
- * thread-local (%fs-relative, or from the thread pointer in a register),
- * a stack variable (SP/FP-relative), or an offset from a tracked register. */
-static ds_tval address_of(const ds_track *k, const ds_insn *in)
+ds_tval ds_track_address(const ds_track *k, const ds_memop *m, uint64_t next)
 {
-	const ds_memop *m = &in->mem[0];
 	const ds_tval *b, *x;
 	ds_tval v = {0};
 	uint64_t off;
@@ -572,18 +566,18 @@ static ds_tval address_of(const ds_track *k, const ds_insn *in)
 		 * (tls_slot); %gs is no thread pointer of glibc's */
 		b = ds_track_reg(k, m->base);
 		if (m->fs && (m->base == DS_REG_NONE || (b && b->number))) /* an index: which element */
-			v = thread_local(k, b ? b->off : 0, m->disp);
+			v = ds_thread_local_value(k->d, b ? b->off : 0, m->disp);
 		else if (m->fs && b && b->tls == DS_TV_TLS_TPOFF)
 			v = block_local(k, b->tls_other, b->off, m->disp);
-	} else if ((b = ds_track_reg(k, m->base)) != NULL && (b->tp || b->tls == DS_TV_TLS_TPOFF) && m->scale == 1 &&
-		   (x = ds_track_reg(k, m->index)) != NULL && (x->tp || x->tls == DS_TV_TLS_TPOFF)) {
+	} else if ((b = ds_track_reg(k, m->base)) != NULL && m->scale == 1 && (x = ds_track_reg(k, m->index)) != NULL &&
+		   ((b->tp && x->tls == DS_TV_TLS_TPOFF) || (b->tls == DS_TV_TLS_TPOFF && x->tp))) {
 		v = tp_plus_offset(k, b, x, m->disp); /* lea (%r13,%r12), %rax */
 	} else if (b && b->tp) {
-		v = thread_local(k, b->off, m->disp); /* an index: which element */
+		v = ds_thread_local_value(k->d, b->off, m->disp); /* an index: which element */
 	} else if (b && b->tls == DS_TV_TLS_BLOCK) {
 		v = block_local(k, b->tls_other, b->off, m->disp);
 	} else if (m->rip_relative) {
-		const ds_var *g = ds_dso_global_at(k->d, in->addr + in->len + (uint64_t)m->disp, &off);
+		const ds_var *g = ds_dso_global_at(k->d, next + (uint64_t)m->disp, &off);
 		if (g)
 			v = (ds_tval){.into = ds_dso_type_at_die(k->d, g->type_die), .off = (int64_t)off, .var = g};
 	} else if (frame_reg(k, m->base)) {
@@ -598,6 +592,12 @@ static ds_tval address_of(const ds_track *k, const ds_insn *in)
 		v.vid = 0;
 	}
 	return v;
+}
+
+/* The address the instruction's operand names. */
+static ds_tval address_of(const ds_track *k, const ds_insn *in)
+{
+	return ds_track_address(k, &in->mem[0], in->addr + in->len);
 }
 
 /* What a word at the operand's address holds, when it is a pointer-typed
@@ -694,7 +694,7 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 	case DS_MOVE_ADD_IMM:
 		a = value_of(k, in->dst);
 		if (a.tp) { /* add $-0x8010, r after mov %fs:0, r */
-			v = thread_local(k, a.off, in->imm);
+			v = ds_thread_local_value(k->d, a.off, in->imm);
 		} else if (ds_track_reg(k, in->dst)) {
 			v = k->st.reg[in->dst];
 			if (__builtin_add_overflow(v.off, in->imm, &v.off))
@@ -709,7 +709,7 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 			/* the thread pointer plus a number the code set: a
 			 * thread-local; plus anything else, not known */
 			if ((a.tp && c.number) || (a.number && c.tp))
-				v = thread_local(k, a.off, c.off);
+				v = ds_thread_local_value(k->d, a.off, c.off);
 			else
 				v = tp_plus_offset(k, &a, &c, 0);
 			break;
@@ -728,7 +728,7 @@ static void track_one(ds_track *k, const ds_insn *in, uint32_t vid)
 		/* add %fs:0, r: a number the code set, from the thread pointer */
 		a = value_of(k, in->dst);
 		if (thread_pointer_load(in) && a.number)
-			v = thread_local(k, a.off, 0);
+			v = ds_thread_local_value(k->d, a.off, 0);
 		else if (thread_pointer_load(in) && a.tls == DS_TV_TLS_TPOFF)
 			v = block_local(k, a.tls_other, a.off, 0);
 		break;
