@@ -590,8 +590,6 @@ static void expand(printer *p, const ds_type *t, const conf *c)
 	p->nopen--;
 }
 
-/* pahole's type__fprintf: a member's type and name, expanding anonymous
- * structs and unions (and those behind pointers) in place. */
 /* The function t points to through n > 1 pointers, or an array of
  * pointers to (t an array: its element's), with *stars the pointers: NULL
  * when t is neither.  GCC's __vtbl_ptr_type is such a pointer, named. */
@@ -639,6 +637,8 @@ static bool deep_function_decl(printer *p, const ds_type *t, const char *name, c
 	return true;
 }
 
+/* pahole's type__fprintf: a member's type and name, expanding anonymous
+ * structs and unions (and those behind pointers) in place. */
 static void type_decl(printer *p, const ds_type *t, const char *name, conf *c)
 {
 	conf tc = *c;
