@@ -38,7 +38,7 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
 	struct ds_heap_header h;
 	struct stat st;
 	ds_heapfile *f;
-	int fd = ds_open_regular(path, err);
+	int fd = ds_open_own(path, err);
 	void *p;
 
 	*out = NULL;

@@ -69,7 +69,8 @@ static bool static_elf(const char *path)
 	return stat_elf;
 }
 
-int ds_heap_env(const char *outdir, char *const *argv, bool sim, char ***env, char **note, ds_err *err)
+int ds_heap_env(ds_wdir *outdir, char *const *argv, bool sim, ds_wdir **heap, char ***env, char **note,
+		ds_err *err)
 {
 	char *lib = NULL, *dir, *cmd = argv ? ds_find_command(argv[0]) : NULL;
 	const char *preload = getenv("LD_PRELOAD");
@@ -77,6 +78,7 @@ int ds_heap_env(const char *outdir, char *const *argv, bool sim, char ***env, ch
 
 	*env = NULL;
 	*note = NULL;
+	*heap = NULL;
 	if (cmd && static_elf(cmd)) {
 		*note = ds_xasprintf("'%s' is statically linked: %s; recording without heap data", cmd,
 				     sim ? "the simulator cannot replace its allocator"
@@ -87,19 +89,14 @@ int ds_heap_env(const char *outdir, char *const *argv, bool sim, char ***env, ch
 	free(cmd);
 	if (!sim && !(lib = heap_lib(err)))
 		return -1;
-	/* absolute: the command may change its directory */
-	if (outdir[0] == '/') {
-		dir = ds_xasprintf("%s/heap", outdir);
-	} else {
-		char cwd[4096];
-		dir = ds_xasprintf("%s/%s/heap", getcwd(cwd, sizeof cwd) ? cwd : ".", outdir);
-	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		ds_err_set(err, DS_EENV, "cannot create '%s': %s", dir, strerror(errno));
-		free(dir);
+	if (!(*heap = ds_wdir_sub(outdir, "heap", true, err))) {
 		free(lib);
 		return -1;
 	}
+	/* the folder through this process's descriptor of it: absolute (the
+	 * command may change its directory), and the folder dsprof made
+	 * whatever happens to the experiment's path meanwhile */
+	dir = ds_xasprintf("/proc/%d/fd/%d", (int)getpid(), ds_wdir_fd(*heap));
 	e = ds_xcalloc(3, sizeof *e);
 	if (sim) {
 		e[0] = ds_xasprintf("DSPROF_SIM_HEAP=%s", dir);

@@ -755,7 +755,6 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 {
 	rec r = {0};
 	bool interrupted = false;
-	char *path = NULL;
 	int rc = -1;
 
 	memset(res, 0, sizeof *res);
@@ -777,8 +776,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	if (open_events(&r, err))
 		goto out;
 	r.phys = ds_physaddr_new(r.events, o->nevents);
-	path = ds_xasprintf("%s/perf.data", o->outdir);
-	r.w = ds_pdw_create(path, r.events, o->nevents, err);
+	r.w = ds_pdw_create(o->dir, "perf.data", false, r.events, o->nevents, err);
 	if (!r.w || synth_kernel_mmap(&r, err) || (o->pid && synth_process(&r, err)) ||
 	    ds_pdw_flush(r.w, err))
 		goto out;
@@ -790,7 +788,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	else if (release_child(&r, err)) {
 		ds_pdw_abort(r.w);
 		r.w = NULL;
-		unlink(path);
+		ds_wdir_unlink(o->dir, "perf.data", NULL);
 		goto out;
 	}
 	if (record_loop(&r, &interrupted, err))
@@ -798,14 +796,13 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	disable_all(&r);
 	res->end_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
 	res->end_ns = ds_clock_ns(CLOCK_MONOTONIC);
-	if (drain_all(&r, err) || finish_file(&r, err) || ds_expdir_save_vdso(o->outdir, err))
+	if (drain_all(&r, err) || finish_file(&r, err) || ds_expdir_save_vdso(o->dir, err))
 		goto out;
 	export_kernel_ips(&r);
 	if (ds_workload_wait(&r.wl, interrupted, 0, NULL, NULL, err))
 		goto out;
 	rc = 0;
 out:
-	free(path);
 	cleanup(&r);
 	return rc;
 }

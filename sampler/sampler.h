@@ -117,7 +117,8 @@ typedef struct ds_record_opts {
 	bool detach;            /* the command outlives a recorder that dies (else it is killed with it) */
 	double duration;        /* seconds; 0 = until the target ends / Ctrl-C */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = default */
-	const char *outdir;     /* experiment directory, already created */
+	const char *outdir;     /* the experiment directory's path, for messages and children */
+	ds_wdir *dir;           /* ... open (ds_expdir_create): every file of it is written there */
 	int argc_self;          /* dsprof's own command line, for the header */
 	char **argv_self;
 } ds_record_opts;
@@ -140,12 +141,14 @@ typedef struct ds_record_result {
 /* ---- heap tracking (record --heap) ----
  * The environment that preloads the heap tracker into the command argv
  * (sim: that has the simulator replace its allocator) and points it at
- * OUTDIR/heap (made here): a NULL-terminated list of "NAME=VALUE" for
- * ds_record_opts.env, malloc'd (ds_heap_env_free).  A command that is
- * linked statically cannot have it: then *env is NULL and *note
- * (malloc'd) says so; the recording goes on without heap data.  The error
- * is a tracker that is not built. */
-int ds_heap_env(const char *outdir, char *const *argv, bool sim, char ***env, char **note, ds_err *err);
+ * OUTDIR/heap (made here, and open in *heap until the recording ends:
+ * the tracker reaches it through this process's descriptor): a
+ * NULL-terminated list of "NAME=VALUE" for ds_record_opts.env, malloc'd
+ * (ds_heap_env_free).  A command that is linked statically cannot have
+ * it: then *env is NULL and *note (malloc'd) says so; the recording goes
+ * on without heap data.  The error is a tracker that is not built. */
+int ds_heap_env(ds_wdir *outdir, char *const *argv, bool sim, ds_wdir **heap, char ***env, char **note,
+		ds_err *err);
 void ds_heap_env_free(char **env);
 
 /* Record per the options into OUTDIR/perf.data (and OUTDIR/vdso.so).
