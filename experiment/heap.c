@@ -163,7 +163,7 @@ static bool record_at(const ds_heapfile *f, size_t off, size_t end, const ds_hea
 		memcpy(r->frames, p + sizeof s, n * 8);
 		return s.site != 0;
 	}
-	if (type == DS_HEAP_ALLOC || type == DS_HEAP_FREE || type == DS_HEAP_EXIT) {
+	if (type == DS_HEAP_ALLOC || type == DS_HEAP_FREE || type == DS_HEAP_EXIT || type == DS_HEAP_ENDS) {
 		struct ds_heap_event e;
 		if (size != sizeof e)
 			return false;

@@ -16,10 +16,11 @@
  *     free chunk (taken with one atomic addition; one pwrite) when it is
  *     full and when the thread ends; nothing is locked on the way.
  *   - a process that exits, execs or calls _exit: every thread's buffer
- *     is written first (exit: after an exit record).  A process killed
- *     loses what its buffers held, a chunk a thread at most: the report
- *     says that a process ended without exiting.  SIGINT, SIGTERM and
- *     SIGHUP, where the program leaves them to end it, write them first.
+ *     is written first, after an exit record, or an end record that says
+ *     the image's records are all there.  A process killed loses what
+ *     its buffers held, a chunk a thread at most: the report says that a
+ *     process ended without a last record.  SIGINT, SIGTERM and SIGHUP,
+ *     where the program leaves them to end it, write them first.
  *   - fork: the child gets a file of its own (and forgets the parent's
  *     chunk and call stacks); an exec'd program loads the library again
  *     and opens its own.
@@ -121,6 +122,7 @@ static atomic_int started;          /* 1 once a thread began to find the real fu
 static atomic_int resolved;         /* 1 once they are known */
 static pthread_t starter;
 static int fd = -1;
+static pid_t image_pid;             /* getpid() of its process (a vfork child's differs) */
 static atomic_uint_fast64_t next_chunk; /* the file offset of the next free chunk */
 static unsigned max_frames = 16;
 static size_t mmap_min = 65536;
@@ -572,8 +574,8 @@ static inline __attribute__((always_inline)) void event(int type, int fn, const 
 	uint64_t a = (uint64_t)(uintptr_t)p;
 	char *at;
 
-	if (__builtin_expect(ended || type == DS_HEAP_EXIT || a >> DS_HEAP_ADDR_BITS || (uint64_t)bytes >> 32 ||
-				     (type == DS_HEAP_FREE && bytes),
+	if (__builtin_expect(ended || type == DS_HEAP_EXIT || type == DS_HEAP_ENDS || a >> DS_HEAP_ADDR_BITS ||
+				     (uint64_t)bytes >> 32 || (type == DS_HEAP_FREE && bytes),
 			     0)) {
 		event_whole(c, type, fn, a, bytes, site, t);
 		return;
@@ -821,7 +823,8 @@ static int open_file(int forked)
 	fd = -1;
 	if (!dir || !*dir)
 		return 0;
-	snprintf(path, sizeof path, "%s/%d-%llu.heap", dir, (int)getpid(), (unsigned long long)now_ns());
+	image_pid = getpid();
+	snprintf(path, sizeof path, "%s/%d-%llu.heap", dir, (int)image_pid, (unsigned long long)now_ns());
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return 0;
@@ -864,6 +867,23 @@ static void child(void)
 		atomic_store(&state, OFF);
 }
 
+/* The image ends otherwise than by exit (how: enum ds_heap_end; sig: the
+ * signal's number): an end record, which says its records are all in the
+ * file, then every buffer.  A vfork's child, which runs on its parent's
+ * memory until it execs, writes the parent's buffers but no end: the
+ * parent's image goes on. */
+static void image_ends(int how, int sig)
+{
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON)
+		return;
+	if (getpid() == image_pid) {
+		busy++;
+		event(DS_HEAP_ENDS, how, NULL, (size_t)sig, 0, stamp());
+		busy--;
+	}
+	flush_all();
+}
+
 /* A signal that ends the process by default (SIGINT of a Ctrl-C, SIGTERM,
  * SIGHUP): the buffers are written first, unless another thread is
  * writing them then, and the signal is delivered again as it would have
@@ -874,7 +894,7 @@ static void terminated(int sig)
 	int saved = errno;
 	if (pthread_mutex_trylock(&buffers_lock) == 0) {
 		pthread_mutex_unlock(&buffers_lock);
-		flush_all();
+		image_ends(DS_HEAP_BY_SIGNAL, sig);
 	}
 	signal(sig, SIG_DFL);
 	errno = saved;
@@ -1166,12 +1186,6 @@ EXPORT void *mremap(void *old, size_t oldlen, size_t len, int flags, ...)
  * calls of them (posix_spawn, system) come from a child that recorded
  * nothing of its own. */
 
-static void image_ends(void)
-{
-	if (atomic_load_explicit(&state, memory_order_acquire) == ON)
-		flush_all();
-}
-
 /* A library unloaded: its addresses may hold another's code from now on,
  * whose call-frame rules the walk must read anew. */
 EXPORT int dlclose(void *handle)
@@ -1189,35 +1203,35 @@ EXPORT int dlclose(void *handle)
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int (*f)(const char *, char *const[], char *const[]) = find("execve");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(path, argv, envp) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
 	int (*f)(const char *, char *const[]) = find("execv");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(path, argv) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
 	int (*f)(const char *, char *const[]) = find("execvp");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(file, argv) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int (*f)(const char *, char *const[], char *const[]) = find("execvpe");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(file, argv, envp) : (errno = ENOSYS, -1);
 }
 
 EXPORT int fexecve(int efd, char *const argv[], char *const envp[])
 {
 	int (*f)(int, char *const[], char *const[]) = find("fexecve");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(efd, argv, envp) : (errno = ENOSYS, -1);
 }
 
@@ -1266,7 +1280,7 @@ EXPORT int execle(const char *path, const char *arg, ...)
 EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	void (*f)(int) = find("_exit");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXIT_NOW, 0);
 	if (f)
 		f(status);
 	for (;;)
