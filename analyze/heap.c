@@ -1054,7 +1054,7 @@ static bool covered(ds_session *s, const image *ims, size_t n, uint32_t pid, uin
 
 /* The processes whose samples fall where no image of theirs is (sorted
  * by pid, start: assign's order), named in a note: the tracker was not
- * loaded there (a static program, LD_PRELOAD cleared) or could not make
+ * loaded there (a static program, LD_PRELOAD cleared) or could not get
  * its file; what they allocated is not known. */
 static void unrecorded(ds_session *s, image *ims, size_t n)
 {
@@ -1083,8 +1083,8 @@ static void unrecorded(ds_session *s, image *ims, size_t n)
 		ds_buf_printf(&b, " and %zu more", who.n - 8);
 	if (who.n)
 		note(s, "%zu process%s seen in the samples %s no heap record: %s; the heap tracker was not loaded "
-			"there (a statically linked program, LD_PRELOAD cleared) or could not make its file, and "
-			"what %s allocated is not known", who.n, who.n == 1 ? "" : "es",
+			"there (a statically linked program, LD_PRELOAD cleared) or could not get its file from "
+			"dsprof record, and what %s allocated is not known", who.n, who.n == 1 ? "" : "es",
 		     who.n == 1 ? "has" : "have", ds_buf_str(&b), who.n == 1 ? "it" : "they");
 	ds_buf_free(&b);
 	ds_vec_free(&who);
@@ -1396,6 +1396,7 @@ int ds_heap_build(ds_session *s, ds_err *err)
 	ds_heap *h = &s->heap;
 	image_vec ims = {0};
 	image **order;
+	ds_buf lost = {0}; /* the processes that lost their file to the program */
 	char *dir, **paths;
 	size_t n;
 	int rc;
@@ -1454,6 +1455,11 @@ int ds_heap_build(ds_session *s, ds_err *err)
 		if (ds_heapfile_cut(ims.v[i].f))
 			note(s, "heap file '%s' is cut short (its last chunk is not whole): the records after its "
 				"end are lost", ds_heapfile_path(ims.v[i].f));
+		if (ims.v[i].info->lost) {
+			const char *slash = strrchr(ims.v[i].info->exe, '/');
+			ds_buf_printf(&lost, "%s %u (%s)", lost.len ? "," : " after the program took its descriptor:",
+				      ims.v[i].info->pid, slash ? slash + 1 : ims.v[i].info->exe);
+		}
 		ds_heapfile_close(ims.v[i].f);
 		ds_vec_free(&ims.v[i].local);
 		ds_vec_free(&ims.v[i].queries);
@@ -1461,8 +1467,10 @@ int ds_heap_build(ds_session *s, ds_err *err)
 	}
 	if (h->complete < h->images)
 		note(s, "%" PRIu64 " of %" PRIu64 " processes ended without a last heap record: killed outright "
-			"(SIGKILL, a crash), which loses their last records (64 KiB a thread at most); the blocks they "
-			"still held are 'unended', not leaks", h->images - h->complete, h->images);
+			"(SIGKILL, a crash), which loses their last records (64 KiB a thread at most), or the heap "
+			"tracker lost its file%s, which loses the records after that; the blocks they still held "
+			"are 'unended', not leaks", h->images - h->complete, h->images, ds_buf_str(&lost));
+	ds_buf_free(&lost);
 	ds_vec_free(&ims);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);

@@ -62,6 +62,10 @@ struct ds_heap_header {
 enum {
 	DS_HEAP_F_FORKED = 1 << 0,   /* the image began in a fork's child (the parent's program) */
 	DS_HEAP_F_LOGICAL = 1 << 1,  /* times are the simulator's logical clock */
+	DS_HEAP_F_TAKEN = 1 << 2,    /* the program took the tracker's descriptor of it once at least
+				      * (closed or replaced it by a system call the tracker does not
+				      * see); the tracker asked for the file again (heapask.h) */
+	DS_HEAP_F_LOST = 1 << 3,     /* ... and did not get it: the records after that are lost */
 };
 
 enum ds_heap_type {
