@@ -391,12 +391,14 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 }
 
 /* What the heap tracker wrote: its files' allocations, frees and call
- * stacks; that it wrote none (the command never loaded it) is never
- * hidden, even with -q. */
-static void heap_summary(const char *outdir, bool quiet)
+ * stacks; that it wrote none (the command never loaded it), or that some
+ * process could not get its file, is never hidden, even with -q. */
+static void heap_summary(const char *outdir, const ds_heap_broker *broker, bool quiet)
 {
 	ds_heap_totals t;
 	ds_err err = {0};
+	size_t failed;
+	const char *why = ds_heap_broker_failed(broker, &failed);
 
 	if (ds_heap_count(outdir, &t, &err)) {
 		fprintf(stderr, "dsprof: warning: heap: %s\n", err.msg);
@@ -413,6 +415,9 @@ static void heap_summary(const char *outdir, bool quiet)
 		fprintf(stderr, "dsprof: warning: heap: %llu bytes of records could not be read and %zu files "
 				"were cut short (a process killed while writing, a full disk)\n",
 			(unsigned long long)t.bad_bytes, t.cut);
+	if (failed)
+		fprintf(stderr, "dsprof: warning: heap: %zu process image%s got no heap file (%s%s): their heap "
+				"data is lost\n", failed, failed == 1 ? "" : "s", why, failed > 1 ? ", and others" : "");
 }
 
 /* What only this machine, right after the run, can put into the
@@ -482,11 +487,12 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 	*complete = *killed = false;
 	o->outdir = outdir;
 	o->env = NULL;
+	o->heap_broker = NULL;
 	if (!(dir = ds_expdir_create(outdir, &prev, &err)))
 		return cli_fail(&err);
 	o->dir = dir;
 	cli_say_moved(&prev); /* even with -q: it is the user's data */
-	if (x->heap && ds_heap_env(dir, o->argv, x->sim, &heap, &o->env, &heap_note, &err)) {
+	if (x->heap && ds_heap_env(dir, o->argv, x->sim, &heap, &o->env, &o->heap_broker, &heap_note, &err)) {
 		status = cli_fail(&err);
 		ds_wdir_close(dir);
 		cli_discard(outdir, &prev);
@@ -499,8 +505,6 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 	if (x->sim ? ds_sim_record(o, x->machine->caches, x->machine->ncaches, &res, &sres, &err)
 		   : ds_sampler_record(o, &res, &err)) {
 		status = cli_fail(&err);
-		ds_wdir_close(heap);
-		heap = NULL;
 		/* nothing was recorded: leave the directory as it was */
 		if (!res.target_started) {
 			ds_wdir_close(dir);
@@ -510,8 +514,6 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 		ds_record_result_fini(&res);
 		goto out;
 	}
-	ds_wdir_close(heap);
-	heap = NULL;
 	/* the experiment is complete when meta.json, the completed perf.data
 	 * and the kernel symbols are in place; until then it stays marked
 	 * unfinished */
@@ -527,7 +529,7 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 	if (!x->quiet)
 		unwind_summary(unwound, o);
 	if (o->env)
-		heap_summary(outdir, x->quiet);
+		heap_summary(outdir, o->heap_broker, x->quiet);
 	if (x->sim)
 		sim_summary(o, &sres, x->left_out, x->quiet);
 	if (!status && x->archive && cli_archive(outdir, x->quiet, &err))
@@ -544,6 +546,9 @@ out:
 	ds_sim_result_fini(&sres);
 	ds_heap_env_free(o->env);
 	o->env = NULL;
+	ds_heap_broker_free(o->heap_broker);
+	o->heap_broker = NULL;
+	ds_wdir_close(heap); /* after the broker, which makes its files in it */
 	return status;
 }
 

@@ -524,6 +524,8 @@ typedef struct ds_heap_info {
 	uint64_t start;       /* when the image began, on the samples' clock */
 	bool forked;          /* it began in a fork's child */
 	bool logical;         /* its times are the simulator's logical clock */
+	bool lost;            /* the program took the tracker's descriptor of it, and the tracker
+			       * could not get the file again: the records after that are lost */
 	unsigned max_frames;
 	uint64_t mmap_min;
 	char *exe;            /* the program, as /proc/self/exe named it */

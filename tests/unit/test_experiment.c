@@ -1578,6 +1578,45 @@ TEST(heap_tallies)
 	free(dir);
 }
 
+/* An image's end record (version 4) comes out as it went in: how the
+ * image ended and the signal; a header's flags say whether the tracker
+ * lost its file to the program. */
+TEST(heap_ends)
+{
+	char *path = tmp_path("ends.heap");
+	size_t size = DS_HEAP_HEADER + DS_HEAP_CHUNK, at = 0;
+	unsigned char *file = ds_xcalloc(1, size);
+	struct ds_heap_header h = {.version = DS_HEAP_VERSION, .header_size = DS_HEAP_HEADER,
+				   .chunk_size = DS_HEAP_CHUNK, .pid = 2, .flags = DS_HEAP_F_TAKEN};
+	struct ds_heap_event e = {.type = DS_HEAP_ENDS, .size = sizeof e, .fn = DS_HEAP_BY_SIGNAL, .tid = 2,
+				  .time = 5, .bytes = 15};
+	ds_heapfile *f;
+	ds_heap_cursor cur = {0};
+	ds_heap_rec r;
+	ds_err err = {0};
+
+	memcpy(h.magic, DS_HEAP_MAGIC, 8);
+	memcpy(file, &h, sizeof h);
+	heap_put(file + DS_HEAP_HEADER, &at, &e, sizeof e);
+	CHECK(heap_write(path, file, size));
+	CHECK(ds_heapfile_open(path, &f, &err) == 0);
+	CHECK(!ds_heapfile_info(f)->lost);
+	CHECK(ds_heapfile_next(f, &cur, &r) == 1);
+	CHECK_EQ_U64(r.type, DS_HEAP_ENDS);
+	CHECK_EQ_U64(r.fn, DS_HEAP_BY_SIGNAL);
+	CHECK_EQ_U64(r.bytes, 15);
+	CHECK(ds_heapfile_next(f, &cur, &r) == 0);
+	CHECK_EQ_U64(ds_heapfile_bad_bytes(f), 0);
+	ds_heapfile_close(f);
+	((struct ds_heap_header *)file)->flags |= DS_HEAP_F_LOST;
+	CHECK(heap_write(path, file, size));
+	CHECK(ds_heapfile_open(path, &f, &err) == 0);
+	CHECK(ds_heapfile_info(f)->lost);
+	ds_heapfile_close(f);
+	free(file);
+	free(path);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/dsprof-unit.XXXXXX");
@@ -1606,6 +1645,7 @@ int main(void)
 	RUN(meta_values_checked);
 	RUN(expdir);
 	RUN(heap_tallies);
+	RUN(heap_ends);
 	{
 		char *cmd = ds_xasprintf("rm -rf '%s'", tmpdir);
 		if (system(cmd) != 0)
