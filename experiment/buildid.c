@@ -70,6 +70,12 @@ void ds_build_id_feature_parse(const void *data, size_t len, ds_build_id **ids, 
 		e.size = (h.misc & BID_SIZE_MISC) ? p[off + 12 + 20] : DS_BUILD_ID_MAX;
 		if (e.size > DS_BUILD_ID_MAX)
 			return;
+		/* an id of no bytes says nothing: it would match every file
+		 * without one (the archive took a missing copy for its own) */
+		if (e.size == 0) {
+			off += h.size;
+			continue;
+		}
 		memcpy(e.id, p + off + 12, e.size);
 		e.kernel = (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 			   (h.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_GUEST_KERNEL;

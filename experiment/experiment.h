@@ -77,7 +77,8 @@ typedef struct ds_build_id {
 void ds_build_id_feature_put(ds_buf *out, const ds_build_id *ids, size_t n);
 /* Parse a feature section (or, in pipe mode, one HEADER_BUILD_ID record's
  * body) into *ids (appending to *n entries); entries that do not parse end
- * the section, keeping those before them.  Free with ds_build_ids_free. */
+ * the section, keeping those before them; an entry whose id has no bytes
+ * is left out.  Free with ds_build_ids_free. */
 void ds_build_id_feature_parse(const void *p, size_t len, ds_build_id **ids, size_t *n);
 void ds_build_ids_free(ds_build_id *ids, size_t n);
 /* The entry for path, or NULL. */

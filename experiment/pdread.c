@@ -172,6 +172,24 @@ static uint64_t cache_size(const char *s)
 	}
 }
 
+/* A level as meta.json holds it (experiment/meta.c reads it back): one
+ * that cannot be is none, and a count of sets or ways that cannot be, or
+ * that does not make the size, is unknown; else an import wrote what every
+ * report of it then calls impossible. */
+static bool cache_sound(ds_cache_level *c)
+{
+	bool typed = !strcmp(c->type, "Data") || !strcmp(c->type, "Instruction") || !strcmp(c->type, "Unified");
+
+	if (c->level < 1 || c->level > 4 || !typed || c->size < 1 || c->size > 1ull << 40 || c->line < 8 ||
+	    c->line > 4096 || (c->line & (c->line - 1)))
+		return false;
+	if (c->ways > 1u << 16)
+		c->ways = 0;
+	if (c->sets > 1u << 30 || (c->ways && c->sets && (uint64_t)c->ways * c->sets * c->line != c->size))
+		c->sets = 0;
+	return true;
+}
+
 /* HEADER_CACHE: u32 version (1, or 2 with a u32 instance id after the
  * level), u32 count, then per cache u32 level, [id,] line size, sets, ways
  * and the strings type, size and the cpulist that shares it.  Kept: the
@@ -211,6 +229,7 @@ static void feat_cache(ds_perfdata_header_info *in, const unsigned char *p, uint
 			snprintf(c->type, sizeof c->type, "%s", str[0]);
 			c->size = cache_size(str[1]);
 			snprintf(c->shared_cpus, sizeof c->shared_cpus, "%s", str[2]);
+			in->ncaches -= !cache_sound(c);
 		}
 		for (int j = 0; j < 3; j++)
 			free(str[j]);
@@ -240,13 +259,17 @@ static void parse_feature(ds_perfdata *pd, int bit, const unsigned char *p, uint
 			in->nr_cpus_avail = rd32(p);
 			in->nr_cpus_online = rd32(p + 4);
 		}
+		/* more than meta.json takes (experiment/meta.c): unknown */
+		if (in->nr_cpus_online > 65536)
+			in->nr_cpus_online = 0;
 		return;
 	case PF_FEAT_TOTAL_MEM:
 		if (len >= 8)
 			in->total_mem_kb = rd64(p);
 		return;
 	case PF_FEAT_SAMPLE_TIME:
-		if (len >= 16) {
+		/* a last sample before the first: neither is known */
+		if (len >= 16 && rd64(p) <= rd64(p + 8)) {
 			in->first_sample_time = rd64(p);
 			in->last_sample_time = rd64(p + 8);
 		}

@@ -938,6 +938,15 @@ TEST(build_id_feature)
 	ds_build_id_feature_parse(b.p, 100 + 50, &got, &n);
 	CHECK_EQ_U64(n, 1);
 	ds_build_ids_free(got, n);
+	/* an id of no bytes is none: the entry is skipped, the next one read */
+	b.p[32] = 0;
+	got = NULL;
+	n = 0;
+	ds_build_id_feature_parse(b.p, b.len, &got, &n);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2)
+		CHECK_STR(got[0].path, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+	ds_build_ids_free(got, n);
 	/* an entry whose name lacks its NUL ends the section */
 	memset(b.p + 36, 'x', 64);
 	got = NULL;
