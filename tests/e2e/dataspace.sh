@@ -32,3 +32,29 @@ for cc in gcc clang; do
 		done
 	done
 done
+
+# ---- bit fields that share a storage unit ----
+# (tests/programs/bitunits.c: a function a field, each reads, writes or
+# increments its field; every load and store sampled by the simulator, so
+# every access of every function must be named by its field, whatever
+# masks, shifts and registers the compiler went through)
+if command -v valgrind >/dev/null 2>&1; then
+	for cc in gcc clang; do
+		for opt in -O0 -O2; do
+			bin="bu-$cc$opt"
+			if ! $cc -std=gnu11 $opt -g -fno-omit-frame-pointer -o "$bin" "$TOP/tests/programs/bitunits.c"; then
+				not_ok "$cc $opt: cannot build bitunits"
+				continue
+			fi
+			"$DSPROF" record -q --sim -c 1 -e sim:loads,sim:stores -o "s-$bin" -- "./$bin" 100 >/dev/null 2>&1
+			"$DSPROF" report -i "s-$bin" --by function,field -f csv 2>/dev/null | awk -F, '
+				NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "samples:sim:loads") l = i; if ($i == "samples:sim:stores") s = i }; next }
+				$6 == "field" && $5 ~ /^struct unit\./ && $l + $s > 0 { sub(/^struct unit\./, "", $5); print $2 ":" $5 }' |
+				sort | tr '\n' ' ' >"$bin.fields"
+			check_eq "$cc $opt bit fields in one unit (--sim, every access): each function's field" \
+				"$(cat "$bin.fields")" "bump_count:count get_level:level main:count raw_byte:<one of ready|busy|count> set_mode:mode set_ready:ready test_busy:busy "
+		done
+	done
+else
+	skip "bit fields in one unit: valgrind is not installed ('make deps' installs it)"
+fi
