@@ -5,7 +5,7 @@
 #   make demo      deps + build (the simulator too) + record the bundled example,
 #                  print its report and the false-sharing story
 #   make test      deps + build + the whole test suite
-#   make check     the suite under ASan+UBSan, then the fuzzers for a bounded time
+#   make check     the suite under ASan+UBSan (big inputs whole: --full), then the fuzzers for a bounded time
 #   make fuzz      the fuzzers only (FUZZ_SECONDS each; FUZZ_TARGETS="session tui" picks some)
 #   make bench     benchmarks against perf, printed as ratios
 #   make install   PREFIX=/usr/local: the program and its man pages
@@ -229,7 +229,7 @@ deps:
 	fi
 
 test-run: $(PROG) $(UNIT_BINS) $(TOOL_BINS) $(TESTPROGS) $(FUZZ_REPLAYS)
-	@tests/run.sh $(BUILD)
+	@tests/run.sh $(TEST_FLAGS) $(BUILD)
 
 test: deps
 	@$(MAKE) --no-print-directory test-run
@@ -237,7 +237,7 @@ test: deps
 # The fuzzers run even when the suite fails: both say what they found.
 check: deps
 	@status=0; \
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 test-run || status=1; \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/san SAN=1 TEST_FLAGS=--full test-run || status=1; \
 	$(MAKE) --no-print-directory fuzz || status=1; \
 	exit $$status
 

@@ -849,96 +849,314 @@ static dref by_caller_argument(ds_session *s, const ds_sample *sm, uint32_t si, 
 /* ---- bit fields ---- */
 
 /* A bit-field access reads or writes its whole storage unit; which field
- * it means shows in the immediates the code applies to the value: masks
- * (and, or, xor, test), an increment of 1 << k, shifts before a mask.
- * After a load they come next (with the shifts applied to them); before a
- * store they came just before.  Collects those bit masks, relative to the
- * start of the access. */
-/* A hint: an exact mask, or (increments) one bit inside the field. */
+ * it means shows in what the code does to the value: masks (and, or, xor,
+ * test), an increment of 1 << k, shifts before a mask.  After a load they
+ * come next, on the registers the loaded value went to; before a store
+ * they came just before, on the registers the stored value was made of.
+ * Only those registers count: clang -O0 reloads the unit to merge an
+ * incremented field back while the field is shifted into place in
+ * another register, and that register's mask and shift are no hint about
+ * the reload.
+ *
+ * An and either picks a field out (a read: the mask is the field) or
+ * keeps the rest of the unit while a field is written (the field is the
+ * complement).  Which one shows in where the value goes: back into the
+ * unit it was loaded from (a write), or from that unit into a store (the
+ * part of the stored value that was the old unit). */
+enum hint_kind {
+	HINT_EXACT,   /* the field's bits */
+	HINT_ONE_BIT, /* a bit inside the field (an increment) */
+	HINT_SHIFTED, /* the bits a shift left of the value: the unit's top field */
+	HINT_OTHER,   /* the other reading of an and whose role did not show */
+	HINT_NKINDS
+};
+
 typedef struct bit_hint {
-	uint64_t mask;
-	bool one_bit;
+	uint64_t mask; /* bits of the unit, from the start of the access */
+	enum hint_kind kind;
 } bit_hint;
 
-static void add_mask(bit_hint *h, size_t *n, size_t max, uint64_t m, bool one_bit)
+typedef struct bit_hints {
+	bit_hint v[32];
+	size_t n;
+	uint64_t unit; /* the bits the access covers */
+} bit_hints;
+
+static void add_hint(bit_hints *h, uint64_t mask, enum hint_kind kind)
 {
-	if (*n < max && m)
-		h[(*n)++] = (bit_hint){m, one_bit};
+	if (h->n < sizeof h->v / sizeof h->v[0] && mask)
+		h->v[h->n++] = (bit_hint){mask, kind};
 }
 
-static void alu_masks(const ds_insn *in, int shift, uint64_t wm, bit_hint *h, size_t *n, size_t max)
+/* An and's mask m (bits of the unit): the field, or (keep) the bits kept
+ * while the field is written. */
+static void and_hints(bit_hints *h, uint64_t m, bool keep)
 {
-	uint64_t m = (uint64_t)in->alu_imm & wm;
+	add_hint(h, keep ? h->unit & ~m : m, HINT_EXACT);
+	add_hint(h, keep ? m : h->unit & ~m, HINT_OTHER);
+}
+
+/* The immediate of in, an instruction applied to the value shifted right
+ * by shift bits, as bits of the unit (0 when out of reach). */
+static uint64_t imm_bits(const ds_insn *in, int shift, const bit_hints *h)
+{
+	return shift < 0 || shift >= 64 ? 0 : (((uint64_t)in->alu_imm & h->unit) << shift) & h->unit;
+}
+
+/* The hints of an instruction that works on memory or, with an
+ * immediate, on the value; an and's only when it works on memory (it
+ * keeps the rest of the unit: a read-modify-write). */
+static void alu_hints(const ds_insn *in, int shift, bit_hints *h)
+{
 	if (shift < 0 || shift >= 64)
 		return;
 	switch (in->alu) {
 	case DS_ALU_ADD:
 		if (in->alu_imm)
-			add_mask(h, n, max, 1ull << ((__builtin_ctzll((uint64_t)in->alu_imm) + shift) & 63), true);
+			add_hint(h, 1ull << ((__builtin_ctzll((uint64_t)in->alu_imm) + shift) & 63), HINT_ONE_BIT);
 		break;
 	case DS_ALU_AND:
-	case DS_ALU_TEST:
-		add_mask(h, n, max, m << shift, false);
-		add_mask(h, n, max, (~m & wm) << shift, false);
+		if (in->nmem)
+			and_hints(h, imm_bits(in, 0, h), true);
 		break;
+	case DS_ALU_TEST:
 	case DS_ALU_OR:
 	case DS_ALU_XOR:
-		add_mask(h, n, max, m << shift, false);
+		add_hint(h, imm_bits(in, shift, h), HINT_EXACT);
 		break;
 	default:
 		break;
 	}
 }
 
-static size_t bit_hints(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t,
-			bit_hint *masks, size_t max)
-{
-	unsigned width = t->mem.size >= 8 ? 64 : t->mem.size * 8;
-	uint64_t wm = width == 64 ? ~0ull : (1ull << width) - 1;
-	ds_decoder *dec = ds_backtracker_decoder(s->bt);
-	size_t avail, n = 0;
-	const uint8_t *code;
-	int shift = 0;
+/* The registers that hold the value: bit n of register r is bit
+ * n + shift[r] of the unit; ands[r] the masks of the ands the value met
+ * in r, whose role shows when r lets it go. */
+typedef struct value_regs {
+	uint64_t regs;
+	int shift[64];
+	uint64_t ands[64][4];
+	unsigned nands[64];
+} value_regs;
 
-	/* after the access: the loaded value, shifted and masked */
-	code = ds_dso_code_at(d, t->pc, &avail);
-	for (uint64_t a = t->pc, i = 0; code && i < 8; i++) {
+static bool holds(const value_regs *v, int reg)
+{
+	return reg >= 0 && reg < 64 && (v->regs >> reg & 1);
+}
+
+/* reg holds the value as from (another register, or -1: as it is at the
+ * access) holds it. */
+static void hold(value_regs *v, int reg, int from)
+{
+	if (reg < 0 || reg >= 64 || reg == from)
+		return;
+	v->regs |= 1ull << reg;
+	v->shift[reg] = 0;
+	v->nands[reg] = 0;
+	if (from >= 0) {
+		v->shift[reg] = v->shift[from];
+		v->nands[reg] = v->nands[from];
+		memcpy(v->ands[reg], v->ands[from], sizeof v->ands[reg]);
+	}
+}
+
+/* reg no longer holds the value; keep: it went into, or came from, the
+ * accessed unit (its ands kept the rest of the unit). */
+static void let_go(value_regs *v, int reg, bool keep, bit_hints *h)
+{
+	for (unsigned i = 0; i < v->nands[reg]; i++)
+		and_hints(h, v->ands[reg][i], keep);
+	v->regs &= ~(1ull << reg);
+}
+
+static void let_go_all(value_regs *v, uint64_t regs, bit_hints *h)
+{
+	regs &= v->regs;
+	for (int r = 0; regs; r++, regs >>= 1)
+		if (regs & 1)
+			let_go(v, r, false, h);
+}
+
+/* An instruction with an immediate on a register that holds the value:
+ * its hint, its and, or its shift (dir +1 going forward from a load,
+ * where a right shift moves the unit's bits down; -1 going back from a
+ * store, where a left shift moved them up into place; either way the
+ * shift grows).  False when it is none of those. */
+static bool value_alu(const ds_insn *in, value_regs *v, int dir, bit_hints *h)
+{
+	int r = in->dst;
+
+	if (in->alu == DS_ALU_NONE || in->nmem || !holds(v, r))
+		return false;
+	if (in->alu == DS_ALU_SHR || in->alu == DS_ALU_SHL) {
+		int from = v->shift[r], k = (in->alu == DS_ALU_SHR ? dir : -dir) * (int)in->alu_imm;
+		unsigned top = from + in->move_size * 8;
+		v->shift[r] = from + k;
+		/* shifted toward bit 0 of the unit, the value has lost the
+		 * bits below the field; what is left up to the register's top
+		 * may be the field (the unit's top field needs no mask) */
+		if (k > 0 && from >= 0 && in->move_size && top <= 64 && from + k < (int)top)
+			add_hint(h, (top == 64 ? ~0ull : (1ull << top) - 1) & ~((1ull << (from + k)) - 1) & h->unit,
+				 HINT_SHIFTED);
+	} else if (in->alu != DS_ALU_AND) {
+		alu_hints(in, v->shift[r], h);
+	} else if (v->nands[r] < sizeof v->ands[r] / sizeof v->ands[r][0] && imm_bits(in, v->shift[r], h)) {
+		v->ands[r][v->nands[r]++] = imm_bits(in, v->shift[r], h);
+	}
+	return true;
+}
+
+/* Whether two instructions' memory operands name one place. */
+static bool same_place(const ds_insn *a, const ds_memop *ma, const ds_insn *b, const ds_memop *mb)
+{
+	int64_t da = ma->disp + (ma->rip_relative ? (int64_t)(a->addr + a->len) : 0);
+	int64_t db = mb->disp + (mb->rip_relative ? (int64_t)(b->addr + b->len) : 0);
+
+	return ma->base == mb->base && ma->index == mb->index && (ma->index == DS_REG_NONE || ma->scale == mb->scale) &&
+	       da == db && ma->rip_relative == mb->rip_relative && ma->segment == mb->segment;
+}
+
+/* regs without the stack and instruction pointers, which hold no data. */
+static uint64_t data_regs(uint64_t regs)
+{
+	const ds_arch *arch = ds_arch_host();
+	return regs & ~(1ull << ds_arch_dwarf_sp(arch)) & ~(1ull << ds_arch_dwarf_ip(arch));
+}
+
+/* After the load ld (code: its bytes, avail of them; mem: its access):
+ * the loaded value, shifted and masked, as it moves between registers,
+ * until no register holds it or it is stored back. */
+static void hints_after_load(ds_decoder *dec, const uint8_t *code, size_t avail, const ds_insn *ld,
+			     const ds_memop *mem, bit_hints *h)
+{
+	value_regs v = {0};
+	uint64_t a = ld->addr + ld->len;
+
+	hold(&v, ld->dst, -1);
+	for (int i = 0; i < 8 && v.regs && ld->flow == DS_FLOW_NEXT; i++) {
 		ds_insn in;
-		if (!ds_decode(dec, code + (a - t->pc), avail - (a - t->pc), a, &in))
+		if (a - ld->addr >= avail || !ds_decode(dec, code + (a - ld->addr), avail - (a - ld->addr), a, &in))
 			break;
 		a += in.len;
-		if (in.alu == DS_ALU_SHR)
-			shift += (int)in.alu_imm;
-		else if (in.alu == DS_ALU_SHL)
-			shift -= (int)in.alu_imm;
-		else
-			alu_masks(&in, shift, wm, masks, &n, max);
+		if (value_alu(&in, &v, +1, h)) {
+			continue;
+		} else if (in.move == DS_MOVE_STORE && holds(&v, in.src) && same_place(ld, mem, &in, &in.mem[0])) {
+			let_go(&v, in.src, true, h);
+			break;
+		} else if (in.move == DS_MOVE_REG && holds(&v, in.src)) {
+			hold(&v, in.dst, in.src);
+		} else if ((in.move == DS_MOVE_OTHER || in.move == DS_MOVE_ADD_REG) && !in.nmem &&
+			   (holds(&v, in.dst) || (data_regs(in.regs_read) & v.regs))) {
+			/* or %dl,%cl: merged with another value, still in it */
+			if (!holds(&v, in.dst))
+				hold(&v, in.dst, __builtin_ctzll(data_regs(in.regs_read) & v.regs));
+		} else {
+			let_go_all(&v, in.regs_written, h);
+		}
 		if (in.flow != DS_FLOW_NEXT)
 			break;
 	}
-	/* before it, in the same function: the value being merged into a store */
-	if (st->sym && (code = ds_dso_code_at(d, st->sym->start, &avail)) != NULL) {
-		uint64_t window = t->pc - st->sym->start > 48 ? t->pc - 48 : st->sym->start;
-		for (uint64_t a = st->sym->start; a < t->pc;) {
-			ds_insn in;
-			if (!ds_decode(dec, code + (a - st->sym->start), avail - (a - st->sym->start), a, &in))
-				break;
-			if (a >= window)
-				alu_masks(&in, 0, wm, masks, &n, max);
-			a += in.len;
+	let_go_all(&v, v.regs, h);
+}
+
+#define STORE_WINDOW 16
+
+/* Before the store st (mem: its access; win: the up to STORE_WINDOW
+ * instructions before it, oldest first from win[first]): the stored
+ * value, followed back through the registers it was made of (copies,
+ * masks, shifts, the or that merged a field into the rest of its unit)
+ * to where they were loaded. */
+static void hints_before_store(const ds_insn *win, size_t nwin, size_t first, const ds_insn *st,
+			       const ds_memop *mem, bit_hints *h)
+{
+	value_regs v = {0};
+
+	hold(&v, st->src, -1);
+	for (size_t k = nwin; k-- > 0 && v.regs;) {
+		const ds_insn *in = &win[(first + k) % STORE_WINDOW];
+		if (in->flow != DS_FLOW_NEXT && in->flow != DS_FLOW_COND)
+			break; /* what came before it does not run into the store */
+		if (value_alu(in, &v, -1, h))
+			continue;
+		if (in->move == DS_MOVE_LOAD && holds(&v, in->dst)) {
+			let_go(&v, in->dst, same_place(st, mem, in, &in->mem[0]), h);
+		} else if (in->move == DS_MOVE_REG && holds(&v, in->dst)) {
+			if (in->src != in->dst) { /* its value was src's */
+				if (!holds(&v, in->src))
+					hold(&v, in->src, in->dst);
+				v.regs &= ~(1ull << in->dst);
+			}
+		} else if ((in->move == DS_MOVE_OTHER || in->move == DS_MOVE_ADD_REG) && !in->nmem &&
+			   holds(&v, in->dst)) {
+			/* or %dl,%cl: the bits of both registers are in the value */
+			uint64_t r = data_regs(in->regs_read) & ~v.regs;
+			for (int reg = 0; r; reg++, r >>= 1)
+				if (r & 1) {
+					hold(&v, reg, -1);
+					v.shift[reg] = v.shift[in->dst];
+				}
+		} else {
+			let_go_all(&v, in->regs_written, h);
 		}
 	}
-	return n;
+	let_go_all(&v, v.regs, h);
+}
+
+/* The hints of trigger t's access: its own immediate (addb $4, (%rdi)),
+ * or what is done to the value it loads, or to the value it stores. */
+static void access_hints(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t, bit_hints *h)
+{
+	ds_decoder *dec = ds_backtracker_decoder(s->bt);
+	ds_insn acc, win[STORE_WINDOW];
+	size_t avail, nwin = 0, first = 0;
+	const uint8_t *code = ds_dso_code_at(d, t->pc, &avail);
+	uint64_t a;
+
+	h->n = 0;
+	h->unit = t->mem.size >= 8 ? ~0ull : (1ull << (t->mem.size * 8)) - 1;
+	if (!code || !ds_decode(dec, code, avail, t->pc, &acc))
+		return;
+	if (acc.move == DS_MOVE_LOAD) {
+		hints_after_load(dec, code, avail, &acc, &t->mem, h);
+	} else if (acc.move == DS_MOVE_STORE) {
+		/* x86 does not decode backwards: from the function's start */
+		if (!st->sym || !(code = ds_dso_code_at(d, st->sym->start, &avail)))
+			return;
+		for (a = st->sym->start; a < t->pc;) {
+			ds_insn *in = &win[(first + nwin) % STORE_WINDOW];
+			if (!ds_decode(dec, code + (a - st->sym->start), avail - (a - st->sym->start), a, in))
+				break;
+			a += in->len;
+			if (nwin < STORE_WINDOW)
+				nwin++;
+			else
+				first = (first + 1) % STORE_WINDOW;
+		}
+		if (a == t->pc)
+			hints_before_store(win, nwin, first, &acc, &t->mem, h);
+	} else {
+		alu_hints(&acc, 0, h);
+	}
+}
+
+/* The bit of an access at byte off where member m begins. */
+static int64_t unit_bit(const ds_member *m, uint64_t off)
+{
+	return ((int64_t)m->offset - (int64_t)off) * 8 + m->bit_offset;
 }
 
 /* Among the bit fields a storage-unit access covers, the one the code's
- * masks single out. */
+ * masks single out.  When they single out none (the unit copied whole, or
+ * code this reads no hint in), the access is to one of them, and which
+ * one is not known: "struct flags.<one of ready|busy|count>", never the
+ * first of them, which the offset alone would name. */
 static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_trigger *t, dref *r)
 {
 	const dobj *o = r->id >= 0 ? &s->dobjs.v[r->id] : NULL;
 	const ds_member *best = NULL;
-	bit_hint masks[32];
-	size_t nm, nbits = 0;
+	bit_hints h;
+	ds_buf which = {0};
+	size_t nbits = 0;
 
 	if (!o || o->kind != DOBJ_FIELD || !o->t)
 		return;
@@ -949,23 +1167,36 @@ static void refine_bitfield(ds_session *s, ds_dso *d, const site *st, const ds_t
 	}
 	if (nbits < 2)
 		return;
-	nm = bit_hints(s, d, st, t, masks, sizeof masks / sizeof masks[0]);
-	/* an exact mask first; a single bit inside a field (an increment) next */
-	for (int pass = 0; pass < 2 && !best; pass++)
+	access_hints(s, d, st, t, &h);
+	/* in the order of enum hint_kind: an exact mask first, the other
+	 * reading of an and last */
+	for (int kind = 0; kind < HINT_NKINDS && !best; kind++)
 		for (size_t i = 0; i < o->t->nmembers && !best; i++) {
 			const ds_member *m = &o->t->members[i];
-			int64_t lo = ((int64_t)m->offset - (int64_t)r->off) * 8 + m->bit_offset;
+			int64_t lo = unit_bit(m, r->off);
 			uint64_t fm;
 			if (!m->bit_size || !m->name || lo < 0 || lo + m->bit_size > 64)
 				continue;
 			fm = (m->bit_size == 64 ? ~0ull : ((1ull << m->bit_size) - 1)) << lo;
-			for (size_t k = 0; k < nm && !best; k++)
-				if (pass == 0 ? !masks[k].one_bit && masks[k].mask == fm
-					      : masks[k].one_bit && (masks[k].mask & fm))
+			for (size_t k = 0; k < h.n && !best; k++)
+				if (h.v[k].kind == (enum hint_kind)kind &&
+				    (kind == HINT_ONE_BIT ? (h.v[k].mask & fm) != 0 : h.v[k].mask == fm))
 					best = m;
 		}
-	if (best && (!o->path || strcmp(o->path, best->name) != 0))
-		r->id = dobj_member(s, DOBJ_FIELD, o->tid, best->name);
+	if (best) {
+		if (!o->path || strcmp(o->path, best->name) != 0)
+			r->id = dobj_member(s, DOBJ_FIELD, o->tid, best->name);
+		return;
+	}
+	ds_buf_puts(&which, "<one of ");
+	for (size_t i = 0; i < o->t->nmembers; i++) {
+		const ds_member *m = &o->t->members[i];
+		if (m->bit_size && m->name && unit_bit(m, r->off) >= 0 && unit_bit(m, r->off) < (int64_t)t->mem.size * 8)
+			ds_buf_printf(&which, "%s%s", which.len > 8 ? "|" : "", m->name);
+	}
+	ds_buf_putc(&which, '>');
+	r->id = dobj_member(s, DOBJ_FIELD, o->tid, ds_buf_str(&which));
+	ds_buf_free(&which);
 }
 
 /* Steps (1)-(4) for trigger t's access t->mem at site st: its object (id

@@ -111,12 +111,24 @@ sample_span() {
 			END { printf "%.2f\n", n ? (hi - lo) / 1e9 : 0 }'
 }
 
-# check_top LABEL EXPERIMENT EVENT FIELD: FIELD is the top field row, with
-# at least twice the samples of the next one
+# check_top LABEL EXPERIMENT EVENT FIELD [PID]: FIELD is the top field row,
+# with at least twice the samples of the next one; of process PID only
+# when given (an experiment of several programs run one after the other,
+# reported once by thread into EXPERIMENT.procs.csv)
 check_top() {
-	"$DSPROF" report -i "$2" -v dataobjects -f csv >do.csv 2>do.err || echo "# report failed: $(cat do.err)"
-	awk -F, -v ev="samples:$3" 'NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == ev) k = i } next }
-		$2 == "field" { v = $k; sub(/\r$/, "", v); print v "," $1 }' do.csv | sort -t, -k1,1nr >fields.txt
+	csv=do.csv
+	if [ -n "${5:-}" ]; then
+		csv="$2.procs.csv"
+		[ -s "$csv" ] || "$DSPROF" report -i "$2" --by thread,field -f csv >"$csv" 2>do.err ||
+			echo "# report failed: $(cat do.err)"
+	else
+		"$DSPROF" report -i "$2" -v dataobjects -f csv >do.csv 2>do.err || echo "# report failed: $(cat do.err)"
+	fi
+	awk -F, -v ev="samples:$3" -v pid="${5:-}" '
+		NR == 1 { for (i = 1; i <= NF; i++) { sub(/\r$/, "", $i); if ($i == ev) k = i; if ($i == "pid") p = i
+				if ($i == "kind" || $i == "field_kind") c = i }; next }
+		(pid == "" || $p == pid) && $c == "field" { v = $k; sub(/\r$/, "", v); n[$1] += v }
+		END { for (f in n) print n[f] "," f }' "$csv" | sort -t, -k1,1nr >fields.txt
 	top=$(sed -n 1p fields.txt | cut -d, -f2-)
 	n1=$(sed -n 1p fields.txt | cut -d, -f1)
 	n2=$(sed -n 2p fields.txt | cut -d, -f1)

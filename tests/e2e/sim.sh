@@ -13,11 +13,12 @@ fi
 GEOM=L1D=32K:8:64,L2=256K:8:64,L3=2M:16:64
 
 # fn EXPERIMENT FUNCTION EVENT: the event's count in the function (or a
-# clone of it, like fn.isra.0), 0 when none
+# clone of it, like fn.isra.0), 0 when none (the experiment's functions
+# are reported once, into EXPERIMENT.fn.csv)
 fn() {
-	"$DSPROF" report -i "$1" -f csv --limit 1000000 2>/dev/null |
-		awk -F, -v f="$2" -v c="count:sim:$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
-			$1 == f || index($1, f ".") == 1 { n += $k } END { print n + 0 }'
+	[ -s "$1.fn.csv" ] || "$DSPROF" report -i "$1" -f csv --limit 1000000 >"$1.fn.csv" 2>/dev/null
+	awk -F, -v f="$2" -v c="count:sim:$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		$1 == f || index($1, f ".") == 1 { n += $k } END { print n + 0 }' "$1.fn.csv"
 }
 
 # line_of PROGRAM MARK: the source line that carries /* SIM:MARK */
@@ -25,9 +26,10 @@ line_of() {
 	grep -n "SIM:$2 \*/" "$TOP/tests/programs/$1.c" | cut -d: -f1
 }
 
-# count EXPERIMENT PROGRAM MARK EVENT: the event's count on that line
+# count EXPERIMENT PROGRAM MARK EVENT: the event's count on that line (the
+# experiment's lines are reported once, into EXPERIMENT.lines.csv)
 count() {
-	"$DSPROF" report -i "$1" --view lines -f csv --limit 1000000 >"$1.lines.csv" 2>/dev/null
+	[ -s "$1.lines.csv" ] || "$DSPROF" report -i "$1" --view lines -f csv --limit 1000000 >"$1.lines.csv" 2>/dev/null
 	v=$(csv_lookup "$1.lines.csv" name "$2.c:$(line_of "$2" "$3")" "count:sim:$4")
 	echo "${v:-0}"
 }
@@ -251,14 +253,29 @@ check_eq "lock add: one load and one store each time (2 threads x 4096, loads/st
 
 # ---- the dataspace programs: exact addresses put the hot field on top ----
 # (not chase: its list is built by a store to every node in random order, as
-# many misses as the walk makes, and the model counts that tie exactly)
-for sc in stream:particle.mass global:entry.val twoptr:slot.hits union:item.v.f \
-	bitfield:flags.count stack:rec.score; do
-	name=${sc%%:*} want="struct ${sc#*:}"
-	"$DSPROF" record -q --sim -e sim:L1D_MISS -o "ds-$name" -- "$PROGS/dsfields" "$name" 1 >/dev/null 2>&1
-	"$DSPROF" report -i "ds-$name" -v dataobjects -f csv 2>/dev/null |
-		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "samples:sim:L1D_MISS") k = i; next }
-			$2 == "field" { print $k "," $1 }' | sort -t, -k1,1nr >"ds-$name.top"
+# many misses as the walk makes, and the model counts that tie exactly.
+# The scenarios run one after the other, a process each, in one recording
+# reported once, by process.)
+"$DSPROF" record -q --sim -e sim:L1D_MISS -o ds -- sh -c '
+	for sc in stream global twoptr union bitfield stack; do
+		"$0" "$sc" 1 >/dev/null &
+		echo "$! $sc" >>ds.pids
+		wait $!
+	done' "$PROGS/dsfields" >/dev/null 2>&1
+"$DSPROF" report -i ds --by thread,field -f csv >ds.csv 2>/dev/null
+check_eq "dsfields: the six scenarios ran" "$(wc -l <ds.pids)" 6
+while read -r pid name; do
+	case $name in
+	stream) want="struct particle.mass" ;;
+	global) want="struct entry.val" ;;
+	twoptr) want="struct slot.hits" ;;
+	union) want="struct item.v.f" ;;
+	bitfield) want="struct flags.count" ;;
+	stack) want="struct rec.score" ;;
+	esac
+	awk -F, -v pid="$pid" 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "samples:sim:L1D_MISS") k = i; if ($i == "pid") p = i }; next }
+		$p == pid && $6 == "field" { n[$1] += $k } END { for (f in n) print n[f] "," f }' ds.csv |
+		sort -t, -k1,1nr >"ds-$name.top"
 	top=$(sed -n 1p "ds-$name.top" | cut -d, -f2-)
 	n1=$(sed -n 1p "ds-$name.top" | cut -d, -f1)
 	n2=$(sed -n 2p "ds-$name.top" | cut -d, -f1)
@@ -267,7 +284,7 @@ for sc in stream:particle.mass global:entry.val twoptr:slot.hits union:item.v.f 
 	else
 		not_ok "dsfields $name: want $want on top, got: $(head -3 "ds-$name.top" | tr '\n' ' ')"
 	fi
-done
+done <ds.pids
 
 # ---- the experiment ----
 check_eq "meta.json backend" "$("$TOOLS/dsjq" .backend stride/meta.json)" sim

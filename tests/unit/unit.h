@@ -107,6 +107,35 @@ static inline void unit_skip(const char *why)
 	fflush(stdout);
 }
 
+/* ---- big inputs: a sample in make test, all in make check ---- */
+
+/* Whether to check all of a big input (tests/run.sh --full, as make check
+ * runs the suite), not a sample of it. */
+static inline bool unit_full(void)
+{
+	const char *f = getenv("DSPROF_TEST_FULL");
+	return f && strcmp(f, "1") == 0;
+}
+
+/* The step that checks about want of n items, every step-th one: 1 (all
+ * of them) under --full or when there are no more than want. */
+static inline size_t unit_step(size_t n, size_t want)
+{
+	return unit_full() || want == 0 || n <= want ? 1 : (n + want - 1) / want;
+}
+
+/* CHECK with its name said: "WHAT: checked of total ITEMS" and, for a
+ * sample, "(sampled; make check runs all)", so that no "ok" line claims
+ * more than was checked. */
+#define CHECK_SAMPLED(cond, checked, total, items)                                              \
+	do {                                                                                    \
+		size_t c_ = (checked), t_ = (total);                                            \
+		char n_[256];                                                                   \
+		snprintf(n_, sizeof n_, "%s: %zu of %zu %s%s", #cond, c_, t_, items,             \
+			 c_ < t_ ? " (sampled; make check runs all)" : "");                     \
+		unit_report(!!(cond), __FILE__, __LINE__, n_, NULL);                            \
+	} while (0)
+
 /* NAME inside the scratch directory (malloc'd). */
 static inline char *unit_tpath(const char *name)
 {
