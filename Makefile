@@ -209,7 +209,9 @@ $(BUILD)/tests/fuzz/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests
 # library of its own (sampler/preload/), without libdsprof or sanitizers
 # (it runs inside the profiled program), beside the dsprof binary.
 HEAP_LIB := $(BUILD)/lib/libdsprof-heap.so
-$(HEAP_LIB): sampler/preload/heap.c sampler/preload/walk.c sampler/preload/walk.h experiment/heapfile.h
+$(HEAP_LIB): sampler/preload/heap.c sampler/preload/walk.c sampler/preload/walk.h \
+		sampler/preload/fdguard.c sampler/preload/fdguard.h sampler/preload/heapask.c \
+		sampler/preload/heapask.h experiment/heapfile.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -fno-omit-frame-pointer -Wall -Wextra \
 		-Werror -D_GNU_SOURCE -I. -o $@ $(filter %.c,$^) \

@@ -69,8 +69,9 @@ const char *ds_chain_end_name(int end);
  * frame, unwound through the call-frame information.  The copies are then
  * dropped, so that perf reads the chains as it reads those of its own -g;
  * the header gets HEADER_BUILD_ID, the build-id of every object a sample
- * or a call chain falls in.  DIR/perf.data is rewritten beside itself and
- * renamed over it; after a failure it is as it was. */
+ * or a call chain falls in.  DIR/perf.data is rewritten beside itself (in
+ * out, DIR open for writing) and renamed over it; after a failure it is as
+ * it was. */
 typedef struct ds_finish_result {
 	uint64_t bytes;            /* data bytes after */
 	uint64_t chains_completed; /* samples whose chain got a caller back */
@@ -78,7 +79,7 @@ typedef struct ds_finish_result {
 	size_t nbuild_ids;
 	DS_VEC(char *) notes;      /* objects whose build-id cannot be known, and why */
 } ds_finish_result;
-int ds_experiment_finish(const char *dir, ds_finish_result *res, ds_err *err);
+int ds_experiment_finish(const char *dir, ds_wdir *out, ds_finish_result *res, ds_err *err);
 void ds_finish_result_fini(ds_finish_result *r);
 
 /* The experiment's meta data (from meta.json, or made from the perf.data

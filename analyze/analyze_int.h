@@ -421,7 +421,7 @@ typedef struct hsite {
 	uint64_t live, peak;  /* bytes live in the process being swept, and the most at once in one */
 	uint64_t freed, lifetime; /* blocks ended, and their lifetimes' sum */
 	uint64_t leaked, leaked_bytes; /* live at their process's exit */
-	uint64_t unended, unended_bytes; /* live when a process ended without exiting (killed, exec) */
+	uint64_t unended, unended_bytes; /* live when a process ended without exiting (killed, exec, _exit) */
 } hsite;
 
 /* A block a sample fell in. */
@@ -443,7 +443,7 @@ typedef struct ds_heap {
 	ds_vec_u32 rec_block; /* per record: 1 + its block, 0 none */
 	bool logical;         /* times are the simulator's (instructions), not ns */
 	DS_VEC(uint8_t) has_image; /* per record: 1 when its process had heap data then */
-	uint64_t images, exited; /* process images, and those that exited */
+	uint64_t images, complete; /* process images, and those whose records all came (an exit or end) */
 	DS_VEC(char *) wrappers; /* functions that allocate for their callers (--heap-wrappers) */
 	DS_VEC(char *) notes; /* what the views of the heap say: files left out or damaged */
 } ds_heap;

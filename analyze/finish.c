@@ -178,7 +178,7 @@ static void collect_build_ids(finish *f, const char *dir, build_ids *out)
 	}
 }
 
-static int rewrite(finish *f, const char *dir, const char *tmp, ds_err *err)
+static int rewrite(finish *f, const char *dir, ds_wdir *out, ds_err *err)
 {
 	ds_perfdata *pd = f->s->pd;
 	size_t nev = ds_perfdata_nevents(pd);
@@ -195,7 +195,7 @@ static int rewrite(finish *f, const char *dir, const char *tmp, ds_err *err)
 		evs[i].attr.sample_type &= ~(uint64_t)PERF_SAMPLE_STACK_USER;
 		evs[i].attr.sample_stack_user = 0;
 	}
-	f->w = ds_pdw_create(tmp, evs, nev, err);
+	f->w = ds_pdw_create(out, "perf.data", true, evs, nev, err);
 	free(evs);
 	if (!f->w)
 		return -1;
@@ -221,11 +221,10 @@ static int rewrite(finish *f, const char *dir, const char *tmp, ds_err *err)
 	return rc;
 }
 
-int ds_experiment_finish(const char *dir, ds_finish_result *res, ds_err *err)
+int ds_experiment_finish(const char *dir, ds_wdir *out, ds_finish_result *res, ds_err *err)
 {
 	ds_session_opts o = {.deferred = true};
 	finish f = {0};
-	char *path = ds_xasprintf("%s/perf.data", dir), *tmp = ds_xasprintf("%s/perf.data.tmp", dir);
 	int rc = -1;
 
 	memset(res, 0, sizeof *res);
@@ -233,24 +232,17 @@ int ds_experiment_finish(const char *dir, ds_finish_result *res, ds_err *err)
 	f.seen = ds_hash_new();
 	if (ds_session_open(dir, &o, &f.s, err))
 		goto out;
-	if (rewrite(&f, dir, tmp, err)) {
-		unlink(tmp);
+	if (rewrite(&f, dir, out, err)) {
+		ds_wdir_unlink(out, "perf.data.tmp", NULL);
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
-		ds_err_set(err, DS_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
+	rc = ds_wdir_commit_tmp(out, "perf.data", err);
 out:
 	ds_session_close(f.s);
 	ds_hash_free(f.seen);
 	ds_buf_free(&f.rec);
 	ds_buf_free(&f.key);
 	ds_vec_free(&f.hit);
-	free(path);
-	free(tmp);
 	return rc;
 }
 

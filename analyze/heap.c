@@ -387,6 +387,7 @@ typedef struct image {
 	ds_vec_u64 child_start; /* per query at the fork: the child's start */
 	uint64_t bad;         /* bytes of its records that could not be read */
 	bool exited;          /* it has an exit record */
+	bool complete;        /* an exit or end record: its records all came */
 } image;
 typedef DS_VEC(image) image_vec;
 
@@ -922,8 +923,8 @@ static void load_images(ds_session *s, ds_heap *h, image_vec *ims, char **paths,
 				ds_heapfile_drop(im.f, dropped, cursor.off - dropped - DS_HEAP_CHUNK);
 				dropped = cursor.off - DS_HEAP_CHUNK;
 			}
-			if (r.type == DS_HEAP_EXIT)
-				im.exited = true;
+			im.exited |= r.type == DS_HEAP_EXIT;
+			im.complete |= r.type == DS_HEAP_EXIT || r.type == DS_HEAP_ENDS;
 			if (r.type == DS_HEAP_ALLOC && r.site < im.local.n && im.local.v[r.site] != NONE) {
 				/* its frames are read in the address space of its first allocation */
 				hstack *st = &h->stacks.v[im.local.v[r.site]];
@@ -942,7 +943,7 @@ static void load_images(ds_session *s, ds_heap *h, image_vec *ims, char **paths,
 		}
 		ds_heapfile_drop(im.f, 0, ds_heapfile_size(im.f));
 		im.bad = ds_heapfile_bad_bytes(im.f);
-		h->exited += im.exited;
+		h->complete += im.complete;
 		ds_vec_push(ims, im);
 	}
 	h->images = ims->n;
@@ -1015,6 +1016,79 @@ static void assign(ds_session *s, ds_heap *h, image *ims, size_t n)
 		ds_vec_push(&im->queries, (uint64_t)k << 1);
 		h->has_image.v[k] = 1;
 	}
+}
+
+/* Whether an image of process pid begins in [from, to) (ims sorted by
+ * pid, then start). */
+static bool begins_in(const image *ims, size_t n, uint32_t pid, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ims[mid].info->pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && ims[lo].info->pid == pid; lo++)
+		if (ims[lo].info->start >= from && ims[lo].info->start < to)
+			return true;
+	return false;
+}
+
+/* Whether the heap records of process pid cover its sample at time t
+ * that no image holds: its tracker started later in the program it ran
+ * then (the loader runs before it, a fork's child before its handler),
+ * or it was a vfork's child (posix_spawn, system) before its first exec,
+ * which runs its parent's program on its parent's memory (its
+ * allocations are the parent's records) and has no file until the
+ * program it execs starts its own. */
+static bool covered(ds_session *s, const image *ims, size_t n, uint32_t pid, uint64_t t)
+{
+	uint64_t first = ds_session_exec_after(s, pid, 0);
+
+	return begins_in(ims, n, pid, t + 1, ds_session_exec_after(s, pid, t)) ||
+	       (t < first && first != UINT64_MAX && begins_in(ims, n, pid, first, UINT64_MAX));
+}
+
+/* The processes whose samples fall where no image of theirs is (sorted
+ * by pid, start: assign's order), named in a note: the tracker was not
+ * loaded there (a static program, LD_PRELOAD cleared) or could not get
+ * its file; what they allocated is not known. */
+static void unrecorded(ds_session *s, image *ims, size_t n)
+{
+	ds_u64map seen = {0};
+	DS_VEC(uint32_t) who = {0}; /* a thread of each, in the order met */
+	uint32_t last = UINT32_MAX;
+	ds_buf b = {0};
+
+	for (size_t k = 0; k < s->srecs.n; k++) {
+		const ds_srec *x = &s->srecs.v[k];
+		uint32_t pid = s->threads.v[x->thread].pid;
+		bool added;
+		if (pid == last || pid == 0 || pid == UINT32_MAX || x->time == UINT64_MAX ||
+		    image_at(ims, n, pid, x->time) || covered(s, ims, n, pid, x->time))
+			continue;
+		last = pid;
+		ds_u64map_put(&seen, pid, x->thread, &added);
+		if (added)
+			ds_vec_push(&who, x->thread);
+	}
+	for (size_t i = 0; i < who.n && i < 8; i++) {
+		const char *comm = ds_thread_comm(s, who.v[i]);
+		ds_buf_printf(&b, "%s%u (%s)", i ? ", " : "", s->threads.v[who.v[i]].pid, comm ? comm : "?");
+	}
+	if (who.n > 8)
+		ds_buf_printf(&b, " and %zu more", who.n - 8);
+	if (who.n)
+		note(s, "%zu process%s seen in the samples %s no heap record: %s; the heap tracker was not loaded "
+			"there (a statically linked program, LD_PRELOAD cleared) or could not get its file from "
+			"dsprof record, and what %s allocated is not known", who.n, who.n == 1 ? "" : "es",
+		     who.n == 1 ? "has" : "have", ds_buf_str(&b), who.n == 1 ? "it" : "they");
+	ds_buf_free(&b);
+	ds_vec_free(&who);
+	ds_u64map_free(&seen);
 }
 
 /* Later images first: a child before the parent it was forked from. */
@@ -1322,6 +1396,7 @@ int ds_heap_build(ds_session *s, ds_err *err)
 	ds_heap *h = &s->heap;
 	image_vec ims = {0};
 	image **order;
+	ds_buf lost = {0}; /* the processes that lost their file to the program */
 	char *dir, **paths;
 	size_t n;
 	int rc;
@@ -1363,6 +1438,7 @@ int ds_heap_build(ds_session *s, ds_err *err)
 				  "dsprof can tell apart", h->sites.n, (1u << SITE_BITS) - 1);
 	}
 	assign(s, h, ims.v, ims.n);
+	unrecorded(s, ims.v, ims.n);
 	/* children first: their samples in the parent's blocks join its sweep */
 	order = ds_xcalloc(ims.n + 1, sizeof *order);
 	for (size_t i = 0; i < ims.n; i++)
@@ -1379,15 +1455,22 @@ int ds_heap_build(ds_session *s, ds_err *err)
 		if (ds_heapfile_cut(ims.v[i].f))
 			note(s, "heap file '%s' is cut short (its last chunk is not whole): the records after its "
 				"end are lost", ds_heapfile_path(ims.v[i].f));
+		if (ims.v[i].info->lost) {
+			const char *slash = strrchr(ims.v[i].info->exe, '/');
+			ds_buf_printf(&lost, "%s %u (%s)", lost.len ? "," : " after the program took its descriptor:",
+				      ims.v[i].info->pid, slash ? slash + 1 : ims.v[i].info->exe);
+		}
 		ds_heapfile_close(ims.v[i].f);
 		ds_vec_free(&ims.v[i].local);
 		ds_vec_free(&ims.v[i].queries);
 		ds_vec_free(&ims.v[i].child_start);
 	}
-	if (h->exited < h->images)
-		note(s, "%" PRIu64 " of %" PRIu64 " processes ended without exiting (killed, exec'd or _exit): the "
-			"blocks they still held are 'unended', not leaks; one killed outright (SIGKILL, a crash) lost "
-			"its last records (64 KiB a thread at most)", h->images - h->exited, h->images);
+	if (h->complete < h->images)
+		note(s, "%" PRIu64 " of %" PRIu64 " processes ended without a last heap record: killed outright "
+			"(SIGKILL, a crash), which loses their last records (64 KiB a thread at most), or the heap "
+			"tracker lost its file%s, which loses the records after that; the blocks they still held "
+			"are 'unended', not leaks", h->images - h->complete, h->images, ds_buf_str(&lost));
+	ds_buf_free(&lost);
 	ds_vec_free(&ims);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);

@@ -582,6 +582,7 @@ static void check_build_id(ds_session *s, dso_ent *d, const char *path)
 struct kernel_syms {
 	pthread_t thread;
 	char *path;
+	bool own;      /* the experiment's: a link there is refused */
 	ds_dso *dso;
 	ds_err err;
 };
@@ -589,17 +590,20 @@ struct kernel_syms {
 static void *read_kernel_syms(void *arg)
 {
 	struct kernel_syms *k = arg;
-	k->dso = ds_dso_open_kallsyms(k->path, &k->err);
+	k->dso = ds_dso_open_kallsyms(k->path, k->own, &k->err);
 	return NULL;
 }
 
 /* Where the kernel's symbols are: --kallsyms, the ones kept at record
- * time, or this kernel's own; NULL: none. */
-static char *kallsyms_path(ds_session *s)
+ * time (*own), or this kernel's own; NULL: none. */
+static char *kallsyms_path(ds_session *s, bool *own)
 {
 	char *dir = ds_session_dir(s), *kept = ds_xasprintf("%s/kallsyms", dir), *ks;
+	struct stat st;
+
+	*own = !s->opts.kallsyms && lstat(kept, &st) == 0;
 	ks = s->opts.kallsyms ? ds_xstrdup(s->opts.kallsyms)
-	     : access(kept, R_OK) == 0 ? ds_xstrdup(kept)
+	     : *own ? ds_xstrdup(kept)
 	     : s->same_machine ? ds_xstrdup("/proc/kallsyms") : NULL;
 	free(kept);
 	free(dir);
@@ -611,10 +615,13 @@ static void kernel_syms_start(ds_session *s)
 	struct kernel_syms *k;
 	char *ks;
 
-	if (ds_perfdata_data_size(s->pd) < KERNEL_SYMS_EARLY || !(ks = kallsyms_path(s)))
+	bool own;
+
+	if (ds_perfdata_data_size(s->pd) < KERNEL_SYMS_EARLY || !(ks = kallsyms_path(s, &own)))
 		return;
 	k = ds_xcalloc(1, sizeof *k);
 	k->path = ks;
+	k->own = own;
 	if (pthread_create(&k->thread, NULL, read_kernel_syms, k)) {
 		free(ks);
 		free(k);
@@ -651,10 +658,11 @@ static void load_dso(ds_session *s, dso_ent *d)
 	d->tried = true;
 	if (d->kernel) {
 		char *ks;
+		bool own;
 		if (s->kernel_syms)
 			ks = kernel_syms_take(s, &d->dso, &err);
-		else if ((ks = kallsyms_path(s)))
-			d->dso = ds_dso_open_kallsyms(ks, &err);
+		else if ((ks = kallsyms_path(s, &own)))
+			d->dso = ds_dso_open_kallsyms(ks, own, &err);
 		if (ks && !d->dso)
 			ds_session_note_add(s, "kernel samples are shown as [kernel]: %s", err.msg);
 		else if (!ks && s->unfinished)

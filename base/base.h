@@ -193,12 +193,99 @@ int ds_open_regular(const char *path, ds_err *err);
 FILE *ds_fopen_regular(const char *path, ds_err *err);
 /* A whole file into a malloc'd, NUL-terminated string; NULL with err. */
 char *ds_read_file_err(const char *path, size_t *len, ds_err *err);
+/* The rest of the open file fd (path names it in messages), which is
+ * closed, as ds_read_file_err reads a file. */
+char *ds_read_fd(int fd, const char *path, size_t *len, ds_err *err);
 /* The same without a message, for procfs and sysfs. */
 char *ds_read_file(const char *path, size_t *len);
 /* First line of a small file without the newline, or NULL. */
 char *ds_read_line(const char *path);
-/* mkdir -p of the directory that holds path (errors show when path is used). */
-void ds_make_parents(const char *path);
+/* The same for a file dsprof wrote itself (in an experiment, a group, an
+ * archive): the last component of path is not followed when it is a
+ * symbolic link (ELOOP: "it is a symbolic link"), nor is name of
+ * ds_open_regular_at, whose dirfd may be AT_FDCWD. */
+int ds_open_own(const char *path, ds_err *err);
+int ds_open_regular_at(int dirfd, const char *name, ds_err *err);
+FILE *ds_fopen_own(const char *path, ds_err *err);
+char *ds_read_own(const char *path, size_t *len, ds_err *err);
+
+/* ---- writing files -------------------------------------------------------
+ * dsprof runs as root, often in directories other users may write in
+ * (/tmp) or own.  Every file it writes is made here, relative to a
+ * directory it holds open (a ds_wdir), so that what it writes goes where
+ * it meant whatever happens to the path meanwhile:
+ *   - a name is opened without following a symbolic link, and a file is
+ *     made anew (O_EXCL): a link or a file planted at the name is refused,
+ *     never written through;
+ *   - a FIFO, socket or device is never opened;
+ *   - files are written only in directories of this process's user that
+ *     no other user may write in; a directory of another user is used
+ *     only to make or rename entries of dsprof's own in it (/tmp);
+ *   - renames and removals happen inside one open directory, and a tree
+ *     is removed through descriptors, never following a link.
+ * A name given to these functions is one path component, but where a
+ * function says "path". */
+typedef struct ds_wdir ds_wdir;
+
+/* The existing directory at path, to write in.  Refused with one line
+ * naming why and what to do: a symbolic link, not a directory, another
+ * user's, or writable by users other than its owner. */
+ds_wdir *ds_wdir_open(const char *path, ds_err *err);
+/* The directory that holds path (followed as given: the user named it),
+ * to make and rename entries of dsprof's own in; *base is path's last
+ * component (malloc'd).  Nothing is written in it. */
+ds_wdir *ds_wdir_parent(const char *path, char **base, ds_err *err);
+/* The directory `path` (one or more components, each opened without
+ * following links) under d: made when absent and make; an existing one
+ * checked as ds_wdir_open checks.  Its path is d's path/path. */
+ds_wdir *ds_wdir_sub(ds_wdir *d, const char *path, bool make, ds_err *err);
+/* The same, only for a directory made now: an existing one is EEXIST. */
+ds_wdir *ds_wdir_make(ds_wdir *d, const char *name, ds_err *err);
+/* A new private directory (mode 0700) in $TMPDIR or /tmp, named after what. */
+ds_wdir *ds_wdir_temp(const char *what, ds_err *err);
+void ds_wdir_close(ds_wdir *d);
+int ds_wdir_fd(const ds_wdir *d);
+const char *ds_wdir_path(const ds_wdir *d);
+/* "PATH/name" (malloc'd), for messages and for readers. */
+char *ds_wdir_join(const ds_wdir *d, const char *name);
+/* Whether d's directory is still at its path (the path's last component
+ * names the directory d holds): false once it was moved or replaced. */
+bool ds_wdir_in_place(const ds_wdir *d);
+
+/* A new file in d: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644; flags adds
+ * O_WRONLY or O_RDWR, O_APPEND.  -1 with err when the name is taken. */
+int ds_wdir_create(ds_wdir *d, const char *name, int flags, ds_err *err);
+/* name in d (made when absent if flags has O_CREAT): an existing one must
+ * be a regular file of this user, and is opened without following a link
+ * or blocking. */
+int ds_wdir_open_file(ds_wdir *d, const char *name, int flags, ds_err *err);
+/* The file name.tmp in d, made anew (a stale one, left by a killed run,
+ * is removed first): written, then ds_wdir_commit_tmp renames it over
+ * name, so that a reader never sees a half-written file. */
+int ds_wdir_create_tmp(ds_wdir *d, const char *name, int flags, ds_err *err);
+int ds_wdir_commit_tmp(ds_wdir *d, const char *name, ds_err *err);
+/* name, replaced at once by n bytes at p (through name.tmp, synced). */
+int ds_wdir_write_file(ds_wdir *d, const char *name, const void *p, size_t n, ds_err *err);
+/* Copy the regular file `from` (any path, read as ds_open_regular reads)
+ * into d as name, through name.tmp. */
+int ds_wdir_copy_in(ds_wdir *d, const char *name, const char *from, ds_err *err);
+/* from_name of `from` as to_name in d: a hard link, else a copy. */
+int ds_wdir_share(ds_wdir *from, const char *from_name, ds_wdir *d, const char *to_name, ds_err *err);
+/* A symbolic link name -> target in d, replacing a link of that name. */
+int ds_wdir_symlink(ds_wdir *d, const char *target, const char *name, ds_err *err);
+int ds_wdir_rename(ds_wdir *d, const char *from, const char *to, ds_err *err);
+/* Remove the file (not a directory) name; absent is success. */
+int ds_wdir_unlink(ds_wdir *d, const char *name, ds_err *err);
+/* Remove name and, when it is a directory, everything under it, through
+ * descriptors; a link is removed, never followed.  Only a tree of this
+ * user's is removed.  Absent is success. */
+int ds_wdir_remove(ds_wdir *d, const char *name, ds_err *err);
+
+/* A file the user named for output (report --output, tui --dump):
+ * created or truncated, but never through a symbolic link, never a FIFO
+ * or device, never another user's file. */
+int ds_create_output(const char *path, ds_err *err);
+FILE *ds_fcreate_output(const char *path, ds_err *err);
 
 /* ---- JSON --------------------------------------------------------------- */
 typedef struct ds_jw {

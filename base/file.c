@@ -2,14 +2,16 @@
  * Opening files for reading, whatever a path names.
  *
  * dsprof reads paths it did not choose: the files a perf.data's mappings
- * name, an experiment's meta.json and kallsyms (which may be symlinks),
- * DSPROF_MOBJ, --machine.  open() of a FIFO for reading waits for a writer,
+ * name, DSPROF_MOBJ, --machine.  open() of a FIFO for reading waits for a writer,
  * and a read of a terminal or a device waits for input: either hangs the
  * command forever.  So the type is checked before the open, the open does
  * not block (O_NONBLOCK; O_NOCTTY so that a terminal never becomes ours),
  * the descriptor is checked again (the path may have changed in between),
  * and only a regular file is read, with blocking reads as usual.
- * Also here: making the directories a file is about to be written in.
+ * The files dsprof wrote itself (an experiment's, a group's index) are read
+ * without following a link at their name: dsprof never makes one there, so
+ * one that is there was planted, and may point at a FIFO or at a file the
+ * user may not read.
  */
 #include "base/base.h"
 
@@ -43,14 +45,23 @@ static int refuse(const char *path, mode_t m, ds_err *err)
 	return -1;
 }
 
-int ds_open_regular(const char *path, ds_err *err)
+/* name under dirfd (path in messages), read-only; a link at name is
+ * followed only when follow. */
+static int open_regular(int dirfd, const char *name, const char *path, bool follow, ds_err *err)
 {
 	struct stat st;
 	int fd, e;
 
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (fstatat(dirfd, name, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISLNK(st.st_mode)) {
+			ds_err_set(err, DS_EINPUT, "cannot read '%s': it is a symbolic link, where dsprof wrote a file",
+				   path);
+			errno = ELOOP;
+			return -1;
+		}
 		return refuse(path, st.st_mode, err);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	}
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0) {
 		e = errno;
 		ds_err_set(err, e == EACCES || e == EPERM ? DS_EENV : DS_EINPUT, "cannot open '%s': %s", path,
@@ -67,9 +78,23 @@ int ds_open_regular(const char *path, ds_err *err)
 	return fd;
 }
 
-FILE *ds_fopen_regular(const char *path, ds_err *err)
+int ds_open_regular(const char *path, ds_err *err)
 {
-	int fd = ds_open_regular(path, err);
+	return open_regular(AT_FDCWD, path, path, true, err);
+}
+
+int ds_open_own(const char *path, ds_err *err)
+{
+	return open_regular(AT_FDCWD, path, path, false, err);
+}
+
+int ds_open_regular_at(int dirfd, const char *name, ds_err *err)
+{
+	return open_regular(dirfd, name, name, false, err);
+}
+
+static FILE *fopen_fd(int fd, const char *path, ds_err *err)
+{
 	FILE *f;
 
 	if (fd < 0)
@@ -83,12 +108,22 @@ FILE *ds_fopen_regular(const char *path, ds_err *err)
 	return f;
 }
 
-char *ds_read_file_err(const char *path, size_t *lenp, ds_err *err)
+FILE *ds_fopen_regular(const char *path, ds_err *err)
 {
-	int fd = ds_open_regular(path, err), e;
+	return fopen_fd(ds_open_regular(path, err), path, err);
+}
+
+FILE *ds_fopen_own(const char *path, ds_err *err)
+{
+	return fopen_fd(ds_open_own(path, err), path, err);
+}
+
+char *ds_read_fd(int fd, const char *path, size_t *lenp, ds_err *err)
+{
 	ds_buf b = {0};
 	char tmp[4096];
 	ssize_t n;
+	int e;
 
 	if (fd < 0)
 		return NULL;
@@ -113,6 +148,16 @@ char *ds_read_file_err(const char *path, size_t *lenp, ds_err *err)
 	return ds_buf_steal(&b);
 }
 
+char *ds_read_file_err(const char *path, size_t *lenp, ds_err *err)
+{
+	return ds_read_fd(ds_open_regular(path, err), path, lenp, err);
+}
+
+char *ds_read_own(const char *path, size_t *lenp, ds_err *err)
+{
+	return ds_read_fd(ds_open_own(path, err), path, lenp, err);
+}
+
 char *ds_read_file(const char *path, size_t *lenp)
 {
 	return ds_read_file_err(path, lenp, NULL);
@@ -124,18 +169,6 @@ char *ds_read_line(const char *path)
 	if (s)
 		s[strcspn(s, "\n")] = 0;
 	return s;
-}
-
-void ds_make_parents(const char *path)
-{
-	char *dir = ds_xstrdup(path);
-
-	for (char *s = dir + 1; (s = strchr(s, '/')); s++) {
-		*s = 0;
-		mkdir(dir, 0755);
-		*s = '/';
-	}
-	free(dir);
 }
 
 char *ds_find_command(const char *cmd)

@@ -36,37 +36,9 @@ static const char archive_usage[] =
 	"  -i, --input DIR   the experiment (default dsprof.data)\n"
 	"  -q, --quiet       no summary line\n";
 
-int cli_copy_file(const char *from, const char *to, ds_err *err)
-{
-	int in = ds_open_regular(from, err), out;
-	char buf[1 << 16];
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return ds_err_set(err, DS_EENV, "cannot create '%s': %s", to, strerror(errno));
-	}
-	while ((n = read(in, buf, sizeof buf)) > 0)
-		if (write(out, buf, (size_t)n) != n) {
-			n = -1;
-			break;
-		}
-	if (n < 0 || fsync(out) < 0) {
-		ds_err_set(err, DS_EENV, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
-		close(in);
-		close(out);
-		return -1;
-	}
-	close(in);
-	close(out);
-	return 0;
-}
-
 typedef struct archive {
 	char *top;        /* DIR/archive */
+	ds_wdir *dir;     /* the same, open: every copy and link is made through it */
 	unsigned kept, had;
 	uint64_t bytes;
 	DS_VEC(char *) notes;
@@ -94,37 +66,26 @@ static bool has_build_id(const char *path, const ds_build_id *b)
 
 /* Copy from into folder/name, through a temporary file: an interrupted
  * copy never looks like an archived file. */
-static int keep(archive *a, const char *from, const char *folder, const char *name, ds_err *err)
+static int keep(archive *a, const char *from, ds_wdir *folder, const char *name, ds_err *err)
 {
-	char *to = ds_xasprintf("%s/%s", folder, name), *tmp = ds_xasprintf("%s.tmp", to);
 	struct stat st;
-	int rc;
+	int rc = ds_wdir_copy_in(folder, name, from, err);
 
-	ds_make_parents(to);
-	rc = cli_copy_file(from, tmp, err);
-	if (rc == 0 && rename(tmp, to) != 0)
-		rc = ds_err_set(err, DS_EENV, "cannot rename '%s' to '%s': %s", tmp, to, strerror(errno));
-	if (rc)
-		unlink(tmp);
-	else if (stat(to, &st) == 0)
+	if (rc == 0 && fstatat(ds_wdir_fd(folder), name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		a->bytes += (uint64_t)st.st_size;
-	free(tmp);
-	free(to);
 	return rc;
 }
 
 /* archive/.build-id/xx/rest -> ../../NAME/BUILD-ID, as perf links its cache. */
 static int link_build_id(archive *a, const char *name, const char *hex, ds_err *err)
 {
-	char *link = ds_xasprintf("%s/.build-id/%.2s/%s", a->top, hex, hex + 2);
+	char *sub = ds_xasprintf(".build-id/%.2s", hex);
 	char *target = ds_xasprintf("../..%s%s/%s", name[0] == '/' ? "" : "/", name, hex);
-	int rc = 0;
+	ds_wdir *d = ds_wdir_sub(a->dir, sub, true, err);
+	int rc = d ? ds_wdir_symlink(d, target, hex + 2, err) : -1;
 
-	ds_make_parents(link);
-	unlink(link);
-	if (symlink(target, link) != 0)
-		rc = ds_err_set(err, DS_EENV, "cannot make the link '%s': %s", link, strerror(errno));
-	free(link);
+	ds_wdir_close(d);
+	free(sub);
 	free(target);
 	return rc;
 }
@@ -135,12 +96,13 @@ static int archive_one(archive *a, const char *dir, const ds_build_id *b, ds_err
 	const char *name = vdso ? "vdso" : "elf";
 	char hex[2 * DS_BUILD_ID_MAX + 1];
 	char *src = vdso ? ds_xasprintf("%s/vdso.so", dir) : ds_xstrdup(b->path);
-	char *folder, *have;
+	char *sub, *have;
+	ds_wdir *folder = NULL;
 	int rc = 0;
 
 	ds_build_id_hex(b->id, b->size, hex);
-	folder = ds_xasprintf("%s/%s/%s", a->top, b->path, hex);
-	have = ds_xasprintf("%s/%s", folder, name);
+	sub = ds_xasprintf("%s/%s", b->path, hex);
+	have = ds_xasprintf("%s/%s/%s", a->top, sub, name);
 	if (has_build_id(have, b)) {
 		a->had++;
 	} else if (!has_build_id(src, b)) {
@@ -153,7 +115,8 @@ static int archive_one(archive *a, const char *dir, const ds_build_id *b, ds_err
 		ds_err none;
 		ds_dso *d = vdso ? NULL : ds_dso_open(src, NULL, &none);
 		const char *debug = d ? ds_dso_separate_debug_file(d) : NULL;
-		rc = keep(a, src, folder, name, err);
+		folder = ds_wdir_sub(a->dir, sub, true, err);
+		rc = folder ? keep(a, src, folder, name, err) : -1;
 		if (rc == 0 && debug)
 			rc = keep(a, debug, folder, "debug", err);
 		ds_dso_close(d);
@@ -163,8 +126,9 @@ static int archive_one(archive *a, const char *dir, const ds_build_id *b, ds_err
 	}
 	rc = link_build_id(a, b->path, hex, err);
 out:
+	ds_wdir_close(folder);
 	free(have);
-	free(folder);
+	free(sub);
 	free(src);
 	return rc;
 }
@@ -172,6 +136,7 @@ out:
 int cli_archive(const char *input, bool quiet, ds_err *err)
 {
 	archive a = {0};
+	ds_wdir *exp;
 	ds_perfdata *pd = NULL;
 	char *pdpath = NULL, *meta = NULL, *dir = NULL, *slash;
 	const ds_build_id *ids;
@@ -190,6 +155,11 @@ int cli_archive(const char *input, bool quiet, ds_err *err)
 		goto out;
 	}
 	a.top = ds_xasprintf("%s/archive", dir);
+	exp = ds_wdir_open(dir, err);
+	a.dir = exp ? ds_wdir_sub(exp, "archive", true, err) : NULL;
+	ds_wdir_close(exp);
+	if (!a.dir)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (ids[i].kernel)
 			continue; /* the kernel's symbols are kept in DIR/kallsyms */
@@ -215,6 +185,7 @@ out:
 		free(a.notes.v[i]);
 	}
 	ds_vec_free(&a.notes);
+	ds_wdir_close(a.dir);
 	free(a.top);
 	free(dir);
 	free(pdpath);

@@ -21,8 +21,6 @@ int cmd_archive(int argc, char **argv);
 /* Keep the experiment's sampled objects in INPUT/archive (dsprof archive,
  * record --archive); notes on stderr say which could not be kept. */
 int cli_archive(const char *input, bool quiet, ds_err *err);
-/* Copy a file whole and sync it. */
-int cli_copy_file(const char *from, const char *to, ds_err *err);
 
 /* When no experiment was named and there is no dsprof.data here: say
  * how to make or name one, and return 1; else 0. */
@@ -103,9 +101,9 @@ int cli_merged_view(const cli_exps *e, int how, const struct ds_session_opts *so
 
 /* Keep in OUTDIR/kallsyms the kernel symbols that samples at ips[0..n)
  * need, while this kernel still runs: the experiment then reads the same
- * anywhere, and reports need not parse /proc/kallsyms.  On failure, a note
- * says why kernel samples will show as [kernel]. */
-void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n);
+ * anywhere, and reports need not parse /proc/kallsyms.  On failure (-1), a
+ * note says why kernel samples will show as [kernel]. */
+int cli_keep_kernel_symbols(ds_wdir *outdir, const uint64_t *ips, size_t n);
 
 /* "dsprof: note: MSG" on stderr, MSG made safe for a terminal. */
 void cli_note(const char *msg);

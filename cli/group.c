@@ -13,13 +13,17 @@ int cli_expand(const char *const *inputs, size_t n, cli_exps *out, ds_err *err)
 	for (size_t i = 0; i < n; i++) {
 		ds_group_member *mv;
 		size_t nm;
+		char *note;
 		if (!ds_group_is(inputs[i])) {
 			cli_exp e = {ds_xstrdup(inputs[i]), NULL, false};
 			ds_vec_push(out, e);
 			continue;
 		}
-		if (ds_group_members(inputs[i], &mv, &nm, err))
+		if (ds_group_members(inputs[i], &mv, &nm, &note, err))
 			return -1;
+		if (note)
+			cli_note(note);
+		free(note);
 		if (!nm) {
 			ds_group_members_free(mv, nm);
 			return ds_err_set(err, DS_EINPUT, "group '%s' has no complete experiment yet", inputs[i]);

@@ -86,7 +86,7 @@ static void fill_meta(ds_meta *m, ds_perfdata *pd, const char *src, int argc, ch
 
 /* Recorded on this host and kernel: keep what resolves it later anywhere,
  * the vDSO image and the kernel symbols its samples need. */
-static void keep_machine_bits(const ds_perfdata *pd, const char *outdir, ds_hash *kips)
+static void keep_machine_bits(const ds_perfdata *pd, ds_wdir *outdir, ds_hash *kips)
 {
 	const ds_perfdata_header_info *in = ds_perfdata_info(pd);
 	struct utsname u;
@@ -164,9 +164,10 @@ int cmd_import(int argc, char **argv)
 	ds_hash *kips = ds_hash_new();
 	ds_meta m;
 	ds_err err = {0};
-	char *dst = NULL, *metapath = NULL;
+	char *dst = NULL;
 	int c, status = 0;
 	ds_expdir_prev prev;
+	ds_wdir *d = NULL;
 	ds_spe_stats st;
 	int spe;
 
@@ -192,29 +193,21 @@ int cmd_import(int argc, char **argv)
 		goto out;
 	}
 	dst = ds_xasprintf("%s/perf.data", outdir);
-	metapath = ds_xasprintf("%s/meta.json", outdir);
-	if (ds_expdir_create(outdir, &prev, &err)) {
+	if (!(d = ds_expdir_create(outdir, &prev, &err))) {
 		status = cli_fail(&err);
 		goto out;
 	}
 	cli_say_moved(&prev);
-	if ((spe = ds_spe_import(pd, dst, &st, &err)) < 0) {
+	if ((spe = ds_spe_import(pd, d, "perf.data", &st, &err)) < 0 || (spe && reread(&pd, dst, &m, kips, &err)) ||
+	    (!spe && ds_wdir_copy_in(d, "perf.data", src, &err)) || ds_meta_write(&m, d, &err)) {
 		status = cli_fail(&err);
+		ds_wdir_close(d);
+		d = NULL;
 		cli_discard(outdir, &prev);
 		goto out;
 	}
-	if (spe && reread(&pd, dst, &m, kips, &err)) {
-		status = cli_fail(&err);
-		cli_discard(outdir, &prev);
-		goto out;
-	}
-	if ((!spe && cli_copy_file(src, dst, &err)) || ds_meta_write(&m, metapath, &err)) {
-		status = cli_fail(&err);
-		cli_discard(outdir, &prev);
-		goto out;
-	}
-	keep_machine_bits(pd, outdir, kips);
-	if (ds_expdir_complete(outdir, &err)) {
+	keep_machine_bits(pd, d, kips);
+	if (ds_expdir_complete(d, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
@@ -231,7 +224,7 @@ out:
 	ds_hash_free(kips);
 	ds_meta_fini(&m);
 	ds_perfdata_close(pd);
+	ds_wdir_close(d);
 	free(dst);
-	free(metapath);
 	return status;
 }

@@ -546,7 +546,8 @@ static void record_options(const ds_meta *m, str_vec *av)
 static int verify(source *src, ds_buf *out, ds_err *err)
 {
 	const ds_meta *m = &src->meta;
-	char dir[] = "/tmp/dsprof-verify.XXXXXX", *exp = NULL, *exp_arg = NULL;
+	char *exp = NULL, *exp_arg = NULL;
+	ds_wdir *dir;
 	str_vec av = {0};
 	ds_session *s2 = NULL;
 	ds_table *t = NULL;
@@ -557,9 +558,9 @@ static int verify(source *src, ds_buf *out, ds_err *err)
 				  "--verify records the new build as '%s' was recorded, and its meta.json does not "
 				  "say how (an import, or a process attached to): record the new build yourself "
 				  "and compare with 'dsprof diff'", src->input);
-	if (!mkdtemp(dir))
-		return ds_err_set(err, DS_EENV, "--verify: cannot make a directory in /tmp: %s", strerror(errno));
-	exp = ds_xasprintf("%s/new", dir);
+	if (!(dir = ds_wdir_temp("verify", err)))
+		return ds_err_prefix(err, "--verify: ");
+	exp = ds_wdir_join(dir, "new");
 	ds_vec_push(&av, ds_xstrdup("record"));
 	record_options(m, &av);
 	ds_vec_push(&av, ds_xstrdup("-q"));
@@ -627,10 +628,8 @@ out:
 	for (size_t i = 0; i < av.n; i++)
 		free(av.v[i]);
 	ds_vec_free(&av);
-	{
-		ds_err ignored = {0};
-		ds_expdir_remove(dir, &ignored);
-	}
+	ds_expdir_remove(ds_wdir_path(dir), NULL);
+	ds_wdir_close(dir);
 	free(exp);
 	return rc;
 }

@@ -204,12 +204,11 @@ static void meta_memory(ds_meta *m, const ds_machine *mach)
 }
 
 /* sim: the machine whose caches were simulated, NULL for the perf_event backend. */
-static int write_meta(const char *outdir, const ds_record_opts *o, const ds_record_result *res,
+static int write_meta(ds_wdir *outdir, const ds_record_opts *o, const ds_record_result *res,
 		      const ds_machine *sim, int argc, char **argv, int ntarget, ds_err *err)
 {
 	ds_meta m;
 	ds_host h;
-	char *path = ds_xasprintf("%s/meta.json", outdir);
 	int rc;
 
 	ds_host_probe(&h);
@@ -272,9 +271,8 @@ static int write_meta(const char *outdir, const ds_record_opts *o, const ds_reco
 		if (WIFSIGNALED(st))
 			m.exit_signal = signal_name(WTERMSIG(st));
 	}
-	rc = ds_meta_write(&m, path, err);
+	rc = ds_meta_write(&m, outdir, err);
 	ds_meta_fini(&m);
-	free(path);
 	return rc;
 }
 
@@ -296,21 +294,23 @@ void cli_discard(const char *dir, const ds_expdir_prev *prev)
 	fputs("'\n", stderr);
 }
 
-void cli_keep_kernel_symbols(const char *outdir, const uint64_t *ips, size_t n)
+int cli_keep_kernel_symbols(ds_wdir *outdir, const uint64_t *ips, size_t n)
 {
-	char *path;
+	ds_buf kept = {0};
 	ds_err err = {0};
+	int rc = 0;
 
 	if (!n)
-		return;
-	path = ds_xasprintf("%s/kallsyms", outdir);
-	if (ds_kallsyms_subset("/proc/kallsyms", ips, n, path, &err)) {
+		return 0;
+	if (ds_kallsyms_subset("/proc/kallsyms", ips, n, &kept, &err) ||
+	    ds_wdir_write_file(outdir, "kallsyms", kept.p ? kept.p : "", kept.len, &err)) {
 		fputs("dsprof: note: kernel samples will show as [kernel]: ", stderr);
 		cli_puts_safe(stderr, err.msg);
 		fputc('\n', stderr);
-		unlink(path);
+		rc = -1;
 	}
-	free(path);
+	ds_buf_free(&kept);
+	return rc;
 }
 
 /* What the simulator counted, exactly; the cache levels it could not
@@ -391,12 +391,14 @@ static void summary(const char *outdir, const ds_record_result *res, bool quiet)
 }
 
 /* What the heap tracker wrote: its files' allocations, frees and call
- * stacks; that it wrote none (the command never loaded it) is never
- * hidden, even with -q. */
-static void heap_summary(const char *outdir, bool quiet)
+ * stacks; that it wrote none (the command never loaded it), or that some
+ * process could not get its file, is never hidden, even with -q. */
+static void heap_summary(const char *outdir, const ds_heap_broker *broker, bool quiet)
 {
 	ds_heap_totals t;
 	ds_err err = {0};
+	size_t failed;
+	const char *why = ds_heap_broker_failed(broker, &failed);
 
 	if (ds_heap_count(outdir, &t, &err)) {
 		fprintf(stderr, "dsprof: warning: heap: %s\n", err.msg);
@@ -413,6 +415,9 @@ static void heap_summary(const char *outdir, bool quiet)
 		fprintf(stderr, "dsprof: warning: heap: %llu bytes of records could not be read and %zu files "
 				"were cut short (a process killed while writing, a full disk)\n",
 			(unsigned long long)t.bad_bytes, t.cut);
+	if (failed)
+		fprintf(stderr, "dsprof: warning: heap: %zu process image%s got no heap file (%s%s): their heap "
+				"data is lost\n", failed, failed == 1 ? "" : "s", why, failed > 1 ? ", and others" : "");
 }
 
 /* What only this machine, right after the run, can put into the
@@ -441,10 +446,10 @@ static void unwind_summary(const uint64_t *unwound, const ds_record_opts *o)
 	fputs(" ]\n", stderr);
 }
 
-static int finish(const char *outdir, ds_record_result *res, uint64_t *unwound, ds_err *err)
+static int finish(const char *outdir, ds_wdir *dir, ds_record_result *res, uint64_t *unwound, ds_err *err)
 {
 	ds_finish_result fr;
-	int rc = ds_experiment_finish(outdir, &fr, err);
+	int rc = ds_experiment_finish(outdir, dir, &fr, err);
 
 	if (rc == 0) {
 		res->bytes = fr.bytes;
@@ -475,17 +480,21 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 	ds_expdir_prev prev;
 	uint64_t unwound[DS_CHAIN_NENDS] = {0};
 	char *heap_note = NULL;
+	ds_wdir *dir, *heap = NULL;
 	ds_err err = {0};
 	int status = 0;
 
 	*complete = *killed = false;
 	o->outdir = outdir;
 	o->env = NULL;
-	if (ds_expdir_create(outdir, &prev, &err))
+	o->heap_broker = NULL;
+	if (!(dir = ds_expdir_create(outdir, &prev, &err)))
 		return cli_fail(&err);
+	o->dir = dir;
 	cli_say_moved(&prev); /* even with -q: it is the user's data */
-	if (x->heap && ds_heap_env(outdir, o->argv, x->sim, &o->env, &heap_note, &err)) {
+	if (x->heap && ds_heap_env(dir, o->argv, x->sim, &heap, &o->env, &o->heap_broker, &heap_note, &err)) {
 		status = cli_fail(&err);
+		ds_wdir_close(dir);
 		cli_discard(outdir, &prev);
 		return status;
 	}
@@ -497,27 +506,30 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 		   : ds_sampler_record(o, &res, &err)) {
 		status = cli_fail(&err);
 		/* nothing was recorded: leave the directory as it was */
-		if (!res.target_started)
+		if (!res.target_started) {
+			ds_wdir_close(dir);
+			dir = NULL;
 			cli_discard(outdir, &prev);
+		}
 		ds_record_result_fini(&res);
 		goto out;
 	}
 	/* the experiment is complete when meta.json, the completed perf.data
 	 * and the kernel symbols are in place; until then it stays marked
 	 * unfinished */
-	if (write_meta(outdir, o, &res, x->sim ? x->machine : NULL, o->argc_self, o->argv_self, x->ntarget,
+	if (write_meta(dir, o, &res, x->sim ? x->machine : NULL, o->argc_self, o->argv_self, x->ntarget,
 		       &err) ||
-	    finish(outdir, &res, unwound, &err))
+	    finish(outdir, dir, &res, unwound, &err))
 		status = cli_fail(&err);
-	cli_keep_kernel_symbols(outdir, res.kernel_ips, res.nkernel_ips);
-	if (!status && ds_expdir_complete(outdir, &err))
+	cli_keep_kernel_symbols(dir, res.kernel_ips, res.nkernel_ips);
+	if (!status && ds_expdir_complete(dir, &err))
 		status = cli_fail(&err);
 	*complete = !status;
 	summary(outdir, &res, x->quiet);
 	if (!x->quiet)
 		unwind_summary(unwound, o);
 	if (o->env)
-		heap_summary(outdir, x->quiet);
+		heap_summary(outdir, o->heap_broker, x->quiet);
 	if (x->sim)
 		sim_summary(o, &sres, x->left_out, x->quiet);
 	if (!status && x->archive && cli_archive(outdir, x->quiet, &err))
@@ -529,22 +541,15 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 	}
 	ds_record_result_fini(&res);
 out:
+	ds_wdir_close(dir);
+	o->dir = NULL;
 	ds_sim_result_fini(&sres);
 	ds_heap_env_free(o->env);
 	o->env = NULL;
+	ds_heap_broker_free(o->heap_broker);
+	o->heap_broker = NULL;
+	ds_wdir_close(heap); /* after the broker, which makes its files in it */
 	return status;
-}
-
-/* Copy (link) file NAME of experiment `from` into `to`, when it has one. */
-static void share_file(const char *from, const char *to, const char *name)
-{
-	char *a = ds_xasprintf("%s/%s", from, name), *b = ds_xasprintf("%s/%s", to, name);
-	ds_err err = {0};
-
-	if (access(a, F_OK) == 0 && link(a, b) != 0 && cli_copy_file(a, b, &err))
-		fprintf(stderr, "dsprof: warning: %s\n", err.msg);
-	free(a);
-	free(b);
 }
 
 /* --follow-exec: the recording in `whole` as a member of group gdir for
@@ -553,7 +558,8 @@ static void share_file(const char *from, const char *to, const char *name)
 static int split_programs(const char *gdir, const char *whole, bool quiet)
 {
 	char *pdpath = ds_xasprintf("%s/perf.data", whole), *metapath = ds_xasprintf("%s/meta.json", whole);
-	char **dirs = NULL, **paths = NULL;
+	char **dirs = NULL;
+	ds_wdir **wdirs = NULL, *from = NULL;
 	ds_image *im = NULL;
 	size_t n = 0, made = 0;
 	ds_meta m;
@@ -561,12 +567,13 @@ static int split_programs(const char *gdir, const char *whole, bool quiet)
 	int status = 0;
 
 	ds_meta_init(&m);
-	if (ds_perfdata_images(pdpath, &im, &n, &err) || ds_meta_read(&m, metapath, &err)) {
+	if (ds_perfdata_images(pdpath, &im, &n, &err) || ds_meta_read(&m, metapath, &err) ||
+	    !(from = ds_wdir_open(whole, &err))) {
 		status = cli_fail(&err);
 		goto out;
 	}
 	dirs = ds_xcalloc(n + 1, sizeof *dirs);
-	paths = ds_xcalloc(n + 1, sizeof *paths);
+	wdirs = ds_xcalloc(n + 1, sizeof *wdirs);
 	for (made = 0; made < n; made++) {
 		/* named by its command name (a script's, not its interpreter's), or
 		 * by its file's when the kernel cut the name at 15 characters */
@@ -574,31 +581,30 @@ static int split_programs(const char *gdir, const char *whole, bool quiet)
 		const char *prog = file && strlen(im[made].comm) == 15 && !strncmp(file, im[made].comm, 15)
 					   ? file : im[made].comm;
 		int64_t id;
-		if (ds_group_reserve(gdir, "process", im[made].pid, prog, &dirs[made], &id, &err)) {
+		if (ds_group_reserve(gdir, "process", im[made].pid, prog, &dirs[made], &id, &err) ||
+		    !(wdirs[made] = ds_wdir_open(dirs[made], &err))) {
 			status = cli_fail(&err);
+			made += dirs[made] != NULL;
 			goto out;
 		}
-		paths[made] = ds_xasprintf("%s/perf.data", dirs[made]);
 	}
-	if (ds_perfdata_split(pdpath, n, paths, &err)) {
+	if (ds_perfdata_split(pdpath, n, wdirs, &err)) {
 		status = cli_fail(&err);
 		goto out;
 	}
 	for (size_t k = 0; k < n && !status; k++) {
 		char **target = m.target, *prog[2] = {im[k].exe ? im[k].exe : im[k].comm, NULL};
 		int ntarget = m.ntarget;
-		char *meta = ds_xasprintf("%s/meta.json", dirs[k]);
 		/* the program's own: what it was, how many samples it has */
 		m.target = prog;
 		m.ntarget = 1;
 		m.samples = im[k].samples;
 		m.exit_status = -1;
-		status = ds_meta_write(&m, meta, &err) ? cli_fail(&err) : 0;
+		status = ds_meta_write(&m, wdirs[k], &err) || ds_wdir_share(from, "kallsyms", wdirs[k], "kallsyms", &err) ||
+				 ds_wdir_share(from, "vdso.so", wdirs[k], "vdso.so", &err)
+			 ? cli_fail(&err) : 0;
 		m.target = target;
 		m.ntarget = ntarget;
-		free(meta);
-		share_file(whole, dirs[k], "kallsyms");
-		share_file(whole, dirs[k], "vdso.so");
 		if (!status && ds_group_add(gdir, dirs[k], "process", im[k].pid, &err))
 			status = cli_fail(&err);
 	}
@@ -620,10 +626,11 @@ static int split_programs(const char *gdir, const char *whole, bool quiet)
 out:
 	for (size_t k = 0; k < made; k++) {
 		free(dirs[k]);
-		free(paths[k]);
+		ds_wdir_close(wdirs[k]);
 	}
 	free(dirs);
-	free(paths);
+	free(wdirs);
+	ds_wdir_close(from);
 	ds_images_free(im, n);
 	ds_meta_fini(&m);
 	free(pdpath);
@@ -647,8 +654,10 @@ static int record_runs(const run_ctx *x, const char *outdir, const char *group, 
 		/* a new group where the experiment would have been: what was there
 		 * moves aside as it would for an experiment */
 		ds_expdir_prev prev;
-		if (ds_expdir_create(outdir, &prev, &err) || ds_expdir_complete(outdir, &err) ||
-		    ds_group_make(outdir, &err))
+		ds_wdir *d = ds_expdir_create(outdir, &prev, &err);
+		int rc = !d || ds_expdir_complete(d, &err) || ds_group_make(outdir, &err) ? -1 : 0;
+		ds_wdir_close(d);
+		if (rc)
 			return cli_fail(&err);
 		cli_say_moved(&prev);
 	}

@@ -54,10 +54,11 @@ ds_dso *ds_dso_open(const char *path, const ds_dso_opts *opts, ds_err *err);
 /* The same over an in-memory ELF image (the vdso), with the DWARF it
  * carries (no separate debug file is looked for); the image is copied. */
 ds_dso *ds_dso_open_mem(const void *image, size_t size, const char *label, ds_err *err);
-/* The running kernel's symbols from a kallsyms file (vaddr = address). */
-ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err);
+/* The running kernel's symbols from a kallsyms file (vaddr = address);
+ * own: a file dsprof wrote (an experiment's), not read through a link. */
+ds_dso *ds_dso_open_kallsyms(const char *path, bool own, ds_err *err);
 void ds_dso_close(ds_dso *d);
-/* Write to `out` the lines of the kallsyms file `path` that resolve each
+/* Append to `out` the lines of the kallsyms file `path` that resolve each
  * of addrs[0..n) exactly as the whole file would: a few lines instead of
  * the kernel's hundred thousand, so that an experiment carries its kernel
  * symbols and a report need not read /proc/kallsyms.  Exactly, where one
@@ -65,8 +66,7 @@ void ds_dso_close(ds_dso *d);
  * symbol before a kernel/module boundary by a page, which can reach past
  * the next symbol's start), which one perf names depends on the whole
  * file's tree, and the subset may name the other. */
-int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, const char *out,
-		       ds_err *err);
+int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t n, ds_buf *out, ds_err *err);
 
 const char *ds_dso_path(const ds_dso *d);
 /* Where the symbols came from: "symtab", "dynsym", "dynsym+gnu_debugdata",

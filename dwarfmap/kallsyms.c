@@ -76,9 +76,9 @@ static void cut_module_suffixes(ds_dso *d)
 	}
 }
 
-ds_dso *ds_dso_open_kallsyms(const char *path, ds_err *err)
+ds_dso *ds_dso_open_kallsyms(const char *path, bool own, ds_err *err)
 {
-	FILE *f = ds_fopen_regular(path, err);
+	FILE *f = own ? ds_fopen_own(path, err) : ds_fopen_regular(path, err);
 	kparse k = {0};
 	char *line = NULL;
 	size_t cap = 0;
@@ -140,15 +140,11 @@ static int64_t floor_index(const uint64_t *v, size_t n, uint64_t x)
  * address, and at the next kept address, resolve it exactly as the whole
  * file does.
  */
-int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, const char *out,
-		       ds_err *err)
+int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, ds_buf *o, ds_err *err)
 {
 	size_t len;
 	char *text = ds_read_file_err(path, &len, err), *line, *next;
 	ds_vec_u64 all = {0}, want = {0};
-	ds_buf o = {0};
-	FILE *f;
-	int rc = -1;
 
 	if (!text)
 		return -1;
@@ -185,21 +181,11 @@ int ds_kallsyms_subset(const char *path, const uint64_t *addrs, size_t naddrs, c
 		if (parse_line(line, &addr, &type, &name) && kept(type, name) && want.n) {
 			int64_t k = floor_index(want.v, want.n, addr);
 			if (k >= 0 && want.v[k] == addr)
-				ds_buf_printf(&o, "%016llx %c %s\n", (unsigned long long)addr, type, name);
+				ds_buf_printf(o, "%016llx %c %s\n", (unsigned long long)addr, type, name);
 		}
 	}
-	f = fopen(out, "we");
-	if (!f) {
-		ds_err_set(err, DS_EENV, "cannot create '%s': %s", out, strerror(errno));
-		goto done;
-	}
-	rc = fwrite(o.p ? o.p : "", 1, o.len, f) == o.len ? 0 : -1;
-	if (fclose(f) != 0 || rc)
-		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", out, strerror(errno));
-done:
 	free(text);
 	ds_vec_free(&all);
 	ds_vec_free(&want);
-	ds_buf_free(&o);
-	return rc;
+	return 0;
 }

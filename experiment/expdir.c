@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +16,18 @@ static bool exists(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0;
+}
+
+/* An experiment's file that is a symbolic link: dsprof wrote a file
+ * there, so the link was planted; it is not followed. */
+static bool planted(const char *p, ds_err *err)
+{
+	struct stat st;
+
+	if (lstat(p, &st) != 0 || !S_ISLNK(st.st_mode))
+		return false;
+	ds_err_set(err, DS_EINPUT, "cannot read '%s': it is a symbolic link, where dsprof wrote a file", p);
+	return true;
 }
 
 /* ---- what a directory is ----
@@ -59,22 +70,28 @@ static bool heap_name(const char *n)
 	return e && strcmp(n + d + 1 + e, ".heap") == 0;
 }
 
-/* The first name in dir that dsprof does not write there, or NULL
- * (malloc'd); *n counts the names, SIZE_MAX when dir cannot be read.  sub:
- * dir is the experiment's folder of that name ("sim", "heap"), or NULL. */
-static char *stranger(const char *dir, const char *sub, size_t *n)
+/* The first name in the directory dirfd that dsprof does not write there,
+ * or NULL (malloc'd); *n counts the names, SIZE_MAX when it cannot be
+ * read.  sub: it is the experiment's folder of that name ("sim", "heap"),
+ * or NULL. */
+static char *stranger(int dirfd, const char *sub, size_t *n)
 {
 	static const char *const own[] = {"perf.data", "perf.data.tmp", "meta.json", "meta.json.tmp",
-					  "kallsyms", "vdso.so", "sim", "heap", "archive", MARK};
-	DIR *d = opendir(dir);
+					  "kallsyms", "kallsyms.tmp", "vdso.so", "vdso.so.tmp", "sim", "heap",
+					  "archive", MARK};
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	char *found = NULL;
 
 	*n = 0;
 	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		*n = SIZE_MAX;
 		return NULL;
 	}
+	rewinddir(d);
 	while (!found && (e = readdir(d))) {
 		bool known = sub && (!strcmp(sub, "sim") ? sim_name(e->d_name) : heap_name(e->d_name));
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -85,12 +102,14 @@ static char *stranger(const char *dir, const char *sub, size_t *n)
 		if (!known)
 			found = ds_xasprintf("%s%s%s", sub ? sub : "", sub ? "/" : "", e->d_name);
 		else if (!sub && (!strcmp(e->d_name, "sim") || !strcmp(e->d_name, "heap"))) {
-			char *path = ds_xasprintf("%s/%s", dir, e->d_name);
-			size_t ns;
-			found = stranger(path, e->d_name, &ns);
+			int subfd = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+			size_t ns = SIZE_MAX;
+			if (subfd >= 0) {
+				found = stranger(subfd, e->d_name, &ns);
+				close(subfd);
+			}
 			if (ns == SIZE_MAX)
-				found = ds_xasprintf("%s/, which cannot be read", e->d_name);
-			free(path);
+				found = ds_xasprintf("%s/, which is no folder dsprof can read", e->d_name);
 		}
 	}
 	closedir(d);
@@ -101,7 +120,7 @@ static char *stranger(const char *dir, const char *sub, size_t *n)
 static bool json_format_is(const char *path, const char *fmt)
 {
 	size_t len;
-	char *text = ds_read_file_err(path, &len, NULL);
+	char *text = ds_read_own(path, &len, NULL);
 	ds_json *j = text ? ds_json_parse(text, len, path, NULL) : NULL;
 	const char *f = ds_json_get_str(j, "format");
 	bool yes = f && strcmp(f, fmt) == 0;
@@ -111,82 +130,85 @@ static bool json_format_is(const char *path, const char *fmt)
 	return yes;
 }
 
-static enum dir_kind classify(const char *dir, char **why)
+/* What the entry name of parent is.  D_FOREIGN says why in *why; a
+ * directory dsprof may not write in (another user's) is D_FOREIGN with
+ * the line that says so in *refusal. */
+static enum dir_kind classify(ds_wdir *parent, const char *name, char **why, char **refusal)
 {
 	struct stat st;
-	char *p, *odd;
+	char *path = ds_wdir_join(parent, name), *p, *odd;
+	ds_wdir *d;
+	ds_err e = {0};
 	size_t n;
 	enum dir_kind k;
 
-	*why = NULL;
-	if (lstat(dir, &st) != 0) {
-		if (errno == ENOENT)
-			return D_ABSENT;
-		*why = ds_xasprintf("cannot be looked at (%s)", strerror(errno));
-		return D_FOREIGN;
+	*why = *refusal = NULL;
+	if (fstatat(ds_wdir_fd(parent), name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		k = errno == ENOENT ? D_ABSENT : D_FOREIGN;
+		if (k == D_FOREIGN)
+			*why = ds_xasprintf("cannot be looked at (%s)", strerror(errno));
+		free(path);
+		return k;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		*why = ds_xstrdup(S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a directory");
+		free(path);
 		return D_FOREIGN;
 	}
-	if (ds_group_is(dir))
-		return D_COMPLETE; /* a group dsprof made: moved aside as an experiment is */
-	if ((odd = stranger(dir, NULL, &n)) || n == SIZE_MAX) {
+	if (!(d = ds_wdir_sub(parent, name, false, &e))) {
+		*refusal = ds_xstrdup(e.msg);
+		free(path);
+		return D_FOREIGN;
+	}
+	if (ds_group_is(path)) {
+		k = D_COMPLETE; /* a group dsprof made: moved aside as an experiment is */
+	} else if ((odd = stranger(ds_wdir_fd(d), NULL, &n)) || n == SIZE_MAX) {
 		*why = odd ? ds_xasprintf("holds '%s', which dsprof does not write", odd)
 			   : ds_xasprintf("cannot be read (%s)", strerror(errno));
 		free(odd);
-		return D_FOREIGN;
-	}
-	if (!n)
-		return D_EMPTY;
-	p = ds_xasprintf("%s/" MARK, dir);
-	k = json_format_is(p, MARK_FORMAT) ? D_UNFINISHED : D_FOREIGN;
-	free(p);
-	if (k == D_FOREIGN) {
-		p = ds_xasprintf("%s/meta.json", dir);
-		k = json_format_is(p, "dsprof-experiment") ? D_COMPLETE : D_FOREIGN;
+		k = D_FOREIGN;
+	} else if (!n) {
+		k = D_EMPTY;
+	} else {
+		p = ds_xasprintf("%s/" MARK, path);
+		k = json_format_is(p, MARK_FORMAT) ? D_UNFINISHED : D_FOREIGN;
 		free(p);
+		if (k == D_FOREIGN) {
+			p = ds_xasprintf("%s/meta.json", path);
+			k = json_format_is(p, "dsprof-experiment") ? D_COMPLETE : D_FOREIGN;
+			free(p);
+		}
+		if (k == D_FOREIGN)
+			*why = ds_xstrdup("has neither a dsprof meta.json nor the mark of a dsprof recording");
 	}
-	if (k == D_FOREIGN)
-		*why = ds_xstrdup("has neither a dsprof meta.json nor the mark of a dsprof recording");
+	ds_wdir_close(d);
+	free(path);
 	return k;
 }
 
-/* DIR.old, also for DIR given as "DIR/" */
-static char *old_name(const char *dir)
+/* NAME.old, for the entry NAME */
+static char *old_name(const char *name)
 {
-	size_t n = strlen(dir);
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	return ds_xasprintf("%.*s.old", (int)n, dir);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int remove_tree(const char *dir, ds_err *err)
-{
-	if (nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0)
-		return 0;
-	return ds_err_set(err, DS_EENV, "cannot remove '%s': %s", dir, strerror(errno));
+	return ds_xasprintf("%s.old", name);
 }
 
 int ds_expdir_remove(const char *dir, ds_err *err)
 {
-	return remove_tree(dir, err);
+	char *name;
+	ds_wdir *parent = ds_wdir_parent(dir, &name, err);
+	int rc = parent ? ds_wdir_remove(parent, name, err) : -1;
+
+	ds_wdir_close(parent);
+	free(name);
+	return rc;
 }
 
 /* The mark: who is writing the experiment, on which machine and boot, so
  * that an unfinished one can say what happened and still find this boot's
  * kernel symbols. */
-static int write_mark(const char *dir, ds_err *err)
+static int write_mark(ds_wdir *d, ds_err *err)
 {
-	char *path = ds_xasprintf("%s/" MARK, dir), *boot = ds_read_line("/proc/sys/kernel/random/boot_id");
+	char *boot = ds_read_line("/proc/sys/kernel/random/boot_id");
 	struct utsname u;
 	ds_buf b = {0};
 	ds_jw w;
@@ -204,25 +226,37 @@ static int write_mark(const char *dir, ds_err *err)
 	ds_jw_key(&w, "started"); ds_jw_double(&w, (double)time(NULL));
 	ds_jw_obj_end(&w);
 	ds_buf_putc(&b, '\n');
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, b.p, b.len) != (ssize_t)b.len)
+	if ((fd = ds_wdir_create(d, MARK, O_WRONLY, err)) < 0)
+		rc = -1;
+	else if (write(fd, b.p, b.len) != (ssize_t)b.len) {
+		char *path = ds_wdir_join(d, MARK);
 		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", path, strerror(errno));
+		free(path);
+	}
 	if (fd >= 0)
 		close(fd);
-	free(path);
 	free(boot);
 	ds_buf_free(&b);
 	return rc;
 }
 
-int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err)
+ds_wdir *ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err)
 {
-	char *old = old_name(dir), *why = NULL, *why_old = NULL;
-	enum dir_kind k = classify(dir, &why), ko = D_ABSENT;
+	char *name = NULL, *old = NULL, *why = NULL, *why_old = NULL, *no = NULL, *no_old = NULL, *oldpath = NULL;
+	ds_wdir *parent, *d = NULL;
+	enum dir_kind k, ko = D_ABSENT;
 	ds_expdir_mark_info mk;
-	int rc = -1;
 
 	memset(prev, 0, sizeof *prev);
+	if (!(parent = ds_wdir_parent(dir, &name, err)))
+		return NULL;
+	old = old_name(name);
+	oldpath = ds_wdir_join(parent, old);
+	k = classify(parent, name, &why, &no);
+	if (no) {
+		ds_err_set(err, DS_EINPUT, "cannot make experiment '%s': %s", dir, no);
+		goto out;
+	}
 	if (k == D_UNFINISHED && ds_expdir_mark(dir, &mk) && mk.live) {
 		ds_err_set(err, DS_EINPUT, "cannot make experiment '%s': dsprof (pid %lld) is writing it now; "
 			   "choose another name with -o", dir, (long long)mk.pid);
@@ -234,78 +268,81 @@ int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err)
 		goto out;
 	}
 	if (k == D_COMPLETE || k == D_UNFINISHED) {
-		ko = classify(old, &why_old);
-		if (ko == D_UNFINISHED && ds_expdir_mark(old, &mk) && mk.live) {
+		ko = classify(parent, old, &why_old, &no_old);
+		if (no_old) {
+			ds_err_set(err, DS_EINPUT, "cannot move experiment '%s' to '%s': %s", dir, oldpath, no_old);
+			goto out;
+		}
+		if (ko == D_UNFINISHED && ds_expdir_mark(oldpath, &mk) && mk.live) {
 			ds_err_set(err, DS_EINPUT, "cannot move experiment '%s' to '%s': dsprof (pid %lld) is "
-				   "writing '%s' now; choose another name with -o", dir, old, (long long)mk.pid, old);
+				   "writing '%s' now; choose another name with -o", dir, oldpath, (long long)mk.pid,
+				   oldpath);
 			goto out;
 		}
 		if (ko == D_FOREIGN) {
 			ds_err_set(err, DS_EINPUT, "cannot move experiment '%s' to '%s': '%s' %s, so dsprof "
 				   "does not replace it; move it away, or choose another name with -o",
-				   dir, old, old, why_old);
+				   dir, oldpath, oldpath, why_old);
 			goto out;
 		}
 	}
 	if (k == D_UNFINISHED && ko == D_COMPLETE) {
 		/* the last complete experiment stays where it is */
-		if (remove_tree(dir, err))
+		if (ds_wdir_remove(parent, name, err))
 			goto out;
 		snprintf(prev->said, sizeof prev->said, "removed '%s', a recording that never ended; '%s' keeps "
-			 "the last complete experiment", dir, old);
+			 "the last complete experiment", dir, oldpath);
 	} else if (k == D_COMPLETE || k == D_UNFINISHED) {
-		if (ko != D_ABSENT && remove_tree(old, err))
+		if (ko != D_ABSENT && ds_wdir_remove(parent, old, err))
 			goto out;
-		if (rename(dir, old) < 0) {
-			ds_err_set(err, DS_EENV, "cannot rename '%s' to '%s': %s", dir, old, strerror(errno));
+		if (ds_wdir_rename(parent, name, old, err))
 			goto out;
-		}
 		prev->moved = true;
 		snprintf(prev->said, sizeof prev->said, "moved the previous %sexperiment '%s' to '%s'%s",
-			 k == D_UNFINISHED ? "(unfinished) " : "", dir, old,
+			 k == D_UNFINISHED ? "(unfinished) " : "", dir, oldpath,
 			 ko != D_ABSENT && ko != D_EMPTY ? ", replacing the older one there" : "");
 	}
 	prev->kept_dir = k == D_EMPTY;
-	if (k != D_EMPTY && mkdir(dir, 0755) < 0) {
-		ds_err_set(err, errno == ENOENT ? DS_EINPUT : DS_EENV, "cannot create experiment directory '%s': %s",
-			   dir, strerror(errno));
-		goto undo;
-	}
-	if (write_mark(dir, err)) {
+	d = k == D_EMPTY ? ds_wdir_sub(parent, name, false, err) : ds_wdir_make(parent, name, err);
+	if (d && write_mark(d, err)) {
+		ds_wdir_close(d);
+		d = NULL;
 		if (!prev->kept_dir)
-			rmdir(dir);
-		goto undo;
+			ds_wdir_remove(parent, name, NULL);
 	}
-	rc = 0;
-	goto out;
-undo:
-	if (prev->moved && rename(old, dir) == 0)
+	if (!d && prev->moved && ds_wdir_rename(parent, old, name, NULL) == 0)
 		prev->moved = false;
 out:
+	ds_wdir_close(parent);
+	free(name);
 	free(old);
+	free(oldpath);
 	free(why);
 	free(why_old);
-	return rc;
+	free(no);
+	free(no_old);
+	return d;
 }
 
-int ds_expdir_complete(const char *dir, ds_err *err)
+int ds_expdir_complete(ds_wdir *d, ds_err *err)
 {
-	char *p = ds_xasprintf("%s/" MARK, dir);
-	int rc = 0;
-
-	if (unlink(p) < 0)
-		rc = ds_err_set(err, DS_EENV, "cannot remove '%s': %s", p, strerror(errno));
-	free(p);
-	return rc;
+	return ds_wdir_unlink(d, MARK, err);
 }
 
 bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev)
 {
-	char *old = old_name(dir);
-	bool back = remove_tree(dir, NULL) == 0 && prev->moved && rename(old, dir) == 0;
+	char *name, *old;
+	ds_wdir *parent = ds_wdir_parent(dir, &name, NULL);
+	bool back;
 
+	if (!parent)
+		return false;
+	old = old_name(name);
+	back = ds_wdir_remove(parent, name, NULL) == 0 && prev->moved && ds_wdir_rename(parent, old, name, NULL) == 0;
 	if (prev->kept_dir)
-		mkdir(dir, 0755); /* the empty directory it was given */
+		ds_wdir_close(ds_wdir_sub(parent, name, true, NULL)); /* the empty directory it was given */
+	ds_wdir_close(parent);
+	free(name);
 	free(old);
 	return back;
 }
@@ -320,7 +357,7 @@ bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m)
 
 	memset(m, 0, sizeof *m);
 	m->pid = -1;
-	text = ds_read_file_err(p, &len, NULL);
+	text = ds_read_own(p, &len, NULL);
 	free(p);
 	j = text ? ds_json_parse(text, len, MARK, NULL) : NULL;
 	free(text);
@@ -351,13 +388,20 @@ bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m)
 
 char *ds_expdir_previous(const char *dir)
 {
-	char *old = old_name(dir), *why;
+	char *name, *old, *why, *no, *path = NULL;
+	ds_wdir *parent = ds_wdir_parent(dir, &name, NULL);
 
-	if (classify(old, &why) == D_COMPLETE)
-		return old;
+	if (!parent)
+		return NULL;
+	old = old_name(name);
+	if (classify(parent, old, &why, &no) == D_COMPLETE)
+		path = ds_wdir_join(parent, old);
+	ds_wdir_close(parent);
 	free(why);
+	free(no);
 	free(old);
-	return NULL;
+	free(name);
+	return path;
 }
 
 int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err)
@@ -371,6 +415,12 @@ int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *er
 	if (S_ISDIR(st.st_mode)) {
 		char *mj = ds_xasprintf("%s/meta.json", path);
 		*perfdata = ds_xasprintf("%s/perf.data", path);
+		if (planted(*perfdata, err)) {
+			free(*perfdata);
+			free(mj);
+			*perfdata = NULL;
+			return -1;
+		}
 		if (!exists(*perfdata)) {
 			ds_err_set(err, DS_EINPUT,
 				   "cannot open experiment '%s': it has no perf.data (not an experiment "
@@ -402,23 +452,12 @@ int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *er
 	return 0;
 }
 
-int ds_expdir_save_vdso(const char *dir, ds_err *err)
+int ds_expdir_save_vdso(ds_wdir *d, ds_err *err)
 {
 	const void *img;
 	size_t len;
-	char *path;
-	int fd, rc = 0;
 
 	if (!ds_self_vdso(&img, &len))
 		return 0; /* no vDSO on this system: nothing can be sampled in it */
-	path = ds_xasprintf("%s/vdso.so", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, img, len) != (ssize_t)len) {
-		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", path, strerror(errno));
-		unlink(path);
-	}
-	if (fd >= 0)
-		close(fd);
-	free(path);
-	return rc;
+	return ds_wdir_write_file(d, "vdso.so", img, len, err);
 }

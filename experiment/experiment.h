@@ -108,7 +108,10 @@ typedef struct ds_pdw_info {
 	const struct ds_perfdata *features_from;
 } ds_pdw_info;
 
-ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, ds_err *err);
+/* A new perf.data, name in dir; with tmp, name.tmp (ds_wdir_create_tmp),
+ * which the caller renames over name once finished (ds_wdir_commit_tmp). */
+ds_pdw *ds_pdw_create(ds_wdir *dir, const char *name, bool tmp, const ds_event *events, size_t nevents,
+		      ds_err *err);
 /* Append raw records (perf_event_header framed); buffered. */
 int ds_pdw_write(ds_pdw *w, const void *data, size_t len, ds_err *err);
 /* Flush buffered records and make the header's data size cover them. */
@@ -164,13 +167,13 @@ typedef struct ds_spe_stats {
 } ds_spe_stats;
 
 struct ds_perfdata;
-/* When pd holds Arm SPE records: write `out`, pd with each load and store
+/* When pd holds Arm SPE records: write name in dir, pd with each load and store
  * as a sample of the SPE event (IP, ADDR, PHYS_ADDR, DATA_SRC, WEIGHT =
  * total latency, PERIOD = its interval; the thread from the context
  * packet, else the buffer's, else the CPU's context switches) in place of
  * the AUXTRACE records, and return 1; 0 when it holds none (nothing is
  * written); -1 on error. */
-int ds_spe_import(struct ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *err);
+int ds_spe_import(struct ds_perfdata *pd, ds_wdir *dir, const char *name, ds_spe_stats *st, ds_err *err);
 
 /* ---- perf.data reader ---- */
 
@@ -395,7 +398,8 @@ void ds_meta_init(ds_meta *m);
  * for a perf.data that has no meta.json; backend names where it came from. */
 void ds_meta_from_perfdata(ds_meta *m, const ds_perfdata *pd, const char *backend);
 void ds_meta_fini(ds_meta *m);
-int ds_meta_write(const ds_meta *m, const char *path, ds_err *err);
+/* DIR/meta.json, replaced at once (a reader never sees half of one). */
+int ds_meta_write(const ds_meta *m, ds_wdir *dir, ds_err *err);
 /* Fails (DS_EINPUT) only when the file cannot be read, is not JSON or not
  * a dsprof meta.json of a version this dsprof knows; a bad value is one of
  * m->problems and the rest is read. */
@@ -417,15 +421,18 @@ typedef struct ds_expdir_prev {
 	char said[1024]; /* what happened to what was there, one sentence; "" when nothing */
 } ds_expdir_prev;
 
-/* Make DIR for a new experiment and mark it unfinished.  What was there:
- * an experiment is renamed DIR.old (replacing an older one there), but an
- * unfinished DIR is removed instead when DIR.old is complete, so that the
- * last complete experiment is never lost; prev->said says which.  Refuses
- * (DS_EINPUT, saying why and what to do) when DIR or the DIR.old it would
- * replace is not an experiment dsprof made, or is being written now. */
-int ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err);
-/* The experiment in DIR is complete (its meta.json is written): unmark it. */
-int ds_expdir_complete(const char *dir, ds_err *err);
+/* Make DIR for a new experiment and mark it unfinished; DIR, open for
+ * writing every file of the experiment in (ds_wdir_close it).  What was
+ * there: an experiment is renamed DIR.old (replacing an older one there),
+ * but an unfinished DIR is removed instead when DIR.old is complete, so
+ * that the last complete experiment is never lost; prev->said says which;
+ * an empty directory is used as it is.  Refuses (DS_EINPUT, saying why and
+ * what to do) when DIR or the DIR.old it would replace is not an
+ * experiment dsprof made, is being written now, or is a directory of
+ * another user's or one other users may write in (base.h, ds_wdir_open). */
+ds_wdir *ds_expdir_create(const char *dir, ds_expdir_prev *prev, ds_err *err);
+/* The experiment in dir is complete (its meta.json is written): unmark it. */
+int ds_expdir_complete(ds_wdir *dir, ds_err *err);
 /* Undo ds_expdir_create after a recording that never started: remove DIR
  * and what it holds; true when DIR.old was put back as DIR. */
 bool ds_expdir_discard(const char *dir, const ds_expdir_prev *prev);
@@ -447,7 +454,7 @@ bool ds_expdir_mark(const char *dir, ds_expdir_mark_info *m);
 char *ds_expdir_previous(const char *dir);
 /* Save this boot's vDSO image as DIR/vdso.so: samples in the vDSO (a code
  * page the kernel maps, with no file behind it) resolve from it. */
-int ds_expdir_save_vdso(const char *dir, ds_err *err);
+int ds_expdir_save_vdso(ds_wdir *dir, ds_err *err);
 /* Given DIR or DIR/perf.data or any perf.data file, the perf.data path and
  * the meta.json path (NULL when the experiment has none).  Malloc'd. */
 int ds_expdir_resolve(const char *path, char **perfdata, char **meta, ds_err *err);
@@ -481,8 +488,11 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, const char
 		     ds_err *err);
 /* List the complete experiment at path (a member ds_group_reserve made). */
 int ds_group_add(const char *group, const char *path, const char *kind, int64_t id, ds_err *err);
-/* The members the index lists, in its order (malloc'd). */
-int ds_group_members(const char *group, ds_group_member **out, size_t *n, ds_err *err);
+/* The members the index lists, in its order (malloc'd).  An index that
+ * lists a name twice, or has lines that are no member's, is refused; one
+ * whose last line has no newline is read, with *note (malloc'd, else
+ * NULL) saying so. */
+int ds_group_members(const char *group, ds_group_member **out, size_t *n, char **note, ds_err *err);
 void ds_group_members_free(ds_group_member *v, size_t n);
 
 /* ---- a recording split by program (record --follow-exec; experiment/split.c) ----
@@ -498,11 +508,11 @@ typedef struct ds_image {
 /* The images of the recording at path, in the order of their execs in time. */
 int ds_perfdata_images(const char *path, ds_image **out, size_t *n, ds_err *err);
 void ds_images_free(ds_image *v, size_t n);
-/* Write image k's records into paths[k], for each of the first nimages
- * images (as ds_perfdata_images lists them); the kernel's mappings and
- * the records of no process (lost, throttled) go to each.  The files keep
- * the recording's events and header features. */
-int ds_perfdata_split(const char *path, size_t nimages, char *const *paths, ds_err *err);
+/* Write image k's records into dirs[k]/perf.data, for each of the first
+ * nimages images (as ds_perfdata_images lists them); the kernel's mappings
+ * and the records of no process (lost, throttled) go to each.  The files
+ * keep the recording's events and header features. */
+int ds_perfdata_split(const char *path, size_t nimages, ds_wdir *const *dirs, ds_err *err);
 
 /* ---- heap files (record --heap; the layout: experiment/heapfile.h) ----
  * One file per process image in DIR/heap/, read record by record; a
@@ -515,6 +525,8 @@ typedef struct ds_heap_info {
 	uint64_t start;       /* when the image began, on the samples' clock */
 	bool forked;          /* it began in a fork's child */
 	bool logical;         /* its times are the simulator's logical clock */
+	bool lost;            /* the program took the tracker's descriptor of it, and the tracker
+			       * could not get the file again: the records after that are lost */
 	unsigned max_frames;
 	uint64_t mmap_min;
 	char *exe;            /* the program, as /proc/self/exe named it */

@@ -26,7 +26,7 @@
 bool ds_group_is(const char *dir)
 {
 	char *path = ds_xasprintf("%s/" INDEX, dir), head[sizeof HEADER];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ds_open_own(path, NULL);
 	bool yes = false;
 
 	if (fd >= 0) {
@@ -38,15 +38,20 @@ bool ds_group_is(const char *dir)
 	return yes;
 }
 
-/* What group holds besides its index: whether anything (*others), and
- * the highest K of its run.K directories (0: none). */
-static void scan_group(const char *group, bool *others, int64_t *last_run)
+/* What the group g holds besides its index: whether anything (*others),
+ * and the highest K of its run.K directories (0: none). */
+static void scan_group(const ds_wdir *g, bool *others, int64_t *last_run)
 {
-	DIR *d = opendir(group);
+	int fd = dup(ds_wdir_fd(g));
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 
 	*others = false;
 	*last_run = 0;
+	if (!d && fd >= 0)
+		close(fd);
+	if (d)
+		rewinddir(d);
 	while (d && (e = readdir(d))) {
 		char *end;
 		long long k;
@@ -64,31 +69,24 @@ static void scan_group(const char *group, bool *others, int64_t *last_run)
 		closedir(d);
 }
 
-/* The index of group, open and locked for writing; made (with the group)
- * when absent.  -1 with err. */
-static int lock_index(const char *group, ds_err *err)
+/* The index of group, open and locked for writing, and the group's
+ * directory in *gdir; both made when absent.  -1 with err.  The index is
+ * opened without following a link and must be a regular file of this
+ * user's, in a directory of this user's that no other may write in. */
+static int lock_index(const char *group, ds_wdir **gdir, ds_err *err)
 {
-	char *path = ds_xasprintf("%s/" INDEX, group);
-	struct stat st;
+	char *name = NULL;
+	ds_wdir *parent = ds_wdir_parent(group, &name, err), *g = NULL;
 	int fd = -1;
 
-	if (mkdir(group, 0755) < 0 && errno != EEXIST) {
-		ds_err_set(err, errno == ENOENT ? DS_EINPUT : DS_EENV, "cannot create group '%s': %s", group,
-			   strerror(errno));
+	*gdir = NULL;
+	if (!parent || !(g = ds_wdir_sub(parent, name, true, err)))
 		goto out;
-	}
-	if (stat(group, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		ds_err_set(err, DS_EINPUT, "cannot use '%s' as a group: it is not a directory", group);
+	if ((fd = ds_wdir_open_file(g, INDEX, O_RDWR | O_APPEND | O_CREAT, err)) < 0)
 		goto out;
-	}
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ds_err_set(err, DS_EENV, "cannot open '%s': %s", path, strerror(errno));
-		goto out;
-	}
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
-			ds_err_set(err, DS_EENV, "cannot lock '%s': %s", path, strerror(errno));
+			ds_err_set(err, DS_EENV, "cannot lock '%s/" INDEX "': %s", group, strerror(errno));
 			close(fd);
 			fd = -1;
 			goto out;
@@ -98,17 +96,17 @@ static int lock_index(const char *group, ds_err *err)
 		 * directory is the user's */
 		bool others;
 		int64_t last;
-		scan_group(group, &others, &last);
+		scan_group(g, &others, &last);
 		if (others) {
 			ds_err_set(err, DS_EINPUT, "cannot use '%s' as a group: it holds files and no group index; "
 				   "give a new directory, or an experiment group dsprof made", group);
-			unlink(path);
+			ds_wdir_unlink(g, INDEX, NULL);
 			close(fd);
 			fd = -1;
 			goto out;
 		}
 		if (write(fd, HEADER, sizeof HEADER - 1) != (ssize_t)(sizeof HEADER - 1)) {
-			ds_err_set(err, DS_EENV, "cannot write '%s': %s", path, strerror(errno));
+			ds_err_set(err, DS_EENV, "cannot write '%s/" INDEX "': %s", group, strerror(errno));
 			close(fd);
 			fd = -1;
 		}
@@ -119,17 +117,24 @@ static int lock_index(const char *group, ds_err *err)
 		fd = -1;
 	}
 out:
-	free(path);
+	if (fd >= 0)
+		*gdir = g;
+	else
+		ds_wdir_close(g);
+	ds_wdir_close(parent);
+	free(name);
 	return fd;
 }
 
 int ds_group_make(const char *group, ds_err *err)
 {
-	int fd = lock_index(group, err);
+	ds_wdir *g;
+	int fd = lock_index(group, &g, err);
 
 	if (fd < 0)
 		return -1;
 	close(fd);
+	ds_wdir_close(g);
 	return 0;
 }
 
@@ -153,47 +158,73 @@ static bool member_line(char *line, ds_group_member *m)
 	return true;
 }
 
-int ds_group_members(const char *group, ds_group_member **out, size_t *n, ds_err *err)
+/* Whether line number `at` of the members repeats an earlier one's name. */
+static size_t repeated(const ds_group_member *v, size_t at)
 {
-	char *path = ds_xasprintf("%s/" INDEX, group), *text;
-	size_t len, bad = 0;
+	for (size_t i = 0; i < at; i++)
+		if (!strcmp(v[i].name, v[at].name))
+			return i;
+	return SIZE_MAX;
+}
+
+int ds_group_members(const char *group, ds_group_member **out, size_t *n, char **note, ds_err *err)
+{
+	char *path = ds_xasprintf("%s/" INDEX, group), *text = NULL;
+	size_t len = 0, bad = 0, first;
+	int fd;
 	DS_VEC(ds_group_member) v = {0};
+	bool cut = false;
 
 	*out = NULL;
 	*n = 0;
-	if (!(text = ds_read_file_err(path, &len, err))) {
-		free(path);
-		return -1;
-	}
+	*note = NULL;
+	/* under a shared lock: no writer is halfway through a line */
+	if ((fd = ds_open_own(path, err)) < 0)
+		goto fail;
+	while (flock(fd, LOCK_SH) < 0 && errno == EINTR)
+		;
+	if (!(text = ds_read_fd(fd, path, &len, err)))
+		goto fail;
 	if (len < sizeof HEADER - 1 || memcmp(text, HEADER, sizeof HEADER - 1) != 0) {
 		ds_err_set(err, DS_EINPUT, "'%s' is not a dsprof group index", path);
-		free(text);
-		free(path);
-		return -1;
+		goto fail;
 	}
 	for (char *p = text + sizeof HEADER - 1, *nl; p < text + len; p = nl + 1) {
 		ds_group_member m;
-		if (!(nl = memchr(p, '\n', (size_t)(text + len - p))))
-			break; /* a line being written: not a member yet */
+		if (!(nl = memchr(p, '\n', (size_t)(text + len - p)))) {
+			nl = text + len; /* the text's terminating NUL */
+			cut = true;
+		}
 		*nl = 0;
 		if (memchr(p, 0, (size_t)(nl - p)) || !member_line(p, &m)) {
 			bad++;
 			continue;
 		}
 		ds_vec_push(&v, m);
+		if ((first = repeated(v.v, v.n - 1)) != SIZE_MAX) {
+			ds_err_set(err, DS_EINPUT, "'%s' lists '%s' twice (as member %zu and %zu): it was changed by "
+				   "hand or damaged; remove the repeated line", path, m.name, first + 1, v.n);
+			goto fail;
+		}
 	}
-	free(text);
 	if (bad) {
-		ds_group_members_free(v.v, v.n);
 		ds_err_set(err, DS_EINPUT, "'%s' has %zu lines that are not 'NAME<tab>KIND<tab>ID': it was "
 			   "changed by hand or damaged", path, bad);
-		free(path);
-		return -1;
+		goto fail;
 	}
+	if (cut)
+		*note = ds_xasprintf("'%s' ends in a line without a newline (changed by hand, or cut short): its "
+				     "member '%s' is read as listed", path, v.n ? v.v[v.n - 1].name : "");
+	free(text);
 	free(path);
 	*out = v.v;
 	*n = v.n;
 	return 0;
+fail:
+	ds_group_members_free(v.v, v.n);
+	free(text);
+	free(path);
+	return -1;
 }
 
 void ds_group_members_free(ds_group_member *v, size_t n)
@@ -205,29 +236,33 @@ void ds_group_members_free(ds_group_member *v, size_t n)
 	free(v);
 }
 
-/* A process member's name: its program's, made safe for a directory. */
-static char *process_name(const char *group, const char *prog, int64_t id)
+/* A process member's name in group g: its program's, made safe for a
+ * directory (malloc'd). */
+static char *process_name(const ds_wdir *g, const char *prog, int64_t id)
 {
 	ds_buf b = {0};
-	char *path;
+	char *name;
+	struct stat st;
 
 	for (const char *p = prog && *prog ? prog : "process"; *p; p++)
 		ds_buf_putc(&b, (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 					*p == '_' || *p == '-' || (*p == '.' && p != prog) ? *p : '_');
 	ds_buf_printf(&b, ".%" PRId64, id);
-	path = ds_xasprintf("%s/%s", group, ds_buf_str(&b));
-	for (int k = 2; access(path, F_OK) == 0; k++) {
-		free(path);
-		path = ds_xasprintf("%s/%s.%d", group, ds_buf_str(&b), k);
+	name = ds_xstrdup(ds_buf_str(&b));
+	for (int k = 2; fstatat(ds_wdir_fd(g), name, &st, AT_SYMLINK_NOFOLLOW) == 0; k++) {
+		free(name);
+		name = ds_xasprintf("%s.%d", ds_buf_str(&b), k);
 	}
 	ds_buf_free(&b);
-	return path;
+	return name;
 }
 
 int ds_group_reserve(const char *group, const char *kind, int64_t id, const char *prog, char **path, int64_t *got,
 		     ds_err *err)
 {
-	int fd = lock_index(group, err), rc = -1;
+	ds_wdir *g, *member;
+	int fd = lock_index(group, &g, err), rc = -1;
+	char *name;
 
 	*path = NULL;
 	if (fd < 0)
@@ -235,22 +270,23 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, const char
 	if (!strcmp(kind, "run")) {
 		/* the next number after every run there is, listed or not */
 		bool others;
-		scan_group(group, &others, &id);
+		scan_group(g, &others, &id);
 		id++;
 	}
-	*path = !strcmp(kind, "process") ? process_name(group, prog, id)
-		: ds_xasprintf("%s/%s.%" PRId64, group, !strcmp(kind, "rank") ? "rank" : "run", id);
-	if (mkdir(*path, 0755) < 0) {
-		ds_err_set(err, errno == EEXIST ? DS_EINPUT : DS_EENV, "cannot make '%s' in group '%s': %s%s", *path,
-			   group, strerror(errno),
-			   errno == EEXIST ? " (each rank is recorded once into a group: give a new one)"
-					   : "");
-		free(*path);
-		*path = NULL;
+	name = !strcmp(kind, "process") ? process_name(g, prog, id)
+		: ds_xasprintf("%s.%" PRId64, !strcmp(kind, "rank") ? "rank" : "run", id);
+	if (!(member = ds_wdir_make(g, name, err))) {
+		if (errno == EEXIST)
+			ds_err_set(err, DS_EINPUT, "cannot make '%s/%s' in group '%s': it exists (each rank is "
+				   "recorded once into a group: give a new one)", group, name, group);
 	} else {
+		*path = ds_wdir_join(g, name);
 		*got = id;
 		rc = 0;
 	}
+	ds_wdir_close(member);
+	ds_wdir_close(g);
+	free(name);
 	close(fd);
 	return rc;
 }
@@ -258,7 +294,8 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, const char
 int ds_group_add(const char *group, const char *path, const char *kind, int64_t id, ds_err *err)
 {
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	int fd = lock_index(group, err), rc = 0;
+	ds_wdir *g;
+	int fd = lock_index(group, &g, err), rc = 0;
 	char *line;
 
 	if (fd < 0)
@@ -268,5 +305,6 @@ int ds_group_add(const char *group, const char *path, const char *kind, int64_t 
 		rc = ds_err_set(err, DS_EENV, "cannot add '%s' to group '%s': %s", name, group, strerror(errno));
 	free(line);
 	close(fd);
+	ds_wdir_close(g);
 	return rc;
 }

@@ -38,7 +38,7 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
 	struct ds_heap_header h;
 	struct stat st;
 	ds_heapfile *f;
-	int fd = ds_open_regular(path, err);
+	int fd = ds_open_own(path, err);
 	void *p;
 
 	*out = NULL;
@@ -69,6 +69,7 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
 	f->info.start = h.start_ns;
 	f->info.forked = (h.flags & DS_HEAP_F_FORKED) != 0;
 	f->info.logical = (h.flags & DS_HEAP_F_LOGICAL) != 0;
+	f->info.lost = (h.flags & DS_HEAP_F_LOST) != 0;
 	f->info.max_frames = h.max_frames;
 	f->info.mmap_min = h.mmap_min;
 	f->cut = ((size_t)st.st_size - DS_HEAP_HEADER) % DS_HEAP_CHUNK != 0;
@@ -163,7 +164,7 @@ static bool record_at(const ds_heapfile *f, size_t off, size_t end, const ds_hea
 		memcpy(r->frames, p + sizeof s, n * 8);
 		return s.site != 0;
 	}
-	if (type == DS_HEAP_ALLOC || type == DS_HEAP_FREE || type == DS_HEAP_EXIT) {
+	if (type == DS_HEAP_ALLOC || type == DS_HEAP_FREE || type == DS_HEAP_EXIT || type == DS_HEAP_ENDS) {
 		struct ds_heap_event e;
 		if (size != sizeof e)
 			return false;

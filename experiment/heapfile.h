@@ -38,7 +38,7 @@
 #include <linux/types.h>
 
 #define DS_HEAP_MAGIC "DSHEAP01"  /* 8 bytes, no NUL */
-#define DS_HEAP_VERSION 3         /* 1: no short records, 2: no tallies; still read */
+#define DS_HEAP_VERSION 4         /* 1: no short records, 2: no tallies, 3: no end records; still read */
 #define DS_HEAP_HEADER 4096        /* the header's page; chunks follow it */
 #define DS_HEAP_CHUNK 65536
 #define DS_HEAP_MAX_FRAMES 32      /* a site's frames, at most */
@@ -62,6 +62,10 @@ struct ds_heap_header {
 enum {
 	DS_HEAP_F_FORKED = 1 << 0,   /* the image began in a fork's child (the parent's program) */
 	DS_HEAP_F_LOGICAL = 1 << 1,  /* times are the simulator's logical clock */
+	DS_HEAP_F_TAKEN = 1 << 2,    /* the program took the tracker's descriptor of it once at least
+				      * (closed or replaced it by a system call the tracker does not
+				      * see); the tracker asked for the file again (heapask.h) */
+	DS_HEAP_F_LOST = 1 << 3,     /* ... and did not get it: the records after that are lost */
 };
 
 enum ds_heap_type {
@@ -71,11 +75,23 @@ enum ds_heap_type {
 	DS_HEAP_FREE = 3,            /* struct ds_heap_event: a block ends */
 	DS_HEAP_EXIT = 4,            /* struct ds_heap_event (fn, site, addr, bytes 0): the process
 				      * is exiting (exit(), or main returned); blocks live after
-				      * it leaked.  None: it was killed, exec'd or called _exit */
+				      * it leaked */
 	DS_HEAP_BASE = 5,            /* struct ds_heap_base: the short records after it */
 	DS_HEAP_SALLOC = 6,          /* struct ds_heap_salloc: DS_HEAP_ALLOC, short */
 	DS_HEAP_SFREE = 7,           /* struct ds_heap_sfree: DS_HEAP_FREE of a whole block, short */
 	DS_HEAP_TALLY = 8,           /* struct ds_heap_tally: at a chunk's end only */
+	DS_HEAP_ENDS = 9,            /* struct ds_heap_event (fn: enum ds_heap_end, bytes: the
+				      * signal; site, addr 0): the image ends otherwise, its
+				      * records all written; blocks live then are not leaks.  An
+				      * image with neither this nor an exit lost its last records
+				      * (killed outright, or the tracker lost its file) */
+};
+
+/* How an image ends when it does not exit (DS_HEAP_ENDS). */
+enum ds_heap_end {
+	DS_HEAP_BY_EXEC,             /* exec (a failed one: its records go on after it) */
+	DS_HEAP_BY_EXIT_NOW,         /* _exit, _Exit */
+	DS_HEAP_BY_SIGNAL,           /* a signal that ends it by default (SIGINT, SIGTERM, SIGHUP) */
 };
 
 /* The allocation function a record is about. */

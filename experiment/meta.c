@@ -114,12 +114,11 @@ static void put_time(ds_jw *w, const char *key, double wall, uint64_t ns)
 	ds_jw_obj_end(w);
 }
 
-int ds_meta_write(const ds_meta *m, const char *path, ds_err *err)
+int ds_meta_write(const ds_meta *m, ds_wdir *dir, ds_err *err)
 {
 	ds_buf b = {0};
 	ds_jw w;
-	char *tmp;
-	int fd, rc = -1;
+	int rc;
 
 	ds_jw_init(&w, &b, true);
 	ds_jw_obj_begin(&w);
@@ -185,27 +184,7 @@ int ds_meta_write(const ds_meta *m, const char *path, ds_err *err)
 	ds_buf_putc(&b, '\n');
 
 	/* write-then-rename: a reader never sees half a meta.json */
-	tmp = ds_xasprintf("%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ds_err_set(err, DS_EENV, "cannot create '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (write(fd, b.p, b.len) != (ssize_t)b.len || fsync(fd) < 0) {
-		ds_err_set(err, DS_EENV, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		ds_err_set(err, DS_EENV, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
+	rc = ds_wdir_write_file(dir, "meta.json", b.p, b.len, err);
 	ds_buf_free(&b);
 	return rc;
 }
@@ -424,7 +403,7 @@ static bool get_cache(ds_meta *m, const ds_json *c, size_t i, ds_cache_level *l)
 int ds_meta_read(ds_meta *m, const char *path, ds_err *err)
 {
 	size_t len;
-	char *text = ds_read_file_err(path, &len, err);
+	char *text = ds_read_own(path, &len, err);
 	ds_json *j;
 	const ds_json *a;
 	const char *fmt;

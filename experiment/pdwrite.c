@@ -94,20 +94,24 @@ void ds_sample_id_append(ds_buf *rec, const struct perf_event_attr *a, uint32_t 
 		ds_buf_append(rec, &id, 8);
 }
 
-ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, ds_err *err)
+ds_pdw *ds_pdw_create(ds_wdir *dir, const char *name, bool tmp, const ds_event *events, size_t nevents,
+		      ds_err *err)
 {
-	ds_pdw *w = ds_xcalloc(1, sizeof *w);
+	ds_pdw *w;
 	ds_buf head = {0};
 	uint64_t off, ids_off;
 	const size_t attr_sz = sizeof(struct perf_event_attr);
+	int fd = tmp ? ds_wdir_create_tmp(dir, name, O_RDWR, err) : ds_wdir_create(dir, name, O_RDWR, err);
 
-	w->path = ds_xstrdup(path);
-	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		ds_err_set(err, DS_EENV, "cannot create '%s': %s", path, strerror(errno));
-		free(w->path);
-		free(w);
+	if (fd < 0)
 		return NULL;
+	w = ds_xcalloc(1, sizeof *w);
+	w->fd = fd;
+	w->path = ds_wdir_join(dir, name);
+	if (tmp) {
+		char *t = ds_xasprintf("%s.tmp", w->path);
+		free(w->path);
+		w->path = t;
 	}
 	w->nevents = nevents;
 	w->events = ds_xcalloc(nevents ? nevents : 1, sizeof *w->events);
@@ -145,10 +149,12 @@ ds_pdw *ds_pdw_create(const char *path, const ds_event *events, size_t nevents, 
 	w->hdr.data.size = 0;
 	memcpy(head.p, &w->hdr, sizeof w->hdr);
 	if (pwrite_all(w->fd, head.p, head.len, 0) < 0) {
+		char *made = tmp ? ds_xasprintf("%s.tmp", name) : ds_xstrdup(name);
 		io_fail(w, err, "the header");
 		ds_buf_free(&head);
 		ds_pdw_abort(w);
-		unlink(path);
+		ds_wdir_unlink(dir, made, NULL);
+		free(made);
 		return NULL;
 	}
 	ds_buf_free(&head);

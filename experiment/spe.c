@@ -443,7 +443,7 @@ static void emit(const ds_spe_op *op, void *ctx)
 #define ID_FIELDS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
 		   PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
 
-int ds_spe_import(ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *err)
+int ds_spe_import(ds_perfdata *pd, ds_wdir *dir, const char *name, ds_spe_stats *st, ds_err *err)
 {
 	spe_in in = {0};
 	spe_out o = {.in = &in, .st = st, .err = err};
@@ -484,7 +484,7 @@ int ds_spe_import(ds_perfdata *pd, const char *out, ds_spe_stats *st, ds_err *er
 	for (size_t i = 0; i < n; i++)
 		evs[i] = *ds_perfdata_event(pd, i);
 	evs[spe].attr.sample_type = (evs[spe].attr.sample_type & ID_FIELDS) | SPE_FIELDS;
-	o.w = ds_pdw_create(out, evs, n, err);
+	o.w = ds_pdw_create(dir, name, false, evs, n, err);
 	o.ev = &evs[spe];
 	if (!o.w) {
 		free(evs);

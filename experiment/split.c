@@ -190,8 +190,8 @@ void ds_images_free(ds_image *v, size_t n)
 	free(v);
 }
 
-/* Images [lo, hi) of the recording, each into paths[k]. */
-static int split_batch(const char *path, size_t lo, size_t hi, char *const *paths, ds_err *err)
+/* Images [lo, hi) of the recording, each into dirs[k]/perf.data. */
+static int split_batch(const char *path, size_t lo, size_t hi, ds_wdir *const *dirs, ds_err *err)
 {
 	ds_perfdata *pd;
 	ds_pdw **w = ds_xcalloc(hi - lo, sizeof *w);
@@ -217,7 +217,7 @@ static int split_batch(const char *path, size_t lo, size_t hi, char *const *path
 	for (size_t i = 0; i < nev; i++)
 		evs[i] = *ds_perfdata_event(pd, i);
 	for (size_t k = lo; k < hi; k++)
-		if (!(w[k - lo] = ds_pdw_create(paths[k], evs, nev, err)))
+		if (!(w[k - lo] = ds_pdw_create(dirs[k], "perf.data", false, evs, nev, err)))
 			goto out;
 	while ((rc = ds_perfdata_next(pd, &cur, &r, err)) > 0) {
 		uint32_t k = image_of(&p, &r);
@@ -247,10 +247,10 @@ out:
 	return rc < 0 ? -1 : 0;
 }
 
-int ds_perfdata_split(const char *path, size_t nimages, char *const *paths, ds_err *err)
+int ds_perfdata_split(const char *path, size_t nimages, ds_wdir *const *dirs, ds_err *err)
 {
 	for (size_t lo = 0; lo < nimages; lo += SPLIT_BATCH)
-		if (split_batch(path, lo, lo + SPLIT_BATCH < nimages ? lo + SPLIT_BATCH : nimages, paths, err))
+		if (split_batch(path, lo, lo + SPLIT_BATCH < nimages ? lo + SPLIT_BATCH : nimages, dirs, err))
 			return -1;
 	return 0;
 }

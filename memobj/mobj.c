@@ -361,43 +361,56 @@ int ds_mobj_file_read(const char *path, ds_mobj_def **defs, size_t *n, ds_err *e
 	return rc;
 }
 
+/* The directory dir, to write in (base.h, ds_wdir_open), made with the
+ * folders above it when absent (~/.config/dsprof). */
+static ds_wdir *own_dir(const char *dir, ds_err *err)
+{
+	ds_wdir *d = ds_wdir_open(dir, err), *up;
+	char *slash, *parent, *name;
+
+	if (d || errno != ENOENT || !(slash = strrchr(dir, '/')) || slash == dir)
+		return d;
+	parent = ds_xstrndup(dir, (size_t)(slash - dir));
+	name = ds_xstrdup(slash + 1);
+	if ((up = own_dir(parent, err)))
+		d = ds_wdir_sub(up, name, true, err);
+	ds_wdir_close(up);
+	free(parent);
+	free(name);
+	return d;
+}
+
 /* Replace path's contents all at once: a reader sees the old file or the
  * new one, and a crash leaves one of them.  A symbolic link (dotfiles kept
- * elsewhere) is written through. */
+ * elsewhere) is written through when it is the user's own, into a
+ * directory of the user's (base.h, "writing files"). */
 static int write_atomic(const char *path, const char *data, size_t len, ds_err *err)
 {
-	char *target = realpath(path, NULL), *tmp;
 	struct stat st;
-	mode_t mode = 0644;
-	int fd, rc = 0;
+	char *target = NULL, *slash;
+	ds_wdir *d;
+	int rc;
 
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (st.st_uid != geteuid())
+			return ds_err_set(err, DS_EINPUT, "cannot write '%s': it is a symbolic link of user %u, which "
+					  "dsprof (user %u) does not write through", path, (unsigned)st.st_uid,
+					  (unsigned)geteuid());
+		if (!(target = realpath(path, NULL)))
+			return ds_err_set(err, DS_EINPUT, "cannot write '%s': it is a symbolic link to nothing (%s)",
+					  path, strerror(errno));
+	}
 	if (!target)
 		target = ds_xstrdup(path);
-	ds_make_parents(target);
-	if (stat(target, &st) == 0)
-		mode = st.st_mode & 07777;
-	tmp = ds_xasprintf("%s.XXXXXX", target);
-	if ((fd = mkstemp(tmp)) < 0) {
-		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
+	slash = strrchr(target, '/');
+	d = !slash ? ds_wdir_open(".", err) : slash == target ? ds_wdir_open("/", err) : NULL;
+	if (slash && slash != target) {
+		*slash = 0;
+		d = own_dir(target, err);
+		*slash = '/';
 	}
-	for (size_t done = 0; done < len && !rc;) {
-		ssize_t w = write(fd, data + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			rc = -1;
-		else
-			done += (size_t)w;
-	}
-	if (rc || fchmod(fd, mode) || fsync(fd))
-		rc = -1;
-	if (close(fd) || rc || rename(tmp, target)) {
-		rc = ds_err_set(err, DS_EENV, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
+	rc = d ? ds_wdir_write_file(d, slash ? slash + 1 : target, data, len, err) : -1;
+	ds_wdir_close(d);
 	free(target);
 	return rc;
 }

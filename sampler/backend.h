@@ -14,6 +14,7 @@
 #ifndef DSPROF_SAMPLER_BACKEND_H
 #define DSPROF_SAMPLER_BACKEND_H
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -62,6 +63,17 @@ int ds_workload_wait(ds_workload *w, bool stopped, int poll_ms, int (*tick)(void
 /* Closes everything; a command that never started is killed, one still
  * running is waited for. */
 void ds_workload_fini(ds_workload *w);
+
+/* ---- the heap tracker's files (heap.c) ----
+ * While the command runs, the recorder's poll loop watches the broker's
+ * descriptors (at most DS_HEAP_BROKER_FDS, into p: how many) and lets it
+ * answer what came (serve: it never waits).  Stopped once the recording
+ * ends: processes that ask later get no file (their samples are not
+ * recorded either), and none waits for dsprof.  NULL: none of it. */
+#define DS_HEAP_BROKER_FDS 33
+size_t ds_heap_broker_fds(const ds_heap_broker *b, struct pollfd *p);
+void ds_heap_broker_serve(ds_heap_broker *b);
+void ds_heap_broker_stop(ds_heap_broker *b);
 
 /* ---- the perf.data header ---- */
 

@@ -645,11 +645,12 @@ static void disable_all(rec *r)
 		ioctl(r->fds.v[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* The drain loop: until the target ends, a stop signal, or the duration. */
+/* The drain loop: until the target ends, a stop signal, or the duration.
+ * The heap tracker's asks for files (--heap) are answered as they come. */
 static int record_loop(rec *r, bool *interrupted, ds_err *err)
 {
 	size_t n = r->rings.n;
-	struct pollfd *pfd = ds_xcalloc(n + 2, sizeof *pfd);
+	struct pollfd *pfd = ds_xcalloc(n + 2 + DS_HEAP_BROKER_FDS, sizeof *pfd);
 	double end = r->o->duration > 0 ? ds_now() + r->o->duration : 0;
 	int rc = 0;
 
@@ -659,6 +660,7 @@ static int record_loop(rec *r, bool *interrupted, ds_err *err)
 	pfd[n + 1] = (struct pollfd){r->pidfd, POLLIN, 0};
 	for (;;) {
 		int timeout = r->phys ? ds_physaddr_drain_ms() : DRAIN_INTERVAL_MS;
+		size_t nb = ds_heap_broker_fds(r->o->heap_broker, pfd + n + 2);
 		if (end) {
 			double left = end - ds_now();
 			if (left <= 0)
@@ -666,10 +668,11 @@ static int record_loop(rec *r, bool *interrupted, ds_err *err)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		if (poll(pfd, n + 2, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, n + 2 + nb, timeout) < 0 && errno != EINTR) {
 			rc = ds_err_set(err, DS_EENV, "poll: %s", strerror(errno));
 			break;
 		}
+		ds_heap_broker_serve(r->o->heap_broker);
 		for (size_t i = 0; i < n; i++)
 			if (pfd[i].revents & (POLLHUP | POLLERR))
 				pfd[i].fd = -1; /* drained below, and again at the end */
@@ -754,8 +757,7 @@ static void export_kernel_ips(rec *r)
 int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *err)
 {
 	rec r = {0};
-	bool interrupted = false;
-	char *path = NULL;
+	bool interrupted = false, loop_failed;
 	int rc = -1;
 
 	memset(res, 0, sizeof *res);
@@ -777,8 +779,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	if (open_events(&r, err))
 		goto out;
 	r.phys = ds_physaddr_new(r.events, o->nevents);
-	path = ds_xasprintf("%s/perf.data", o->outdir);
-	r.w = ds_pdw_create(path, r.events, o->nevents, err);
+	r.w = ds_pdw_create(o->dir, "perf.data", false, r.events, o->nevents, err);
 	if (!r.w || synth_kernel_mmap(&r, err) || (o->pid && synth_process(&r, err)) ||
 	    ds_pdw_flush(r.w, err))
 		goto out;
@@ -790,22 +791,25 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	else if (release_child(&r, err)) {
 		ds_pdw_abort(r.w);
 		r.w = NULL;
-		unlink(path);
+		ds_wdir_unlink(o->dir, "perf.data", NULL);
 		goto out;
 	}
-	if (record_loop(&r, &interrupted, err))
+	loop_failed = record_loop(&r, &interrupted, err) != 0;
+	/* nothing answers from here on: a process that asks now must not wait
+	 * (below, dsprof waits for the command to end) */
+	ds_heap_broker_stop(o->heap_broker);
+	if (loop_failed)
 		goto out;
 	disable_all(&r);
 	res->end_wall = (double)ds_clock_ns(CLOCK_REALTIME) / 1e9;
 	res->end_ns = ds_clock_ns(CLOCK_MONOTONIC);
-	if (drain_all(&r, err) || finish_file(&r, err) || ds_expdir_save_vdso(o->outdir, err))
+	if (drain_all(&r, err) || finish_file(&r, err) || ds_expdir_save_vdso(o->dir, err))
 		goto out;
 	export_kernel_ips(&r);
 	if (ds_workload_wait(&r.wl, interrupted, 0, NULL, NULL, err))
 		goto out;
 	rc = 0;
 out:
-	free(path);
 	cleanup(&r);
 	return rc;
 }

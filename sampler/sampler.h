@@ -111,13 +111,15 @@ typedef struct ds_record_opts {
 	pid_t pid;              /* attach to this process (0: run argv) */
 	char **argv;            /* the command to run, NULL-terminated */
 	char **env;             /* "NAME=VALUE" to set in its environment (ds_heap_env), or NULL */
+	struct ds_heap_broker *heap_broker; /* --heap: makes the tracker's files (ds_heap_env), or NULL */
 	bool heap;              /* --sim: env has the simulator's heap folder (ds_heap_env) */
 	unsigned sim_latency[5]; /* --sim: cycles of a load served by the L1, L2, last level,
 				 * another core's modified copy, memory (0: the model's) */
 	bool detach;            /* the command outlives a recorder that dies (else it is killed with it) */
 	double duration;        /* seconds; 0 = until the target ends / Ctrl-C */
 	unsigned mmap_pages;    /* data pages per CPU buffer (power of 2); 0 = default */
-	const char *outdir;     /* experiment directory, already created */
+	const char *outdir;     /* the experiment directory's path, for messages and children */
+	ds_wdir *dir;           /* ... open (ds_expdir_create): every file of it is written there */
 	int argc_self;          /* dsprof's own command line, for the header */
 	char **argv_self;
 } ds_record_opts;
@@ -140,13 +142,28 @@ typedef struct ds_record_result {
 /* ---- heap tracking (record --heap) ----
  * The environment that preloads the heap tracker into the command argv
  * (sim: that has the simulator replace its allocator) and points it at
- * OUTDIR/heap (made here): a NULL-terminated list of "NAME=VALUE" for
- * ds_record_opts.env, malloc'd (ds_heap_env_free).  A command that is
- * linked statically cannot have it: then *env is NULL and *note
- * (malloc'd) says so; the recording goes on without heap data.  The error
- * is a tracker that is not built. */
-int ds_heap_env(const char *outdir, char *const *argv, bool sim, char ***env, char **note, ds_err *err);
+ * OUTDIR/heap (made here, and open in *heap until the recording ends;
+ * the caller closes it after freeing the broker): a NULL-terminated list
+ * of "NAME=VALUE" for ds_record_opts.env, malloc'd (ds_heap_env_free).
+ * A command that is linked statically cannot have it: then *env is NULL
+ * and *note (malloc'd) says so; the recording goes on without heap data.
+ * The error is a tracker that is not built, or a heap folder or socket
+ * that cannot be had.
+ *
+ * Without sim, *broker is what makes the tracker's files, for
+ * ds_record_opts.heap_broker: the tracker in each process image asks it
+ * for its file (sampler/preload/heapask.h) while ds_sampler_record
+ * records, and it makes the file in *heap; the caller frees it
+ * (ds_heap_broker_free).  With sim, the simulator reaches *heap through
+ * this process's descriptor of it. */
+typedef struct ds_heap_broker ds_heap_broker;
+int ds_heap_env(ds_wdir *outdir, char *const *argv, bool sim, ds_wdir **heap, char ***env, ds_heap_broker **broker,
+		char **note, ds_err *err);
 void ds_heap_env_free(char **env);
+/* How many asks for a file the broker answered without one, and why the
+ * first was (NULL: none). */
+const char *ds_heap_broker_failed(const ds_heap_broker *b, size_t *n);
+void ds_heap_broker_free(ds_heap_broker *b);
 
 /* Record per the options into OUTDIR/perf.data (and OUTDIR/vdso.so).
  * Returns 0 when an experiment was written (whatever the target did), -1

@@ -179,7 +179,8 @@ typedef struct simrec {
 	const ds_record_opts *o;
 	ds_record_result *res;
 	ds_sim_result *sres;
-	char *dir;                 /* OUTDIR/sim */
+	ds_wdir *sim;              /* OUTDIR/sim */
+	char *dir;                 /* its path for the tool: /proc/PID/fd/N (see open_output) */
 	ds_event *events;
 	int evnum[SIM_NEVENTS];    /* simulated event -> index in o->events, -1 */
 	ds_pdw *w;
@@ -348,7 +349,7 @@ static size_t take_records(simrec *r, const char *p, size_t n, ds_err *err, int 
  * before): a long recording does not hold its samples on disk twice. */
 static int drain_stream(simrec *r, stream *s, ds_err *err)
 {
-	int fd = open(s->path, O_RDWR | O_CLOEXEC), rc = 0;
+	int fd = ds_wdir_open_file(r->sim, s->path, O_RDWR, NULL), rc = 0;
 	ssize_t got;
 	uint64_t done;
 
@@ -392,8 +393,7 @@ static int drain_all(simrec *r, ds_err *err)
 		for (size_t i = 0; i < r->streams.n && !known; i++)
 			known = r->streams.v[i].pid == pid;
 		if (!known)
-			ds_vec_push(&r->streams, ((stream){(int)pid, ds_xasprintf("%s/%s", r->dir, e->d_name), 0,
-							  0, {0}}));
+			ds_vec_push(&r->streams, ((stream){(int)pid, ds_xstrdup(e->d_name), 0, 0, {0}}));
 	}
 	if (d)
 		closedir(d);
@@ -518,7 +518,7 @@ static char *valgrind_said(const simrec *r)
 		if (strncmp(e->d_name, "valgrind.", 9) != 0)
 			continue;
 		path = ds_xasprintf("%s/%s", r->dir, e->d_name);
-		text = ds_read_file(path, NULL);
+		text = ds_read_own(path, NULL, NULL);
 		if (text && *ds_trim(text)) {
 			char *nl = strchr(text, '\n');
 			if (nl)
@@ -541,21 +541,20 @@ static void tidy(simrec *r)
 	bool kept = false;
 
 	while (d && (e = readdir(d))) {
-		char *path;
 		struct stat st;
 		if (e->d_name[0] == '.')
 			continue;
-		path = ds_xasprintf("%s/%s", r->dir, e->d_name);
-		if (strncmp(e->d_name, "valgrind.", 9) == 0 && stat(path, &st) == 0 && st.st_size > 0)
+		if (strncmp(e->d_name, "valgrind.", 9) == 0 &&
+		    fstatat(ds_wdir_fd(r->sim), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size > 0)
 			kept = true;
 		else
-			unlink(path);
-		free(path);
+			ds_wdir_unlink(r->sim, e->d_name, NULL);
 	}
 	if (d)
 		closedir(d);
 	if (!kept)
-		rmdir(r->dir);
+		ds_wdir_remove(r->o->dir, "sim", NULL);
 }
 
 static void export_stats(simrec *r)
@@ -593,6 +592,7 @@ static void cleanup(simrec *r)
 	}
 	free(r->chunk);
 	free(r->dir);
+	ds_wdir_close(r->sim);
 }
 
 /* What a recording and a conversion start from: empty results. */
@@ -607,19 +607,17 @@ static void begin(simrec *r, const ds_record_opts *o, ds_record_result *res, ds_
 	r->sres = sres;
 }
 
-/* The events' attrs, OUTDIR/sim for the streams, and perf.data. */
+/* The events' attrs, OUTDIR/sim for the streams, and perf.data.  The
+ * tool, which writes the streams by path, is given the folder through
+ * this process's descriptor of it: whatever happens to OUTDIR's path
+ * while the command runs (its parent may be another user's), the streams
+ * go into the folder dsprof made. */
 static int open_output(simrec *r, ds_buf *evopt, ds_err *err)
 {
-	char *path;
-
-	if (setup_events(r, evopt, err))
+	if (setup_events(r, evopt, err) || !(r->sim = ds_wdir_sub(r->o->dir, "sim", true, err)))
 		return -1;
-	r->dir = ds_xasprintf("%s/sim", r->o->outdir);
-	if (mkdir(r->dir, 0755) < 0 && errno != EEXIST)
-		return ds_err_set(err, DS_EENV, "cannot create '%s': %s", r->dir, strerror(errno));
-	path = ds_xasprintf("%s/perf.data", r->o->outdir);
-	r->w = ds_pdw_create(path, r->events, r->o->nevents, err);
-	free(path);
+	r->dir = ds_xasprintf("/proc/%d/fd/%d", (int)getpid(), ds_wdir_fd(r->sim));
+	r->w = ds_pdw_create(r->o->dir, "perf.data", false, r->events, r->o->nevents, err);
 	if (!r->w || ds_pdw_flush(r->w, err))
 		return -1;
 	r->chunk = ds_xmalloc(READ_CHUNK);

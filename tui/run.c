@@ -25,8 +25,8 @@ static int stats_write(const stats *st, const char *path, ds_err *err)
 	uint64_t max = 0, sum = 0;
 	if (!path)
 		return 0;
-	if (!(f = fopen(path, "w")))
-		return ds_err_set(err, DS_EENV, "cannot write the timings to '%s'", path);
+	if (!(f = ds_fcreate_output(path, err)))
+		return -1;
 	for (size_t i = 0; i < st->key_us.n; i++) {
 		sum += st->key_us.v[i];
 		if (st->key_us.v[i] > max)
@@ -66,7 +66,7 @@ static bool utf8_locale(void)
 
 static int run_scripted(const tui_opts *o, const tui_keys *keys, stats *st, ds_err *err)
 {
-	FILE *out = strcmp(o->dump, "-") == 0 ? stdout : fopen(o->dump, "w");
+	FILE *out = strcmp(o->dump, "-") == 0 ? stdout : ds_fcreate_output(o->dump, err);
 	tui_worker *w;
 	tui_app a;
 	tui_status s;
@@ -75,7 +75,7 @@ static int run_scripted(const tui_opts *o, const tui_keys *keys, stats *st, ds_e
 	int rc = 0;
 
 	if (!out)
-		return ds_err_set(err, DS_EINPUT, "cannot write the screens to '%s'", o->dump);
+		return -1;
 	w = worker_new(o, false);
 	worker_status(w, &s);
 	if (s.error[0]) {

@@ -1,7 +1,8 @@
 /*
  * The heap tracker: a library `dsprof record --heap` preloads into the
  * target (LD_PRELOAD), which records every allocation and free of the
- * process into DIR/heap/PID-START.heap ($DSPROF_HEAP names DIR/heap).
+ * process into DIR/heap/PID-START.heap, a file dsprof record makes and
+ * sends it (heapask.h: $DSPROF_HEAP names the socket to ask at).
  * experiment/heapfile.h is the format; docs/experiment-format.md tells it.
  *
  * It interposes the malloc family (malloc, calloc, realloc, free,
@@ -16,13 +17,20 @@
  *     free chunk (taken with one atomic addition; one pwrite) when it is
  *     full and when the thread ends; nothing is locked on the way.
  *   - a process that exits, execs or calls _exit: every thread's buffer
- *     is written first (exit: after an exit record).  A process killed
- *     loses what its buffers held, a chunk a thread at most: the report
- *     says that a process ended without exiting.  SIGINT, SIGTERM and
- *     SIGHUP, where the program leaves them to end it, write them first.
+ *     is written first, after an exit record, or an end record that says
+ *     the image's records are all there.  A process killed loses what
+ *     its buffers held, a chunk a thread at most: the report says that a
+ *     process ended without a last record.  SIGINT, SIGTERM and SIGHUP,
+ *     where the program leaves them to end it, write them first.
  *   - fork: the child gets a file of its own (and forgets the parent's
  *     chunk and call stacks); an exec'd program loads the library again
- *     and opens its own.
+ *     and gets its own.  A process that changed its user gets its file
+ *     as the first did: dsprof record makes every one (heapask.h).
+ *   - a program that closes every descriptor, or puts its own at numbers
+ *     it picks: the tracker's descriptors are the guard's (fdguard.h),
+ *     and before each chunk is written the file's is checked to be the
+ *     file still; one the program took by a system call the guard does
+ *     not see is asked for again, and never written through.
  *   - an allocation while the thread is already in the tracker (a signal
  *     handler's, the unwinder's own) is recorded without its stack, into
  *     a second chunk of the thread, never into the record being written.
@@ -73,6 +81,8 @@
 #include <libunwind.h>
 
 #include "experiment/heapfile.h"
+#include "sampler/preload/fdguard.h"
+#include "sampler/preload/heapask.h"
 #include "sampler/preload/walk.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -120,7 +130,11 @@ static atomic_int state = OFF;
 static atomic_int started;          /* 1 once a thread began to find the real functions */
 static atomic_int resolved;         /* 1 once they are known */
 static pthread_t starter;
-static int fd = -1;
+static ds_fdslot file;              /* the image's heap file */
+static struct ds_heap_header image; /* its header: start_ns names it to ask for it again */
+static void *header_page;           /* the file's header page, mapped: it outlasts the descriptor */
+static pid_t image_pid;             /* getpid() of its process (a vfork child's differs) */
+static atomic_int regaining;        /* 1 while a thread asks for the file again */
 static atomic_uint_fast64_t next_chunk; /* the file offset of the next free chunk */
 static unsigned max_frames = 16;
 static size_t mmap_min = 65536;
@@ -220,7 +234,9 @@ static uint64_t now_ns(void)
 }
 
 /* An event's time, its stamp.  Where the kernel keeps time by the TSC (its
- * clocksource is "tsc": the counter is constant and in step on every CPU),
+ * clocksource is "tsc": the counter is constant and in step on every CPU;
+ * dsprof record says so with the file, so that the tracker opens no file
+ * of its own),
  * a stamp is the counter (rdtsc: 9 ns on this project's test machines,
  * where clock_gettime takes 21; one per event),
  * turned into CLOCK_MONOTONIC's ns when its buffer is written: linearly,
@@ -245,24 +261,6 @@ static inline uint64_t stamp(void)
 	return tsc ? ticks() : now_ns();
 }
 
-/* Whether the kernel's clocksource is the TSC (on x86-64, which has one). */
-static int tsc_clock(void)
-{
-#if defined(__x86_64__)
-	char b[16] = {0};
-	int f = open("/sys/devices/system/clocksource/clocksource0/current_clocksource", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (f < 0)
-		return 0;
-	n = read(f, b, sizeof b - 1);
-	close(f);
-	return n >= 3 && memcmp(b, "tsc", 3) == 0 && (n == 3 || b[3] == '\n');
-#else
-	return 0;
-#endif
-}
-
 static pid_t thread_id(void)
 {
 	if (!tid)
@@ -272,20 +270,70 @@ static pid_t thread_id(void)
 
 /* ---- chunks ---- */
 
+/* Set flags f (DS_HEAP_F_*) in the file's header, through its mapping,
+ * which the program cannot take as it can the descriptor. */
+static void mark(uint32_t f)
+{
+	if (header_page)
+		__atomic_fetch_or((uint32_t *)((char *)header_page + offsetof(struct ds_heap_header, flags)), f,
+				  __ATOMIC_RELAXED);
+}
+
+/* The file again, once the program took its descriptor: dsprof record
+ * opens it anew (one thread asks; the others, finding it gone at the same
+ * time, wait for that).  Whether there is a file to write; when not, the
+ * tracker stops: what it would record is lost, and the file's header and
+ * its missing end record say so. */
+static int regain(void)
+{
+	for (uint64_t until = now_ns() + 5000000000u; now_ns() < until;) {
+		int none = 0;
+		if (atomic_load(&file.fd) > 0)
+			return 1;
+		if (atomic_load(&state) != ON)
+			return 0;
+		if (atomic_compare_exchange_strong(&regaining, &none, 1)) {
+			struct ds_heap_answer a;
+			int ok = atomic_load(&file.fd) > 0;
+			if (!ok) {
+				mark(DS_HEAP_F_TAKEN);
+				ok = ds_heap_ask(&file, DS_HEAP_ASK_AGAIN, &image, &a) == 0;
+			}
+			if (!ok) {
+				mark(DS_HEAP_F_LOST);
+				atomic_store(&state, OFF);
+			}
+			atomic_store(&regaining, 0);
+			return ok;
+		}
+		/* another thread asks; or this one, which a signal interrupted */
+		nanosleep(&(struct timespec){0, 100000}, NULL);
+	}
+	return 0;
+}
+
 /* Write n bytes of records (p) into the next free chunk of the file, the
- * rest of the chunk zeros but for its tally t: one pwrite.  p is a whole
- * chunk's bytes. */
+ * rest of the chunk zeros but for its tally t: one pwrite, through the
+ * file's descriptor checked to be the file still. */
 static void chunk_write(char *p, uint32_t n, const struct ds_heap_tally *t)
 {
-	uint64_t off = atomic_fetch_add(&next_chunk, DS_HEAP_CHUNK);
+	uint64_t off;
+	int fd;
+
 	memset(p + n, 0, DS_HEAP_CHUNK - n);
 	memcpy(p + DS_HEAP_TALLY_AT, t, sizeof *t);
+	for (int again = 0; (fd = ds_fdguard_use(&file)) < 0; again++)
+		if (again == 3 || !atomic_load(&file.taken) || !regain())
+			return;
+	off = atomic_fetch_add(&next_chunk, DS_HEAP_CHUNK);
 	for (size_t done = 0; done < DS_HEAP_CHUNK;) {
 		ssize_t w = pwrite(fd, p + done, DS_HEAP_CHUNK - done, (off_t)(off + done));
 		if (w <= 0 && errno != EINTR)
-			return; /* a full disk: record lost, read back as a cut file */
+			break; /* a full disk: record lost, read back as a cut file */
 		done += w > 0 ? (size_t)w : 0;
 	}
+	ds_fdguard_done(&file);
+	ds_fdguard_pins_check(); /* libunwind's pipe (stack_of) */
 }
 
 /* The rate of ns to ticks, times 2^32, from c's base on. */
@@ -572,8 +620,8 @@ static inline __attribute__((always_inline)) void event(int type, int fn, const 
 	uint64_t a = (uint64_t)(uintptr_t)p;
 	char *at;
 
-	if (__builtin_expect(ended || type == DS_HEAP_EXIT || a >> DS_HEAP_ADDR_BITS || (uint64_t)bytes >> 32 ||
-				     (type == DS_HEAP_FREE && bytes),
+	if (__builtin_expect(ended || type == DS_HEAP_EXIT || type == DS_HEAP_ENDS || a >> DS_HEAP_ADDR_BITS ||
+				     (uint64_t)bytes >> 32 || (type == DS_HEAP_FREE && bytes),
 			     0)) {
 		event_whole(c, type, fn, a, bytes, site, t);
 		return;
@@ -657,10 +705,12 @@ static int unwound(void **f, const void *ra)
 	int own = atomic_load_explicit(&own_frames, memory_order_relaxed), n, again;
 
 	busy += OWN_CALL;
+	ds_fdguard_own(1);
 	n = unw_backtrace(f, own + (int)max_frames);
 	again = n <= own || f[own] != ra;
 	if (again)
 		n = unw_backtrace(f, (int)max_frames + 8);
+	ds_fdguard_own(-1);
 	busy -= OWN_CALL;
 	if (again) {
 		for (own = 0; own < n && f[own] != ra; own++)
@@ -702,6 +752,22 @@ static int cfa_walk(void **f, void *const *frame)
 		       (int)max_frames);
 }
 
+/* The stack without the unwinder, once the program took the pipe it
+ * writes through (fdguard.h): the call-frame walk's, else the frame
+ * pointers', unchecked; ra alone when neither gives a frame. */
+static int unchecked(void **f, const void *ra, void *const *frame, int walkable)
+{
+	int n = walkable ? cfa_walk(f, frame) : -1;
+
+	if (n <= 0)
+		n = fp_walk(f, (int)max_frames, ra, frame);
+	if (n <= 0) {
+		f[0] = (void *)ra;
+		n = 1;
+	}
+	return n;
+}
+
 /* The call stack of an allocation whose caller returns to ra, from the
  * allocation function's frame (its frame pointer).  The first call from
  * an address, and one in 64 after it, is the unwinder's, and checks the
@@ -719,6 +785,8 @@ static int stack_of(void **f, const void *ra, void *const *frame)
 		if (w.walk == WAY_GOOD && walkable && (n = cfa_walk(f, frame)) > 0)
 			return n;
 	}
+	if (ds_fdguard_pins_lost())
+		return unchecked(f, ra, frame, walkable);
 	n = unwound(f, ra);
 	if (w.ra != (uintptr_t)ra)
 		w = (way){(uintptr_t)ra, WAY_UNKNOWN, WAY_UNKNOWN, 0};
@@ -784,55 +852,38 @@ static void *find(const char *name)
 	return dlsym(RTLD_NEXT, name);
 }
 
-static void header(void)
+/* The image's file, from dsprof record (heapask.h), which writes its
+ * header page: records go after it.  The answer's flags, or -1: no file. */
+static int get_file(int forked)
 {
-	struct ds_heap_header h;
-	char page[DS_HEAP_HEADER];
+	struct ds_heap_answer a;
 	ssize_t n;
+	int fd;
 
-	memset(&h, 0, sizeof h);
-	memcpy(h.magic, DS_HEAP_MAGIC, 8);
-	h.version = DS_HEAP_VERSION;
-	h.header_size = DS_HEAP_HEADER;
-	h.chunk_size = DS_HEAP_CHUNK;
-	h.pid = (uint32_t)getpid();
-	h.ppid = (uint32_t)getppid();
-	h.start_ns = now_ns();
-	h.max_frames = max_frames;
-	h.mmap_min = (uint32_t)mmap_min;
-	n = readlink("/proc/self/exe", h.exe, sizeof h.exe - 1);
-	h.exe[n > 0 ? n : 0] = 0;
-	memset(page, 0, sizeof page);
-	memcpy(page, &h, sizeof h);
-	if (pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page) {
-		close(fd);
-		fd = -1;
-	}
-}
-
-/* The process's file: DIR/PID-START.heap. */
-static int open_file(int forked)
-{
-	const char *dir = getenv("DSPROF_HEAP");
-	char path[4096];
-
-	if (fd >= 0)
-		close(fd);
-	fd = -1;
-	if (!dir || !*dir)
-		return 0;
-	snprintf(path, sizeof path, "%s/%d-%llu.heap", dir, (int)getpid(), (unsigned long long)now_ns());
-	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return 0;
+	memset(&image, 0, sizeof image);
+	image.ppid = (uint32_t)getppid();
+	image.flags = forked ? DS_HEAP_F_FORKED : 0;
+	image.start_ns = now_ns();
+	image.max_frames = max_frames;
+	image.mmap_min = (uint32_t)mmap_min;
+	n = readlink("/proc/self/exe", image.exe, sizeof image.exe - 1);
+	image.exe[n > 0 ? n : 0] = 0;
+	image_pid = getpid();
+	/* a fork's child's copies of its parent's */
+	ds_fdguard_drop(&file);
+	if (header_page)
+		real.munmap(header_page, DS_HEAP_HEADER);
+	header_page = NULL;
 	atomic_store(&next_chunk, DS_HEAP_HEADER);
-	header();
-	if (fd >= 0 && forked) {
-		uint32_t flags = DS_HEAP_F_FORKED;
-		if (pwrite(fd, &flags, sizeof flags, offsetof(struct ds_heap_header, flags)) != sizeof flags)
-			return 0;
+	if (ds_heap_ask(&file, DS_HEAP_ASK_NEW, &image, &a))
+		return -1;
+	if ((fd = ds_fdguard_use(&file)) >= 0) {
+		header_page = real.mmap(NULL, DS_HEAP_HEADER, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (header_page == MAP_FAILED)
+			header_page = NULL;
+		ds_fdguard_done(&file);
 	}
-	return fd >= 0;
+	return (int)a.flags;
 }
 
 /* In a fork's child: a file of its own; the records in the parent's
@@ -860,8 +911,27 @@ static void child(void)
 	tid = 0;
 	madvise(sites, SITES * sizeof *sites, MADV_DONTNEED);
 	atomic_store(&last_site, 0);
-	if (!open_file(1))
+	ds_fdguard_forked();
+	atomic_store(&regaining, 0);
+	if (get_file(1) < 0)
 		atomic_store(&state, OFF);
+}
+
+/* The image ends otherwise than by exit (how: enum ds_heap_end; sig: the
+ * signal's number): an end record, which says its records are all in the
+ * file, then every buffer.  A vfork's child, which runs on its parent's
+ * memory until it execs, writes the parent's buffers but no end: the
+ * parent's image goes on. */
+static void image_ends(int how, int sig)
+{
+	if (atomic_load_explicit(&state, memory_order_acquire) != ON)
+		return;
+	if (getpid() == image_pid) {
+		busy++;
+		event(DS_HEAP_ENDS, how, NULL, (size_t)sig, 0, stamp());
+		busy--;
+	}
+	flush_all();
 }
 
 /* A signal that ends the process by default (SIGINT of a Ctrl-C, SIGTERM,
@@ -874,7 +944,7 @@ static void terminated(int sig)
 	int saved = errno;
 	if (pthread_mutex_trylock(&buffers_lock) == 0) {
 		pthread_mutex_unlock(&buffers_lock);
-		flush_all();
+		image_ends(DS_HEAP_BY_SIGNAL, sig);
 	}
 	signal(sig, SIG_DFL);
 	errno = saved;
@@ -900,6 +970,7 @@ static void start(void)
 	const char *frames = getenv("DSPROF_HEAP_FRAMES"), *min = getenv("DSPROF_HEAP_MMAP_MIN");
 	const char *clock = getenv("DSPROF_HEAP_CLOCK");
 	void *warm[4], *vdso;
+	int answer;
 
 	real.calloc = find("calloc");
 	real.malloc = find("malloc");
@@ -919,7 +990,6 @@ static void start(void)
 	vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (vdso)
 		vdso_clock = (int (*)(clockid_t, struct timespec *))dlsym(vdso, "__vdso_clock_gettime");
-	tsc = tsc_clock() && !(clock && strcmp(clock, "ns") == 0);
 	start_stamp = ticks();
 	start_ns = now_ns();
 	atomic_store_explicit(&resolved, 1, memory_order_release);
@@ -928,14 +998,22 @@ static void start(void)
 	if (min && atol(min) > 0)
 		mmap_min = (size_t)atol(min);
 	sites = real.mmap(NULL, SITES * sizeof *sites, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (sites == MAP_FAILED || pthread_key_create(&thread_key, thread_end) || !open_file(0))
+	if (sites == MAP_FAILED || pthread_key_create(&thread_key, thread_end) || (answer = get_file(0)) < 0)
 		return;
+	tsc = (answer & DS_HEAP_ANSWER_TSC) && !(clock && strcmp(clock, "ns") == 0);
 	pthread_atfork(NULL, NULL, child);
 	on_termination();
-	/* the unwinder sets itself up on its first call, which may allocate */
+	/* the unwinder sets itself up on its first call, which may allocate
+	 * and makes the pipe it keeps (the guard's: fdguard.h), and the main
+	 * thread's stack bounds are read from /proc: both now, before the
+	 * program runs, rather than after it closed its descriptors or while
+	 * its threads open theirs */
 	busy += OWN_CALL;
+	ds_fdguard_own(1);
 	unw_backtrace(warm, 4);
+	ds_fdguard_own(-1);
 	busy -= OWN_CALL;
+	stack_top();
 	atomic_store_explicit(&state, ON, memory_order_release);
 }
 
@@ -1166,12 +1244,6 @@ EXPORT void *mremap(void *old, size_t oldlen, size_t len, int flags, ...)
  * calls of them (posix_spawn, system) come from a child that recorded
  * nothing of its own. */
 
-static void image_ends(void)
-{
-	if (atomic_load_explicit(&state, memory_order_acquire) == ON)
-		flush_all();
-}
-
 /* A library unloaded: its addresses may hold another's code from now on,
  * whose call-frame rules the walk must read anew. */
 EXPORT int dlclose(void *handle)
@@ -1189,35 +1261,35 @@ EXPORT int dlclose(void *handle)
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	int (*f)(const char *, char *const[], char *const[]) = find("execve");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(path, argv, envp) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execv(const char *path, char *const argv[])
 {
 	int (*f)(const char *, char *const[]) = find("execv");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(path, argv) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
 {
 	int (*f)(const char *, char *const[]) = find("execvp");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(file, argv) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	int (*f)(const char *, char *const[], char *const[]) = find("execvpe");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(file, argv, envp) : (errno = ENOSYS, -1);
 }
 
 EXPORT int fexecve(int efd, char *const argv[], char *const envp[])
 {
 	int (*f)(int, char *const[], char *const[]) = find("fexecve");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXEC, 0);
 	return f ? f(efd, argv, envp) : (errno = ENOSYS, -1);
 }
 
@@ -1266,7 +1338,7 @@ EXPORT int execle(const char *path, const char *arg, ...)
 EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	void (*f)(int) = find("_exit");
-	image_ends();
+	image_ends(DS_HEAP_BY_EXIT_NOW, 0);
 	if (f)
 		f(status);
 	for (;;)

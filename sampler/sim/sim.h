@@ -132,5 +132,8 @@ Bool sim_heap_open(Int pid, Bool forked, ULong start);
 void sim_heap_flush(void);
 /* The process exits: its exit record, then everything. */
 void sim_heap_exit(ThreadId tid);
+/* Thread tid execs: an end record (the image's records are all there),
+ * then everything. */
+void sim_heap_exec(ThreadId tid);
 
 #endif

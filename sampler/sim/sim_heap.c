@@ -357,6 +357,14 @@ void sim_heap_exit(ThreadId tid)
 	fd = -1;
 }
 
+void sim_heap_exec(ThreadId tid)
+{
+	if (!dir)
+		return;
+	event(tid, DS_HEAP_ENDS, DS_HEAP_BY_EXEC, 0, 0, 0);
+	sim_heap_flush();
+}
+
 Bool sim_heap_tracking(void)
 {
 	return dir != NULL;

@@ -388,7 +388,7 @@ static void pre_syscall(ThreadId tid, UInt no, UWord *args, UInt nargs)
 		 * hand-off is taken back after the call */
 		emit_stats(False);
 		sim_stream_flush();
-		sim_heap_flush();
+		sim_heap_exec(tid);
 		leave_handoff();
 	}
 }

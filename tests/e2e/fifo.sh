@@ -57,10 +57,11 @@ run "a directory as perf.data" 1 "^dsprof: cannot read 'd/perf.data': it is a di
 	"$DSPROF" report -i d
 mkdir c
 ln -s /dev/zero c/perf.data
-run "a device as perf.data" 1 "^dsprof: cannot read 'c/perf.data': it is a character device, not a regular file$" \
+run "a link to a device as perf.data" 1 "^dsprof: cannot read 'c/perf.data': it is a symbolic link, where dsprof wrote a file$" \
 	"$DSPROF" report -i c
 
-# kallsyms through a symlink: the experiment's, and --kallsyms.  The note
+# kallsyms through a symlink: the experiment's (refused: dsprof wrote a
+# file there, so a link was planted), and --kallsyms (the user's).  The note
 # comes with kernel samples to name, which a short spin may not have: a
 # program that faults in 80 MB spends its time in the kernel.
 "$DSPROF" record -q -o kx -- "$PROGS/pagefault" 20000 >/dev/null
@@ -73,7 +74,7 @@ run "--kallsyms: a symlink to a FIFO" 0 "note: kernel samples are shown as \[ker
 cp -r kx k
 rm -f k/kallsyms
 ln -s "$T/ks.fifo" k/kallsyms
-run "the experiment's kallsyms: a symlink to a FIFO" 0 "kernel samples are shown as \[kernel\]: cannot read 'k/kallsyms': it is a FIFO" \
+run "the experiment's kallsyms: a symlink to a FIFO" 0 "kernel samples are shown as \[kernel\]: cannot read 'k/kallsyms': it is a symbolic link, where dsprof wrote a file" \
 	"$DSPROF" report -i k
 # (a program that spends its time in the vDSO's clock_gettime)
 "$DSPROF" record -q -o v -- "$PROGS/behave" clock 0.3 >/dev/null

@@ -16,9 +16,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* data[0..size) as a file in memory (memfd) that open(2) reads through its
- * path, "/proc/self/fd/N": readers that take a path read the input without
- * a disk write.  Each slot (0..7) is one file, rewritten by each call. */
+/* data[0..size) as a regular file in the scratch directory (fz_dir: in
+ * memory where /dev/shm is), for readers that take a path.  Each slot
+ * (0..7) is one file, rewritten by each call. */
 const char *fz_memfile(int slot, const void *data, size_t size);
 
 /* This process's own scratch directory (in /dev/shm when there is one),

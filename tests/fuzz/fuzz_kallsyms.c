@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t addrs[MAX_ADDRS];
 	size_t n = 0;
 	ds_err err = {0};
-	ds_dso *d = ds_dso_open_kallsyms(path, &err), *s;
+	ds_buf kept = {0};
+	ds_dso *d = ds_dso_open_kallsyms(path, false, &err), *s;
 
 	if (!d)
 		return 0;
@@ -70,10 +71,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < n; i++)
 		ds_dso_symbol_at(d, addrs[i]);
-	subset = fz_memfile(1, NULL, 0);
-	if (ds_kallsyms_subset(path, addrs, n, subset, &err))
+	if (ds_kallsyms_subset(path, addrs, n, &kept, &err))
 		fail("no subset could be made", 0);
-	if (!(s = ds_dso_open_kallsyms(subset, &err)))
+	subset = fz_memfile(1, kept.p ? kept.p : "", kept.len);
+	ds_buf_free(&kept);
+	if (!(s = ds_dso_open_kallsyms(subset, false, &err)))
 		fail("the subset does not read", 0);
 	for (size_t i = 0; i < n; i++)
 		same_symbol(d, s, addrs[i]);

@@ -78,10 +78,13 @@ static void same_meta(const ds_meta *a, const ds_meta *b, bool strings)
 /* Write m and read it back into r: no problem may come back. */
 static void round_trip(const ds_meta *m, ds_meta *r)
 {
+	static ds_wdir *dir;
 	char *path = ds_xasprintf("%s/meta.json", fz_dir());
 	ds_err err = {0};
 
-	if (ds_meta_write(m, path, &err) || ds_meta_read(r, path, &err))
+	if (!dir && !(dir = ds_wdir_open(fz_dir(), &err)))
+		fail("cannot open the scratch directory", err.msg);
+	if (ds_meta_write(m, dir, &err) || ds_meta_read(r, path, &err))
 		fail("cannot write and read back", err.msg);
 	if (r->nproblems)
 		fail("what was written reads with a problem", r->problems[0]);

@@ -1,6 +1,7 @@
 /* libFuzzer target: the perf.data reader must reject bad input with an
  * error, never crash, over-read or loop. */
 #include "experiment/experiment.h"
+#include "tests/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -17,26 +18,17 @@ static void spe_op(const ds_spe_op *op, void *ctx)
 	*(uint64_t *)ctx += op->pc + op->va + op->latency + ds_spe_data_src(op, 0x410fd0c0) + ds_spe_data_src(op, 0);
 }
 
-/* Where an Arm SPE recording's samples are written: one file a process,
- * removed at its exit. */
-static char spe_path[64];
-
-static void spe_remove(void)
+/* Where an Arm SPE recording's samples are written: the scratch
+ * directory, open for writing; each input's file replaces the last. */
+static ds_wdir *spe_dir(void)
 {
-	unlink(spe_path);
-}
+	static ds_wdir *d;
+	ds_err err = {0};
 
-static const char *spe_out(void)
-{
-	if (!spe_path[0]) {
-		int fd;
-		snprintf(spe_path, sizeof spe_path, "/tmp/fuzz-spe.XXXXXX");
-		if ((fd = mkstemp(spe_path)) < 0)
-			abort();
-		close(fd);
-		atexit(spe_remove);
-	}
-	return spe_path;
+	if (!d && !(d = ds_wdir_open(fz_dir(), &err)))
+		abort();
+	ds_wdir_unlink(d, "spe.data", NULL);
+	return d;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ds_perfdata_open_mem(copy, size, "fuzz", &pd, &err) == 0) {
 		ds_spe_stats st;
 		ds_err e2 = {0};
-		sum += (uint64_t)ds_spe_import(pd, spe_out(), &st, &e2) + st.loads + st.bad_bytes;
+		sum += (uint64_t)ds_spe_import(pd, spe_dir(), "spe.data", &st, &e2) + st.loads + st.bad_bytes;
 		ds_perfdata_close(pd);
 		pd = NULL;
 		cur = 0;

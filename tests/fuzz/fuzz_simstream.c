@@ -98,8 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.nevents = NEVENTS;
 	o.callgraph = fz_find(parts, n, "callchain") ? DS_CG_FP : DS_CG_NONE;
 	o.outdir = dir;
+	if (!(o.dir = ds_wdir_open(dir, &err)))
+		abort();
 	if (ds_sim_convert(&o, &res, &sres, &err) == 0)
 		read_back(dir);
+	ds_wdir_close(o.dir);
 	ds_record_result_fini(&res);
 	ds_sim_result_fini(&sres);
 	for (size_t i = 0; i < NEVENTS; i++)

@@ -162,7 +162,14 @@ static int write_file(const char *out, const char *name, const struct perf_event
 			    .argc = 2, .argv = argv, .clockid = -1, .build_ids = ids, .nbuild_ids = nids,
 			    .cpuid = cpuid};
 	ds_err err = {0};
-	ds_pdw *w = ds_pdw_create(out, &ev, 1, &err);
+	const char *slash = strrchr(out, '/'), *file = slash ? slash + 1 : out;
+	char *dir = slash ? ds_xstrndup(out, (size_t)(slash - out + (slash == out))) : ds_xstrdup(".");
+	ds_wdir *d = ds_wdir_open(dir, &err);
+	/* a file made anew, as dsprof makes every file */
+	ds_pdw *w = d && !ds_wdir_unlink(d, file, &err) ? ds_pdw_create(d, file, false, &ev, 1, &err) : NULL;
+
+	ds_wdir_close(d);
+	free(dir);
 	if (!w || ds_pdw_write(w, recs->p, recs->len, &err) || ds_pdw_finish(w, &info, &err)) {
 		fprintf(stderr, "mkperf: %s\n", err.msg);
 		return 1;

@@ -3,6 +3,7 @@
 #include "tests/unit/unit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -267,6 +268,164 @@ TEST(open_regular_refuses_without_blocking)
 	free(file);
 }
 
+/* ---- writing files as root (base.h, "writing files") ---- */
+
+/* Whether the file at path holds exactly text. */
+static bool holds(const char *path, const char *text)
+{
+	char *got = ds_read_file(path, NULL);
+	bool yes = got && strcmp(got, text) == 0;
+	free(got);
+	return yes;
+}
+
+/* A link or a file planted at a name dsprof makes is refused, never
+ * written through; a stale name.tmp link is removed, not followed. */
+TEST(wdir_never_writes_through_a_link)
+{
+	char *victim = unit_tpath("victim"), *d1 = unit_tpath("w1"), *link = unit_tpath("w1/meta.json");
+	char *tmp = unit_tpath("w1/kallsyms.tmp"), *made = unit_tpath("w1/kallsyms");
+	ds_err e = {0};
+	ds_wdir *d;
+	int fd;
+
+	CHECK(unit_write_text("victim", "secret") && mkdir(d1, 0755) == 0 && symlink(victim, link) == 0 &&
+	      symlink(victim, tmp) == 0);
+	d = ds_wdir_open(d1, &e);
+	CHECK(d != NULL);
+	if (!d)
+		goto out;
+	CHECK(ds_wdir_create(d, "meta.json", O_WRONLY, &e) == -1);
+	CHECK(strstr(e.msg, "a symbolic link is there, and dsprof never writes through one") != NULL);
+	CHECK(ds_wdir_open_file(d, "meta.json", O_WRONLY | O_APPEND | O_CREAT, &e) == -1);
+	CHECK(ds_wdir_write_file(d, "kallsyms", "k\n", 2, &e) == 0);
+	CHECK(holds(made, "k\n") && holds(victim, "secret"));
+	/* the replacement keeps no link: kallsyms is now a file of its own */
+	CHECK(ds_wdir_write_file(d, "meta.json", "{}", 2, &e) == 0);
+	CHECK(holds(link, "{}") && holds(victim, "secret"));
+	fd = ds_wdir_create(d, "new", O_WRONLY, &e);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK(ds_wdir_create(d, "new", O_WRONLY, &e) == -1);
+	CHECK(strstr(e.msg, "something else already has that name") != NULL);
+	CHECK(ds_wdir_create(d, "../escape", O_WRONLY, &e) == -1 && !unit_sh("test -e escape"));
+	ds_wdir_close(d);
+out:
+	CHECK(unit_sh("rm -rf w1 victim"));
+	free(victim);
+	free(d1);
+	free(link);
+	free(tmp);
+	free(made);
+}
+
+/* Directories: a link, another user's, one others may write in are
+ * refused; a link inside a path is never followed. */
+TEST(wdir_refuses_directories_of_others)
+{
+	char *real = unit_tpath("real"), *ln = unit_tpath("ln"), *theirs = unit_tpath("theirs");
+	char *open_to_all = unit_tpath("open"), *deep = unit_tpath("deep"), *base = NULL;
+	char *want = unit_tpath("deep/x/y/z"), *xdir = unit_tpath("deep/x/");
+	ds_err e = {0};
+	ds_wdir *d, *p, *sub;
+
+	CHECK(mkdir(real, 0755) == 0 && symlink("real", ln) == 0 && mkdir(theirs, 0755) == 0 &&
+	      mkdir(open_to_all, 0777) == 0 && chmod(open_to_all, 0777) == 0 && mkdir(deep, 0755) == 0 &&
+	      unit_sh("ln -s ../real deep/a"));
+	CHECK(ds_wdir_open(ln, &e) == NULL && strstr(e.msg, "it is a symbolic link") != NULL);
+	CHECK(ds_wdir_open(open_to_all, &e) == NULL && strstr(e.msg, "every user may write in it") != NULL);
+	if (geteuid() == 0) {
+		CHECK(chown(theirs, 65534, 65534) == 0);
+		CHECK(ds_wdir_open(theirs, &e) == NULL && strstr(e.msg, "it belongs to user 65534") != NULL);
+	} else {
+		unit_skip("another user's directory: needs root to give one away");
+	}
+	d = ds_wdir_open(deep, &e);
+	CHECK(d && ds_wdir_sub(d, "a/b", true, &e) == NULL && strstr(e.msg, "it is a symbolic link") != NULL);
+	CHECK(!unit_sh("test -e real/b"));
+	sub = d ? ds_wdir_sub(d, "x/y/z", true, &e) : NULL;
+	CHECK(sub && strcmp(ds_wdir_path(sub), want) == 0);
+	ds_wdir_close(sub);
+	ds_wdir_close(d);
+	/* a parent: named entries of dsprof's own in it, no files */
+	p = ds_wdir_parent(xdir, &base, &e);
+	CHECK(p && base && strcmp(base, "x") == 0);
+	CHECK(p && ds_wdir_create(p, "f", O_WRONLY, &e) == -1);
+	ds_wdir_close(p);
+	free(base);
+	CHECK(ds_wdir_parent("/", &base, &e) == NULL && ds_wdir_parent("..", &base, &e) == NULL);
+	p = ds_wdir_parent("dsprof.data", &base, &e);
+	CHECK(p && strcmp(ds_wdir_path(p), ".") == 0 && strcmp(base, "dsprof.data") == 0);
+	ds_wdir_close(p);
+	free(base);
+	CHECK(unit_sh("rm -rf real ln theirs open deep"));
+	free(real);
+	free(ln);
+	free(theirs);
+	free(open_to_all);
+	free(deep);
+	free(want);
+	free(xdir);
+}
+
+/* A tree is removed through descriptors: a link in it goes, what it
+ * points at stays. */
+TEST(wdir_remove_never_follows)
+{
+	char *keep = unit_tpath("keep/precious");
+	ds_err e = {0};
+	ds_wdir *d;
+
+	CHECK(unit_sh("mkdir -p keep tree/a/b && echo x >keep/precious && echo y >tree/a/b/f && "
+		      "ln -s ../../keep tree/a/out && ln -s %s tree/a/b/file", keep));
+	d = ds_wdir_open(unit_tmp, &e);
+	CHECK(d && ds_wdir_remove(d, "tree", &e) == 0);
+	CHECK(access(unit_tpath("tree"), F_OK) != 0 && holds(keep, "x\n"));
+	CHECK(d && ds_wdir_remove(d, "tree", &e) == 0); /* absent: done */
+	ds_wdir_close(d);
+	CHECK(unit_sh("rm -rf keep"));
+	free(keep);
+}
+
+/* Special files are refused without blocking; so are links where dsprof
+ * wrote a file, and another user's file as output. */
+TEST(wdir_special_files)
+{
+	char *fifo = unit_tpath("s/fifo"), *out = unit_tpath("s/out"), *ln = unit_tpath("s/ln"), *dir = unit_tpath("s");
+	ds_err e = {0};
+	ds_wdir *d;
+	int fd;
+
+	CHECK(unit_sh("mkdir s && mkfifo s/fifo && echo old >s/out && ln -s out s/ln"));
+	d = ds_wdir_open(dir, &e);
+	CHECK(d && ds_wdir_open_file(d, "fifo", O_RDWR | O_APPEND | O_CREAT, &e) == -1);
+	CHECK(strstr(e.msg, "it is not a regular file") != NULL);
+	CHECK(ds_open_own(ln, &e) == -1 && strstr(e.msg, "it is a symbolic link") != NULL);
+	CHECK(ds_open_own(fifo, &e) == -1 && strstr(e.msg, "it is a FIFO") != NULL);
+	CHECK(ds_create_output(fifo, &e) == -1 && strstr(e.msg, "it is not a regular file") != NULL);
+	CHECK(ds_create_output(ln, &e) == -1 && strstr(e.msg, "it is a symbolic link") != NULL);
+	CHECK(holds(out, "old\n"));
+	fd = ds_create_output(out, &e);
+	CHECK(fd >= 0 && write(fd, "new", 3) == 3);
+	if (fd >= 0)
+		close(fd);
+	CHECK(holds(out, "new"));
+	if (geteuid() == 0) {
+		CHECK(chown(out, 65534, 65534) == 0);
+		CHECK(ds_create_output(out, &e) == -1 && strstr(e.msg, "it belongs to another user") != NULL);
+		CHECK(holds(out, "new"));
+	} else {
+		unit_skip("another user's file: needs root to give one away");
+	}
+	ds_wdir_close(d);
+	CHECK(unit_sh("rm -rf s"));
+	free(fifo);
+	free(out);
+	free(ln);
+	free(dir);
+}
+
 int main(void)
 {
 	if (!unit_tmpdir("dsprof-base"))
@@ -282,6 +441,10 @@ int main(void)
 	RUN(json_errors_name_the_offset);
 	RUN(err_prefix);
 	RUN(open_regular_refuses_without_blocking);
+	RUN(wdir_never_writes_through_a_link);
+	RUN(wdir_refuses_directories_of_others);
+	RUN(wdir_remove_never_follows);
+	RUN(wdir_special_files);
 	rmdir(unit_tmp);
 	return unit_done();
 }

@@ -728,7 +728,7 @@ TEST(kallsyms)
 	ds_cfa c;
 
 	CHECK(unit_write_text("kallsyms", "ffffffff81000000 T _text\nffffffff81000100 t helper\n"));
-	d = ds_dso_open_kallsyms(p, &err);
+	d = ds_dso_open_kallsyms(p, false, &err);
 	CHECK(d && !ds_dso_cfa_at(d, 0xffffffff81000100ull, &c));
 	ds_dso_close(d);
 	free(p);

@@ -619,7 +619,7 @@ TEST(kallsyms)
 	ds_dso *d;
 
 	CHECK(unit_write_text("kallsyms", text));
-	d = ds_dso_open_kallsyms(p, &err);
+	d = ds_dso_open_kallsyms(p, false, &err);
 	free(p);
 	CHECK(d != NULL);
 	if (!d)
@@ -658,7 +658,7 @@ TEST(kallsyms_hidden)
 	ds_dso *d;
 
 	CHECK(unit_write_text("kallsyms0", "0000000000000000 T _text\n0000000000000000 t helper\n"));
-	d = ds_dso_open_kallsyms(p, &err);
+	d = ds_dso_open_kallsyms(p, false, &err);
 	free(p);
 	CHECK(d != NULL);
 	if (!d)
@@ -668,7 +668,7 @@ TEST(kallsyms_hidden)
 	CHECK(ds_dso_symbol_at(d, 0) == NULL);
 	ds_dso_close(d);
 
-	d = ds_dso_open_kallsyms("/nonexistent/kallsyms", &err);
+	d = ds_dso_open_kallsyms("/nonexistent/kallsyms", false, &err);
 	CHECK(d == NULL && err.kind == DS_EINPUT);
 	CHECK_STR(err.msg, "cannot open '/nonexistent/kallsyms': No such file or directory");
 }
@@ -684,13 +684,16 @@ TEST(kallsyms_subset_nul)
 				   "ffffffff81000300 T last\n";
 	const uint64_t addrs[] = {0xffffffff81000110ull, 0xffffffff81000210ull};
 	char *whole = unit_tpath("ks-nul"), *part = unit_tpath("ks-nul-subset");
+	ds_buf kept = {0};
 	ds_err err;
 	ds_dso *d, *s;
 
 	CHECK(unit_write_file("ks-nul", text, sizeof text - 1));
-	CHECK(ds_kallsyms_subset(whole, addrs, 2, part, &err) == 0);
-	d = ds_dso_open_kallsyms(whole, &err);
-	s = ds_dso_open_kallsyms(part, &err);
+	CHECK(ds_kallsyms_subset(whole, addrs, 2, &kept, &err) == 0);
+	CHECK(unit_write_file("ks-nul-subset", kept.p, kept.len));
+	ds_buf_free(&kept);
+	d = ds_dso_open_kallsyms(whole, false, &err);
+	s = ds_dso_open_kallsyms(part, false, &err);
 	CHECK(d && s);
 	for (size_t i = 0; d && s && i < 2; i++) {
 		const ds_symbol *a = ds_dso_symbol_at(d, addrs[i]), *b = ds_dso_symbol_at(s, addrs[i]);

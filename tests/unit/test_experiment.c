@@ -16,6 +16,38 @@ static char *tmp_path(const char *name)
 	return ds_xasprintf("%s/%s", tmpdir, name);
 }
 
+/* The test's directory, open for writing. */
+static ds_wdir *tmp_wdir(void)
+{
+	ds_err err = {0};
+	ds_wdir *d = ds_wdir_open(tmpdir, &err);
+	CHECK(d != NULL);
+	return d;
+}
+
+/* A perf.data writer at path (in the test's directory), replacing a file
+ * there: the writer makes its file anew. */
+static ds_pdw *pdw_at(const char *path, const ds_event *ev, size_t n, ds_err *err)
+{
+	ds_wdir *d = tmp_wdir();
+	const char *name = strrchr(path, '/') + 1;
+	ds_pdw *w = d && !ds_wdir_unlink(d, name, err) ? ds_pdw_create(d, name, false, ev, n, err) : NULL;
+
+	ds_wdir_close(d);
+	return w;
+}
+
+/* m as the test directory's meta.json, which is path. */
+static int meta_write_at(const ds_meta *m, const char *path, ds_err *err)
+{
+	ds_wdir *d = tmp_wdir();
+	int rc = d ? ds_meta_write(m, d, err) : -1;
+
+	CHECK(strcmp(strrchr(path, '/') + 1, "meta.json") == 0);
+	ds_wdir_close(d);
+	return rc;
+}
+
 static void attr_for(struct perf_event_attr *a, uint64_t extra)
 {
 	memset(a, 0, sizeof *a);
@@ -83,7 +115,7 @@ static char *write_event_file(const uint64_t *more, size_t nmore)
 	ev[1].ids = ids1;
 	ev[1].nids = 2;
 
-	w = ds_pdw_create(path, ev, 2, &err);
+	w = pdw_at(path, ev, 2, &err);
 	CHECK(w != NULL);
 	if (!w)
 		return path;
@@ -580,7 +612,7 @@ TEST(compressed_records)
 	put_compressed(&file, 81, z, cut[1]);
 	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
 	put_compressed(&file, 83, z + cut[2], cut[3] - cut[2]);
-	w = ds_pdw_create(path, &ev, 1, &err);
+	w = pdw_at(path, &ev, 1, &err);
 	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
 	img = ds_read_file(path, &len);
 	o = read_image(img, len);
@@ -593,7 +625,7 @@ TEST(compressed_records)
 	file.len = 0;
 	put_compressed(&file, 81, z, cut[1]);
 	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
-	w = ds_pdw_create(path, &ev, 1, &err);
+	w = pdw_at(path, &ev, 1, &err);
 	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
 	img = ds_read_file(path, &len);
 	o = read_image(img, len);
@@ -608,7 +640,7 @@ TEST(compressed_records)
 	memset(z + cut[1], 0xa5, cut[2] - cut[1]);
 	put_compressed(&file, 81, z + cut[1], cut[2] - cut[1]);
 	put_compressed(&file, 83, z + cut[2], cut[3] - cut[2]);
-	w = ds_pdw_create(path, &ev, 1, &err);
+	w = pdw_at(path, &ev, 1, &err);
 	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
 	img = ds_read_file(path, &len);
 	o = read_image(img, len);
@@ -640,7 +672,7 @@ TEST(compressed_records)
 		CHECK(!ZSTD_isError(zn) && zn < UINT16_MAX - 16);
 		file.len = 0;
 		put_compressed(&file, 83, z, zn);
-		w = ds_pdw_create(path, &ev, 1, &err);
+		w = pdw_at(path, &ev, 1, &err);
 		CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
 		img = ds_read_file(path, &len);
 		aligned_samples(img, len, &samples, &aligned, &chains, &stretches);
@@ -840,7 +872,7 @@ TEST(all_sample_fields)
 		ds_buf_append(&b, after_raw, sizeof after_raw);
 		((struct perf_event_header *)b.p)->size = (uint16_t)b.len;
 	}
-	w = ds_pdw_create(path, &ev, 1, &err);
+	w = pdw_at(path, &ev, 1, &err);
 	CHECK(w && ds_pdw_write(w, b.p, b.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
 	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
 	if (pd && ds_perfdata_next(pd, &cur, &r, &err) == 1 && r.kind == DS_REC_SAMPLE) {
@@ -951,7 +983,7 @@ TEST(rewrite_keeps_features)
 	ev[1] = *ds_perfdata_event(pd, 1);
 	ev[0].name = "renamed";
 	info.features_from = pd;
-	w = ds_pdw_create(path2, ev, 2, &err);
+	w = pdw_at(path2, ev, 2, &err);
 	{
 		struct perf_event_header fr = {68 /* FINISHED_ROUND */, 0, 8};
 		CHECK(w && ds_pdw_write(w, &fr, sizeof fr, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
@@ -1000,7 +1032,7 @@ TEST(fixed_period_weight_struct)
 	ev.nids = 1;
 	ds_buf_append(&b, &h, sizeof h);
 	ds_buf_append(&b, v, sizeof v);
-	w = ds_pdw_create(path, &ev, 1, &err);
+	w = pdw_at(path, &ev, 1, &err);
 	CHECK(w && ds_pdw_write(w, b.p, b.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
 	CHECK(ds_perfdata_open(path, &pd, &err) == 0);
 	if (pd && ds_perfdata_next(pd, &cur, &r, &err) == 1 && r.kind == DS_REC_SAMPLE) {
@@ -1169,7 +1201,7 @@ TEST(meta_roundtrip)
 	m.samples = 12345678901ull;
 	m.exit_status = 139;
 	m.start_wall = 1700000000.25;
-	CHECK(ds_meta_write(&m, path, &err) == 0);
+	CHECK(meta_write_at(&m, path, &err) == 0);
 	CHECK(ds_meta_read(&r, path, &err) == 0);
 	/* what the writer writes for unknown (ncpus, page_size 0) reads back
 	 * as unknown, without a note */
@@ -1263,7 +1295,7 @@ TEST(meta_values_checked)
 	ds_meta m, r;
 	ds_err err = {0};
 	ds_buf good = {0};
-	char *path = tmp_path("good.json"), said[1024];
+	char *path = tmp_path("meta.json"), said[1024];
 
 	ds_meta_init(&m);
 	m.host = "h";
@@ -1279,7 +1311,7 @@ TEST(meta_values_checked)
 	m.start_ns = 1000;
 	m.end_ns = 2000;
 	m.exit_status = 139;
-	CHECK(ds_meta_write(&m, path, &err) == 0);
+	CHECK(meta_write_at(&m, path, &err) == 0);
 	good.p = ds_read_file(path, &good.len);
 	CHECK(ds_meta_read(&r, path, &err) == 0 && r.nproblems == 0);
 	ds_meta_fini(&r);
@@ -1323,17 +1355,26 @@ TEST(meta_values_checked)
 /* A complete experiment in dir: what record leaves (meta.json last). */
 static void make_complete(const char *dir)
 {
-	char *f = ds_xasprintf("%s/perf.data", dir), *m = ds_xasprintf("%s/meta.json", dir);
 	ds_meta meta;
 	ds_err err = {0};
-	int fd = open(f, O_WRONLY | O_CREAT, 0644);
+	ds_wdir *d = ds_wdir_open(dir, &err);
+	int fd = d ? ds_wdir_open_file(d, "perf.data", O_WRONLY | O_CREAT, &err) : -1;
 
+	CHECK(fd >= 0);
 	close(fd);
 	ds_meta_init(&meta);
-	CHECK(ds_meta_write(&meta, m, &err) == 0);
-	CHECK(ds_expdir_complete(dir, &err) == 0);
-	free(f);
-	free(m);
+	CHECK(d && ds_meta_write(&meta, d, &err) == 0);
+	CHECK(d && ds_expdir_complete(d, &err) == 0);
+	ds_wdir_close(d);
+}
+
+/* ds_expdir_create made dir (its handle closed at once). */
+static bool created(const char *dir, ds_expdir_prev *prev, ds_err *err)
+{
+	ds_wdir *d = ds_expdir_create(dir, prev, err);
+
+	ds_wdir_close(d);
+	return d != NULL;
 }
 
 static bool has(const char *dir, const char *name)
@@ -1351,13 +1392,13 @@ TEST(expdir)
 	ds_expdir_prev prev;
 	ds_expdir_mark_info mk;
 
-	CHECK(ds_expdir_create(dir, &prev, &err) == 0);
+	CHECK(created(dir, &prev, &err));
 	CHECK(!prev.moved && !prev.said[0]);
 	/* marked unfinished until complete */
 	CHECK(ds_expdir_mark(dir, &mk) && mk.pid == getpid() && mk.boot_id[0]);
 	make_complete(dir);
 	CHECK(!ds_expdir_mark(dir, &mk));
-	CHECK(ds_expdir_create(dir, &prev, &err) == 0); /* the first one becomes exp.old */
+	CHECK(created(dir, &prev, &err)); /* the first one becomes exp.old */
 	CHECK(prev.moved && has(old, "meta.json"));
 	{
 		char *want = ds_xasprintf("moved the previous experiment '%s' to '%s'", dir, old);
@@ -1367,10 +1408,10 @@ TEST(expdir)
 	/* a recording that never started puts it back */
 	CHECK(ds_expdir_discard(dir, &prev));
 	CHECK(has(dir, "meta.json") && access(old, F_OK) != 0);
-	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
+	CHECK(created(dir, &prev, &err) && prev.moved);
 	CHECK(ds_expdir_resolve(dir, &pd, &mj, &err) < 0); /* the new one has no perf.data yet */
 	/* it fails: unfinished.  The next one removes it and keeps the last complete one */
-	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && !prev.moved);
+	CHECK(created(dir, &prev, &err) && !prev.moved);
 	CHECK(strstr(prev.said, "a recording that never ended") && strstr(prev.said, "keeps the last complete"));
 	CHECK(has(old, "meta.json") && !has(dir, "meta.json"));
 	{
@@ -1390,7 +1431,7 @@ TEST(expdir)
 	}
 	/* complete again: the next moves it, replacing the older */
 	make_complete(dir);
-	CHECK(ds_expdir_create(dir, &prev, &err) == 0 && prev.moved);
+	CHECK(created(dir, &prev, &err) && prev.moved);
 	CHECK(strstr(prev.said, "replacing the older one there") != NULL);
 	make_complete(dir);
 	{
@@ -1398,13 +1439,13 @@ TEST(expdir)
 		char *x = ds_xasprintf("%s/thesis.tex", old), *other = tmp_path("other"), *y = tmp_path("other/x");
 		int fd = open(x, O_WRONLY | O_CREAT, 0644);
 		close(fd);
-		CHECK(ds_expdir_create(dir, &prev, &err) < 0);
+		CHECK(!created(dir, &prev, &err));
 		CHECK(strstr(err.msg, "holds 'thesis.tex', which dsprof does not write") != NULL);
 		CHECK(has(old, "thesis.tex") && has(dir, "meta.json"));
 		mkdir(other, 0755);
 		fd = open(y, O_WRONLY | O_CREAT, 0644);
 		close(fd);
-		CHECK(ds_expdir_create(other, &prev, &err) < 0);
+		CHECK(!created(other, &prev, &err));
 		CHECK(strstr(err.msg, "it exists and holds 'x'") != NULL);
 		free(x);
 		free(other);
@@ -1546,6 +1587,45 @@ TEST(heap_tallies)
 	free(dir);
 }
 
+/* An image's end record (version 4) comes out as it went in: how the
+ * image ended and the signal; a header's flags say whether the tracker
+ * lost its file to the program. */
+TEST(heap_ends)
+{
+	char *path = tmp_path("ends.heap");
+	size_t size = DS_HEAP_HEADER + DS_HEAP_CHUNK, at = 0;
+	unsigned char *file = ds_xcalloc(1, size);
+	struct ds_heap_header h = {.version = DS_HEAP_VERSION, .header_size = DS_HEAP_HEADER,
+				   .chunk_size = DS_HEAP_CHUNK, .pid = 2, .flags = DS_HEAP_F_TAKEN};
+	struct ds_heap_event e = {.type = DS_HEAP_ENDS, .size = sizeof e, .fn = DS_HEAP_BY_SIGNAL, .tid = 2,
+				  .time = 5, .bytes = 15};
+	ds_heapfile *f;
+	ds_heap_cursor cur = {0};
+	ds_heap_rec r;
+	ds_err err = {0};
+
+	memcpy(h.magic, DS_HEAP_MAGIC, 8);
+	memcpy(file, &h, sizeof h);
+	heap_put(file + DS_HEAP_HEADER, &at, &e, sizeof e);
+	CHECK(heap_write(path, file, size));
+	CHECK(ds_heapfile_open(path, &f, &err) == 0);
+	CHECK(!ds_heapfile_info(f)->lost);
+	CHECK(ds_heapfile_next(f, &cur, &r) == 1);
+	CHECK_EQ_U64(r.type, DS_HEAP_ENDS);
+	CHECK_EQ_U64(r.fn, DS_HEAP_BY_SIGNAL);
+	CHECK_EQ_U64(r.bytes, 15);
+	CHECK(ds_heapfile_next(f, &cur, &r) == 0);
+	CHECK_EQ_U64(ds_heapfile_bad_bytes(f), 0);
+	ds_heapfile_close(f);
+	((struct ds_heap_header *)file)->flags |= DS_HEAP_F_LOST;
+	CHECK(heap_write(path, file, size));
+	CHECK(ds_heapfile_open(path, &f, &err) == 0);
+	CHECK(ds_heapfile_info(f)->lost);
+	ds_heapfile_close(f);
+	free(file);
+	free(path);
+}
+
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/dsprof-unit.XXXXXX");
@@ -1574,6 +1654,7 @@ int main(void)
 	RUN(meta_values_checked);
 	RUN(expdir);
 	RUN(heap_tallies);
+	RUN(heap_ends);
 	{
 		char *cmd = ds_xasprintf("rm -rf '%s'", tmpdir);
 		if (system(cmd) != 0)
