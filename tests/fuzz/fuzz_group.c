@@ -40,8 +40,11 @@ static void fail(const char *what, const char *name)
  * -1 with err when it does not read. */
 static int members(const char *g, ds_group_member **mv, size_t *n, ds_err *err)
 {
-	if (ds_group_members(g, mv, n, err))
+	char *note;
+
+	if (ds_group_members(g, mv, n, &note, err))
 		return -1;
+	free(note);
 	for (size_t i = 0; i < *n; i++) {
 		const char *name = (*mv)[i].name;
 		if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))

@@ -103,32 +103,46 @@ static uint64_t samples(const char *path, bool *payloads)
 }
 
 /* The recording split by program, as record --follow-exec splits it (its
- * first MAX_IMAGES programs). */
+ * first MAX_IMAGES programs, image K into SPLIT/K/perf.data). */
 static void split(const char *in)
 {
 	ds_image *im;
-	size_t n, k;
-	char *paths[MAX_IMAGES];
+	size_t n, k = 0;
+	char *top = ds_xasprintf("%s/" SPLIT, fz_dir()), *paths[MAX_IMAGES];
+	ds_wdir *at = NULL, *dirs[MAX_IMAGES];
 	ds_err err = {0};
 	bool payloads;
 
 	/* ds_perfdata_split copies each record without the bytes after it: a
 	 * recording with such records (record --follow-exec never makes one)
 	 * splits into damaged files, which only have to open. */
-	if (ds_perfdata_images(in, &im, &n, &err))
+	if (ds_perfdata_images(in, &im, &n, &err)) {
+		free(top);
 		return;
-	for (k = 0; k < n && k < MAX_IMAGES; k++)
-		paths[k] = ds_xasprintf("%s/" SPLIT "/%zu.data", fz_dir(), k);
+	}
 	fz_write(SPLIT "/.keep", NULL, 0);
-	if (k && ds_perfdata_split(in, k, paths, &err) == 0) {
+	if (!(at = ds_wdir_open(top, &err)))
+		fail("cannot open the split's folder", err.msg);
+	for (; k < n && k < MAX_IMAGES; k++) {
+		char name[24];
+		snprintf(name, sizeof name, "%zu", k);
+		if (!(dirs[k] = ds_wdir_make(at, name, &err)))
+			fail("cannot make a split's folder", err.msg);
+		paths[k] = ds_wdir_join(dirs[k], "perf.data");
+	}
+	if (k && ds_perfdata_split(in, k, dirs, &err) == 0) {
 		samples(in, &payloads);
 		for (size_t i = 0; i < k; i++)
 			if (samples(paths[i], &(bool){0}) != im[i].samples && !payloads)
 				fail("a split file holds other samples than its program's", paths[i]);
 	}
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		free(paths[i]);
+		ds_wdir_close(dirs[i]);
+	}
+	ds_wdir_close(at);
 	ds_images_free(im, n);
+	free(top);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
