@@ -296,11 +296,18 @@ int ds_group_add(const char *group, const char *path, const char *kind, int64_t 
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	ds_wdir *g;
 	int fd = lock_index(group, &g, err), rc = 0;
-	char *line;
+	char *line, last;
+	off_t end;
 
 	if (fd < 0)
 		return -1;
-	line = ds_xasprintf("%s\t%s\t%" PRId64 "\n", name, kind, id);
+	/* an index whose last line lost its newline (cut short, or edited by
+	 * hand) is read with a note: this line starts a line of its own, or
+	 * the two would make one that no reader takes */
+	end = lseek(fd, 0, SEEK_END);
+	if (end <= 0 || pread(fd, &last, 1, end - 1) != 1)
+		last = '\n';
+	line = ds_xasprintf("%s%s\t%s\t%" PRId64 "\n", last == '\n' ? "" : "\n", name, kind, id);
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0)
 		rc = ds_err_set(err, DS_EENV, "cannot add '%s' to group '%s': %s", name, group, strerror(errno));
 	free(line);
