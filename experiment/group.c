@@ -283,19 +283,20 @@ static char *process_name(const ds_wdir *g, const char *text, const char *prog, 
 }
 
 /* The number of a new run in group g: the next after every run there,
- * that the index's text does not list. */
+ * that the index's text does not list; -1 when there is none (a run
+ * numbered INT64_MAX is there, or listed). */
 static int64_t next_run(const ds_wdir *g, const char *text)
 {
 	bool others, taken = true;
 	int64_t id;
 
 	scan_group(g, &others, &id);
-	while (taken) {
+	while (taken && id < INT64_MAX) {
 		char *run = ds_xasprintf("run.%" PRId64, ++id);
 		taken = listed(text, run);
 		free(run);
 	}
-	return id;
+	return taken ? -1 : id;
 }
 
 int ds_group_reserve(const char *group, const char *kind, int64_t id, const char *prog, char **path, int64_t *got,
@@ -311,8 +312,11 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, const char
 	/* a name the index lists is taken even when its directory is gone (a
 	 * member removed by hand): a second line of it makes the index refused */
 	text = index_text(fd);
-	if (!strcmp(kind, "run"))
-		id = next_run(g, text);
+	if (!strcmp(kind, "run") && (id = next_run(g, text)) < 0) {
+		ds_err_set(err, DS_EINPUT, "cannot number a new run in group '%s': it has a run numbered %" PRId64
+			   "; give a new group", group, INT64_MAX);
+		goto out;
+	}
 	name = !strcmp(kind, "process") ? process_name(g, text, prog, id)
 		: ds_xasprintf("%s.%" PRId64, !strcmp(kind, "rank") ? "rank" : "run", id);
 	if (listed(text, name))
@@ -327,6 +331,7 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, const char
 		*got = id;
 		rc = 0;
 	}
+out:
 	ds_wdir_close(member);
 	ds_wdir_close(g);
 	free(name);
