@@ -974,11 +974,11 @@ static int cmp_pid_start(const void *a, const void *b)
 	return x->info->start < y->info->start ? -1 : x->info->start > y->info->start;
 }
 
-/* The image pid was at time t in ims (sorted by pid, then start), NULL. */
-static image *image_at(image *ims, size_t n, uint32_t pid, uint64_t t)
+/* The first of process pid's images in ims (sorted by pid, then start),
+ * or where they would be. */
+static size_t first_image(const image *ims, size_t n, uint32_t pid)
 {
 	size_t lo = 0, hi = n;
-	image *best = NULL;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -987,9 +987,17 @@ static image *image_at(image *ims, size_t n, uint32_t pid, uint64_t t)
 		else
 			hi = mid;
 	}
-	for (; lo < n && ims[lo].info->pid == pid; lo++)
-		if (ims[lo].info->start <= t)
-			best = &ims[lo];
+	return lo;
+}
+
+/* The image pid was at time t in ims (sorted by pid, then start), NULL. */
+static image *image_at(image *ims, size_t n, uint32_t pid, uint64_t t)
+{
+	image *best = NULL;
+
+	for (size_t i = first_image(ims, n, pid); i < n && ims[i].info->pid == pid; i++)
+		if (ims[i].info->start <= t)
+			best = &ims[i];
 	return best && t < best->end ? best : NULL;
 }
 
@@ -1022,17 +1030,8 @@ static void assign(ds_session *s, ds_heap *h, image *ims, size_t n)
  * pid, then start). */
 static bool begins_in(const image *ims, size_t n, uint32_t pid, uint64_t from, uint64_t to)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ims[mid].info->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && ims[lo].info->pid == pid; lo++)
-		if (ims[lo].info->start >= from && ims[lo].info->start < to)
+	for (size_t i = first_image(ims, n, pid); i < n && ims[i].info->pid == pid; i++)
+		if (ims[i].info->start >= from && ims[i].info->start < to)
 			return true;
 	return false;
 }

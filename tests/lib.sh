@@ -59,6 +59,27 @@ expect_error() {
 	fi
 }
 
+# expect_within SECONDS NAME STATUS REGEX COMMAND...: the command, its input
+# /dev/null, ends within SECONDS (else it hung) with STATUS and, unless
+# REGEX is empty, one line on stderr matching REGEX (left in out.txt, err.txt)
+expect_within() {
+	secs=$1 name=$2 want=$3 re=$4
+	shift 4
+	timeout "$secs" "$@" >out.txt 2>err.txt </dev/null
+	rc=$?
+	if [ "$rc" -eq 124 ]; then
+		not_ok "$name: hung (killed after $secs s)"
+	elif [ "$rc" -ne "$want" ]; then
+		not_ok "$name: status $rc, want $want: $(head -c 300 err.txt)"
+	elif [ -n "$re" ] && [ "$(wc -l <err.txt)" -ne 1 ]; then
+		not_ok "$name: $(wc -l <err.txt) lines on stderr, want 1: $(head -c 300 err.txt)"
+	elif [ -n "$re" ] && ! grep -Eq -- "$re" err.txt; then
+		not_ok "$name: '$(head -c 300 err.txt)' does not match '$re'"
+	else
+		ok "$name"
+	fi
+}
+
 # check_within NAME GOT WANT TOLERANCE (decimal numbers)
 check_within() {
 	if awk -v g="$2" -v w="$3" -v t="$4" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= t) }'; then

@@ -13,25 +13,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 NOBODY=65534
 
-# run NAME WANT_STATUS REGEX COMMAND...: within 60 s, the status, and one
-# line on stderr matching REGEX (any lines when REGEX is empty)
-run() {
-	name=$1 want=$2 re=$3
-	shift 3
-	timeout 60 "$@" >out.txt 2>err.txt </dev/null
-	rc=$?
-	if [ "$rc" -eq 124 ]; then
-		not_ok "$name: hung (killed after 60 s)"
-	elif [ "$rc" -ne "$want" ]; then
-		not_ok "$name: status $rc, want $want: $(head -c 300 err.txt)"
-	elif [ -n "$re" ] && [ "$(wc -l <err.txt)" -ne 1 ]; then
-		not_ok "$name: $(wc -l <err.txt) lines on stderr, want 1: $(head -c 300 err.txt)"
-	elif [ -n "$re" ] && ! grep -Eq -- "$re" err.txt; then
-		not_ok "$name: '$(head -c 300 err.txt)' does not match '$re'"
-	else
-		ok "$name"
-	fi
-}
+# run NAME WANT_STATUS REGEX COMMAND...: see expect_within
+run() { expect_within 60 "$@"; }
 
 # The victims: root's files outside every experiment, which a planted link
 # points at.  Their bytes are checked at the end of each case.
