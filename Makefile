@@ -168,14 +168,19 @@ $(BUILD)/bench/%: bench/%.c
 # fuzz` (clang; the modules compiled once more, with coverage and the
 # sanitizers, into their own archive), and with tests/fuzz/replay.c's main
 # for the regression replay of `make test` (the build's own compiler and
-# flags, SAN=1 included, and no fuzzer runtime).
-FUZZ_NAMES := perfdata json mobj elf session meta kallsyms machine simstream tui
+# flags, SAN=1 included, and no fuzzer runtime).  Targets that run a
+# subcommand (cmd_import, cmd_diff, cli_archive...) get cli/ too.
+FUZZ_NAMES := perfdata json mobj elf session meta kallsyms machine simstream tui \
+              heap group diff archive import suggest
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_REPLAYS := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%-replay)
 # UBSan's reports stop the fuzzer (else it prints them and goes on: no finding).
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I/usr/include/libdwarf $(PKG_CFLAGS) \
                -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(BUILD)/fuzz/obj/cli/render.o \
+# cli/'s objects, main.c's with its main made weak: the target's own main
+# (libFuzzer's, replay.c's) is the program's.
+FUZZ_CLI_OBJS := $(filter-out cli/main.o,$(CLI_SRCS:%.c=%.o)) cli/main-weak.o
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/fuzz/obj/%.o) $(FUZZ_CLI_OBJS:%=$(BUILD)/fuzz/obj/%) \
                  $(BUILD)/fuzz/obj/tests/fuzz/fuzz.o
 FUZZ_LIB := $(BUILD)/fuzz/libdsprof-fuzz.a
 $(BUILD)/fuzz/obj/%.o: %.c Makefile
@@ -187,11 +192,18 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+%/cli/main-weak.o: %/cli/main.o
+	objcopy --weaken-symbol=main $< $@
+FUZZ_CLI_LIB := $(BUILD)/tests/fuzz/libdsprof-cli.a
+$(FUZZ_CLI_LIB): $(FUZZ_CLI_OBJS:%=$(BUILD)/obj/%)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
 $(BUILD)/tests/fuzz/fuzz_%-replay: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.c \
-				   tests/fuzz/fuzz.h $(BUILD)/obj/cli/render.o $(LIB)
+				   tests/fuzz/fuzz.h $(FUZZ_CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c tests/fuzz/fuzz.c \
-		$(BUILD)/obj/cli/render.o $(LIB) $(LDLIBS)
+		$(FUZZ_CLI_LIB) $(LIB) $(LDLIBS)
 
 # The heap tracker `record --heap` preloads into the target: a shared
 # library of its own (sampler/preload/), without libdsprof or sanitizers

@@ -480,10 +480,11 @@ bool ds_group_is(const char *dir);
 int ds_group_make(const char *group, ds_err *err);
 /* Make the directory for a new member of group (made when absent; an
  * empty directory becomes one): for run, the next number after every run
- * there (id is ignored); for process, named by prog (its characters other
- * than letters, digits, '_', '-' and '.' made '_') and id, with ".2", ".3"
- * after a name taken; its path in *path (malloc'd) and its id in *got.  A
- * rank already there is an error. */
+ * there that the index does not list (id is ignored); for process, named by prog (its
+ * characters other than letters, digits, '_', '-' and '.' made '_') and
+ * id, with ".2", ".3" after a name taken (there, or listed: a member
+ * whose directory is gone keeps its name); its path in *path (malloc'd)
+ * and its id in *got.  A rank already there or listed is an error. */
 int ds_group_reserve(const char *group, const char *kind, int64_t id, const char *prog, char **path, int64_t *got,
 		     ds_err *err);
 /* List the complete experiment at path (a member ds_group_reserve made). */

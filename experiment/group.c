@@ -236,9 +236,34 @@ void ds_group_members_free(ds_group_member *v, size_t n)
 	free(v);
 }
 
+/* The text of the index open at fd (NUL-terminated, malloc'd). */
+static char *index_text(int fd)
+{
+	ds_buf b = {0};
+	char chunk[4096];
+	ssize_t got;
+
+	for (off_t at = 0; (got = pread(fd, chunk, sizeof chunk, at)) > 0; at += got)
+		ds_buf_append(&b, chunk, (size_t)got);
+	ds_buf_putc(&b, 0);
+	return ds_buf_steal(&b);
+}
+
+/* Whether the index's text lists a member named name (its line follows
+ * the header's newline, or another line's). */
+static bool listed(const char *text, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		if (!strncmp(p + 1, name, len) && p[1 + len] == '\t')
+			return true;
+	return false;
+}
+
 /* A process member's name in group g: its program's, made safe for a
- * directory (malloc'd). */
-static char *process_name(const ds_wdir *g, const char *prog, int64_t id)
+ * directory, neither there nor listed in the index's text (malloc'd). */
+static char *process_name(const ds_wdir *g, const char *text, const char *prog, int64_t id)
 {
 	ds_buf b = {0};
 	char *name;
@@ -249,7 +274,7 @@ static char *process_name(const ds_wdir *g, const char *prog, int64_t id)
 					*p == '_' || *p == '-' || (*p == '.' && p != prog) ? *p : '_');
 	ds_buf_printf(&b, ".%" PRId64, id);
 	name = ds_xstrdup(ds_buf_str(&b));
-	for (int k = 2; fstatat(ds_wdir_fd(g), name, &st, AT_SYMLINK_NOFOLLOW) == 0; k++) {
+	for (int k = 2; fstatat(ds_wdir_fd(g), name, &st, AT_SYMLINK_NOFOLLOW) == 0 || listed(text, name); k++) {
 		free(name);
 		name = ds_xasprintf("%s.%d", ds_buf_str(&b), k);
 	}
@@ -257,25 +282,47 @@ static char *process_name(const ds_wdir *g, const char *prog, int64_t id)
 	return name;
 }
 
+/* The number of a new run in group g: the next after every run there,
+ * that the index's text does not list; -1 when there is none (a run
+ * numbered INT64_MAX is there, or listed). */
+static int64_t next_run(const ds_wdir *g, const char *text)
+{
+	bool others, taken = true;
+	int64_t id;
+
+	scan_group(g, &others, &id);
+	while (taken && id < INT64_MAX) {
+		char *run = ds_xasprintf("run.%" PRId64, ++id);
+		taken = listed(text, run);
+		free(run);
+	}
+	return taken ? -1 : id;
+}
+
 int ds_group_reserve(const char *group, const char *kind, int64_t id, const char *prog, char **path, int64_t *got,
 		     ds_err *err)
 {
-	ds_wdir *g, *member;
+	ds_wdir *g, *member = NULL;
 	int fd = lock_index(group, &g, err), rc = -1;
-	char *name;
+	char *name = NULL, *text;
 
 	*path = NULL;
 	if (fd < 0)
 		return -1;
-	if (!strcmp(kind, "run")) {
-		/* the next number after every run there is, listed or not */
-		bool others;
-		scan_group(g, &others, &id);
-		id++;
+	/* a name the index lists is taken even when its directory is gone (a
+	 * member removed by hand): a second line of it makes the index refused */
+	text = index_text(fd);
+	if (!strcmp(kind, "run") && (id = next_run(g, text)) < 0) {
+		ds_err_set(err, DS_EINPUT, "cannot number a new run in group '%s': it has a run numbered %" PRId64
+			   "; give a new group", group, INT64_MAX);
+		goto out;
 	}
-	name = !strcmp(kind, "process") ? process_name(g, prog, id)
+	name = !strcmp(kind, "process") ? process_name(g, text, prog, id)
 		: ds_xasprintf("%s.%" PRId64, !strcmp(kind, "rank") ? "rank" : "run", id);
-	if (!(member = ds_wdir_make(g, name, err))) {
+	if (listed(text, name))
+		ds_err_set(err, DS_EINPUT, "cannot make '%s/%s' in group '%s': its index lists it already (each "
+			   "rank is recorded once into a group: give a new one)", group, name, group);
+	else if (!(member = ds_wdir_make(g, name, err))) {
 		if (errno == EEXIST)
 			ds_err_set(err, DS_EINPUT, "cannot make '%s/%s' in group '%s': it exists (each rank is "
 				   "recorded once into a group: give a new one)", group, name, group);
@@ -284,9 +331,11 @@ int ds_group_reserve(const char *group, const char *kind, int64_t id, const char
 		*got = id;
 		rc = 0;
 	}
+out:
 	ds_wdir_close(member);
 	ds_wdir_close(g);
 	free(name);
+	free(text);
 	close(fd);
 	return rc;
 }
@@ -296,11 +345,18 @@ int ds_group_add(const char *group, const char *path, const char *kind, int64_t 
 	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	ds_wdir *g;
 	int fd = lock_index(group, &g, err), rc = 0;
-	char *line;
+	char *line, last;
+	off_t end;
 
 	if (fd < 0)
 		return -1;
-	line = ds_xasprintf("%s\t%s\t%" PRId64 "\n", name, kind, id);
+	/* an index whose last line lost its newline (cut short, or edited by
+	 * hand) is read with a note: this line starts a line of its own, or
+	 * the two would make one that no reader takes */
+	end = lseek(fd, 0, SEEK_END);
+	if (end <= 0 || pread(fd, &last, 1, end - 1) != 1)
+		last = '\n';
+	line = ds_xasprintf("%s%s\t%s\t%" PRId64 "\n", last == '\n' ? "" : "\n", name, kind, id);
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line) || fsync(fd) < 0)
 		rc = ds_err_set(err, DS_EENV, "cannot add '%s' to group '%s': %s", name, group, strerror(errno));
 	free(line);

@@ -108,19 +108,6 @@ static void parse_opts(char *text, ds_view_opts *vo, const char **diff)
 	}
 }
 
-/* The JSON renderers' output must be JSON. */
-static void check_json(const char *p, size_t len, const char *what)
-{
-	ds_err err = {0};
-	ds_json *j = ds_json_parse(p, len, what, &err);
-
-	if (!j) {
-		fprintf(stderr, "fuzz_session: the JSON of %s does not parse: %s\n", what, err.msg);
-		abort();
-	}
-	ds_json_free(j);
-}
-
 /* Every format, with every metric, and text and JSON as people see them
  * by default and with a choice of metrics (--metrics). */
 static void render(const ds_table *t, const char *view)
@@ -139,7 +126,7 @@ static void render(const ds_table *t, const char *view)
 		cli_render(f, t, fmts[i], "fuzz", i == 0, show);
 		fclose(f);
 		if (fmts[i] == CLI_JSON)
-			check_json(p, len, view);
+			fz_check_json(p, len, view);
 		free(p);
 		free(show);
 	}
@@ -158,7 +145,7 @@ static void render_diff(const ds_diff *d, const char *view)
 	f = open_memstream(&p, &len);
 	cli_render_diff(f, d, CLI_JSON, "a", "b", false, NULL);
 	fclose(f);
-	check_json(p, len, view);
+	fz_check_json(p, len, view);
 	free(p);
 }
 

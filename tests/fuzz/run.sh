@@ -39,6 +39,13 @@ seeded() {
 	echo "# corpus of $t: $(ls "$FUZZ/corpus/$t" | wc -l) inputs, seeded with $*"
 }
 
+# need_sim WHAT: the simulator is built, else fail saying what it records
+need_sim() {
+	[ -x "$BUILD/sim/lib/dsprofsim-amd64-linux" ] && return
+	echo "not ok - fuzz: no simulator in $BUILD/sim to record $1 with ('make sim')"
+	exit 1
+}
+
 # An input of several files (tests/fuzz/fuzz.h): bundle OUT NAME=FILE...
 # (missing files are left out)
 bundle() {
@@ -175,7 +182,7 @@ seed_elf() {
 seed_session() {
 	begin session
 	what=""
-	"$BUILD/dsprof" record -q -o "$d/ds" -e cpu-clock/1000000 -d 0.08 -- "$PROGS/dsfields" stream 1000 \
+	"$BUILD/dsprof" record -q -o "$d/ds" -e cpu-clock/1000000 -d 0.08 -- "$PROGS/dsfields" stream 1 \
 		>/dev/null 2>&1
 	"$BUILD/dsprof" record -q -o "$d/pf" -e page-faults -- "$PROGS/pagefault" 48 >/dev/null 2>&1
 	perf record -q -o "$d/perf.data" -e cpu-clock -c 100000 -g "$PROGS/behave" spin 0.02 >/dev/null 2>&1
@@ -259,10 +266,7 @@ seed_machine() {
 # chains, and of a program that forks and execs (several streams).
 seed_simstream() {
 	begin simstream
-	if [ ! -x "$BUILD/sim/lib/dsprofsim-amd64-linux" ]; then
-		echo "not ok - fuzz: no simulator in $BUILD/sim to record streams with ('make sim')"
-		exit 1
-	fi
+	need_sim streams
 	for run in "chain yes sim_false_sharing adjacent 300" "nochain no sim_false_sharing padded 300" \
 		"fork yes sim_fork $PROGS/sim_stride 1"; do
 		set -- $run
@@ -300,6 +304,164 @@ seed_tui() {
 	printf '\0210++\x86d' >"$c/timeline"
 	printf '\0019\n\x81\n9vq' >"$c/sharing-compare"
 	seeded tui "tab, filter, memory-object, search, sort, resize and compare scripts"
+}
+
+# Heap files as record --heap writes them: of a program that forks (two
+# images), of the simulator (a logical clock), and one cut short.
+seed_heap() {
+	begin heap
+	"$BUILD/dsprof" record -q -o "$d/fork" --heap -e cpu-clock/1000000 -- "$PROGS/heapleak" fork >/dev/null 2>&1
+	"$BUILD/dsprof" record -q -o "$d/sim" --heap --sim -c 1000 -e sim:loads --call-graph=none -- \
+		"$PROGS/heapobj" 1000 2 >/dev/null 2>&1
+	for f in "$d"/fork/heap/*.heap "$d"/sim/heap/*.heap; do
+		[ -f "$f" ] && cp "$f" "$c/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f")"
+	done
+	for f in "$c"/fork-*.heap; do
+		[ -f "$f" ] && head -c 100000 "$f" >"$c/cut.heap" && break
+	done
+	seeded heap "record --heap of a forking program, record --heap --sim, a file cut short"
+}
+
+# member SIDE EXP [NAME]: experiment EXP's files as SIDE/NAME/FILE of an
+# input (SIDE/FILE without NAME): bundle's specs, one a line
+member() {
+	for f in perf.data meta.json; do
+		echo "$1${3:+/$3}/$f=$2/$f"
+	done
+}
+
+# Groups as record makes them (--repeat: runs; --follow-exec: the programs
+# a script ran), and one of ranks; merged by several views.
+seed_group() {
+	begin group
+	what=""
+	"$BUILD/dsprof" record -q --repeat 2 -o "$d/runs" -e cpu-clock/1000000 -d 0.03 --call-graph=none -- \
+		"$PROGS/dsfields" stream 1 >/dev/null 2>&1
+	"$BUILD/dsprof" record -q --follow-exec -o "$d/exec" -e cpu-clock/1000000 --call-graph=none -- \
+		sh -c "$PROGS/behave spin 0.02; $PROGS/behave spin 0.01" >/dev/null 2>&1
+	printf 'view=functions\nadd=run 0 x\n' >"$d/opts-runs"
+	printf 'view=dataobjects\nmerge=sum\nfilter=FUNC == "main" || VADDR > 0\nadd=process 7 sh\n' >"$d/opts-exec"
+	printf 'view=by:experiment,function\nsort=count\nlimit=5\nadd=rank 2 -\n' >"$d/opts-ranks"
+	if [ -f "$d/runs/group" ]; then
+		bundle "$c/runs" g/group="$d/runs/group" $(member g "$d/runs/run.1" run.1) \
+			$(member g "$d/runs/run.2" run.2) opts="$d/opts-runs"
+		printf 'dsprof-group 1\nrank.0\trank\t0\nrank.1\trank\t1\n' >"$d/ranks"
+		bundle "$c/ranks" g/group="$d/ranks" $(member g "$d/runs/run.1" rank.0) \
+			$(member g "$d/runs/run.2" rank.1) opts="$d/opts-ranks"
+		what="runs, ranks"
+	fi
+	if [ -f "$d/exec/group" ]; then
+		set -- g/group="$d/exec/group" opts="$d/opts-exec"
+		for m in "$d"/exec/*/; do
+			set -- "$@" $(member g "${m%/}" "$(basename "$m")")
+		done
+		bundle "$c/exec" "$@"
+		what="$what, the programs of a script"
+	fi
+	if said=$(fuzz_experiments "$d/sim"); then
+		printf 'view=sharing\nmerge=mean\n' >"$d/opts-sim"
+		printf 'dsprof-group 1\nrun.1\trun\t1\nrun.2\trun\t2\n' >"$d/sim-runs"
+		bundle "$c/fixed" g/group="$d/sim-runs" $(member g "$d/sim/a" run.1) $(member g "$d/sim/b" run.2) \
+			opts="$d/opts-sim"
+		what="$what, ${said#\# fixed experiments: }"
+	fi
+	seeded group "${what#, }"
+}
+
+# Pairs to compare: sampled runs, groups of repeated runs (intervals), the
+# fixed experiments' sharing, with each option and format.
+seed_diff() {
+	begin diff
+	what=""
+	for x in a b; do
+		"$BUILD/dsprof" record -q --repeat 2 -o "$d/$x" -e cpu-clock/1000000 -d 0.03 -- \
+			"$PROGS/dsfields" stream 1 >/dev/null 2>&1
+	done
+	printf 'format=json\n' >"$d/json"
+	printf 'by=function,field\nsort=change\nmetrics=samples,count\nformat=csv\n' >"$d/by"
+	printf 'view=lines\nsort=before\nlimit=3\nascii=1\n' >"$d/lines"
+	if [ -f "$d/a/group" ] && [ -f "$d/b/group" ]; then
+		bundle "$c/runs" $(member a "$d/a/run.1") $(member b "$d/b/run.1") opts="$d/by"
+		bundle "$c/groups" a/group="$d/a/group" $(member a "$d/a/run.1" run.1) $(member a "$d/a/run.2" run.2) \
+			b/group="$d/b/group" $(member b "$d/b/run.1" run.1) $(member b "$d/b/run.2" run.2) opts="$d/json"
+		bundle "$c/group-and-run" a/group="$d/a/group" $(member a "$d/a/run.1" run.1) \
+			$(member a "$d/a/run.2" run.2) $(member b "$d/b/run.2") opts="$d/lines"
+		what="sampled runs, groups of runs"
+	fi
+	if said=$(fuzz_experiments "$d/sim"); then
+		printf 'view=sharing\nformat=json\nsort=delta\n' >"$d/sharing"
+		bundle "$c/fixed" $(member a "$d/sim/a") $(member b "$d/sim/b") opts="$d/sharing"
+		what="$what, ${said#\# fixed experiments: }"
+	fi
+	seeded diff "${what#, }"
+}
+
+# Experiments to archive: recorded (the program, libc, the vDSO, the
+# kernel), and build-id lists mkperf writes (a program of the tests by its
+# build-id, in a file and in a pipe; names that must not become paths; an
+# archive there already, with a wrong file in it).
+seed_archive() {
+	begin archive
+	"$BUILD/dsprof" record -q -o "$d/rec" -e cpu-clock/1000000 -- "$PROGS/behave" spin 0.02 >/dev/null 2>&1 &&
+		bundle "$c/recorded" perf.data="$d/rec/perf.data" vdso.so="$d/rec/vdso.so"
+	prog=$PROGS/dsfields
+	id=$(readelf -n "$prog" | awk '/Build ID/ { print $3 }')
+	"$BUILD/tests/tools/mkperf" buildid "$d/prog.data" "$prog" "$id" 0x1000 &&
+		bundle "$c/program" perf.data="$d/prog.data"
+	"$BUILD/tests/tools/mkperf" buildid "$d/pipe.data" "$prog" "$id" 0x1000 pipe &&
+		bundle "$c/pipe" perf.data="$d/pipe.data"
+	k=0
+	for name in "/../..$prog" "$PROGS/../programs/dsfields" "relative/dsfields" "$prog/." "[vdso]"; do
+		"$BUILD/tests/tools/mkperf" buildid "$d/name.data" "$name" "$id" 0x1000 &&
+			bundle "$c/name-$((k += 1))" perf.data="$d/name.data" vdso.so="$prog"
+	done
+	mkdir -p "$d/kept" && cp "$d/prog.data" "$d/kept/perf.data" && "$BUILD/dsprof" archive -q -i "$d/kept" &&
+		bundle "$c/kept" perf.data="$d/kept/perf.data" "archive$prog/$id/elf=$d/kept/archive$prog/$id/elf"
+	bundle "$c/kept-wrong" perf.data="$d/prog.data" "archive$prog/$id/elf=$PROGS/behave"
+	seeded archive "a recording, build-id lists of a program, unsafe names, an archive there"
+}
+
+# Recordings to import and split: perf's own (tests/corpus/perf), mkperf's
+# layouts (Arm SPE, perf mem), a script's programs recorded by perf (execs
+# to split), and imports into a folder holding an experiment, or a file of
+# the user's.
+seed_import() {
+	begin import
+	for f in "$TOP"/tests/corpus/perf/*.data; do
+		bundle "$c/corpus-$(basename "$f" .data)" perf.data="$f"
+	done
+	"$BUILD/tests/tools/mkperf" spe "$d/spe.data" 0x00000000410fd0c0 && bundle "$c/mkperf-spe" perf.data="$d/spe.data"
+	"$BUILD/tests/tools/mkperf" mem "$d/mem.data" && bundle "$c/mkperf-mem" perf.data="$d/mem.data"
+	perf record -q -o "$d/script.data" -e cpu-clock -c 200000 -- \
+		sh -c "$PROGS/behave spin 0.01; $PROGS/behave spin 0.01" >/dev/null 2>&1 &&
+		bundle "$c/script" perf.data="$d/script.data"
+	"$BUILD/dsprof" import -o "$d/old" "$TOP/tests/corpus/perf/pipe.data" >/dev/null 2>&1
+	printf 'mine\n' >"$d/notes"
+	bundle "$c/over-an-experiment" perf.data="$d/mem.data" out/perf.data="$d/old/perf.data" \
+		out/meta.json="$d/old/meta.json"
+	bundle "$c/over-a-file" perf.data="$d/mem.data" out/perf.data="$d/old/perf.data" \
+		out/meta.json="$d/old/meta.json" out/notes="$d/notes" out.old/perf.data="$d/old/perf.data"
+	seeded import "perf's recordings, mkperf's SPE and mem, a script's execs, folders there already"
+}
+
+# The programs of tests/e2e/suggest.sh, recorded under the simulator (few
+# samples: each input stays fast), with each option.
+seed_suggest() {
+	begin suggest
+	need_sim "the suggestions' programs"
+	for run in "spread sim:L1D_MISS/500 struct_spread 4" "falseshare sim:HITM/500 struct_counters" \
+		"hotcold sim:L1D_MISS/2000 struct_particle 20" "coaccess sim:loads/1000 struct_quad 2"; do
+		set -- $run
+		"$BUILD/dsprof" record -q -o "$d/$1" --sim -e "$2" --call-graph=none -- "$PROGS/$1" ${4:-} \
+			>/dev/null 2>&1 || continue
+		printf 'type=%s\n' "$(echo "$3" | tr _ ' ')" >"$d/$1.opts"
+		bundle "$c/$1" $(member a "$d/$1") opts="$d/$1.opts"
+	done
+	printf 'line=32\nkeep-abi=1\n' >"$d/keep"
+	bundle "$c/spread-keep-abi" $(member a "$d/spread") opts="$d/keep"
+	printf 'all=1\nline=128\n' >"$d/all"
+	bundle "$c/falseshare-all" $(member a "$d/falseshare") opts="$d/all"
+	seeded suggest "spread, falseshare, hotcold and coaccess under the simulator; --keep-abi, --line, --all"
 }
 
 # Inputs that once crashed a target (tests/fuzz/regressions/TARGET/): each
@@ -346,7 +508,7 @@ picked() {
 }
 
 TARGETS="$*"
-ALL="perfdata json mobj elf session meta kallsyms machine simstream tui"
+ALL="perfdata json mobj elf session meta kallsyms machine simstream tui heap group diff archive import suggest"
 for t in ${TARGETS:-$ALL}; do
 	case " $ALL " in *" $t "*) ;; *) echo "run.sh: no fuzz target '$t' (targets: $ALL)" >&2; exit 1 ;; esac
 done
@@ -361,7 +523,7 @@ done
 for t in ${TARGETS:-$ALL}; do
 	case $t in
 	session) run "fuzz_$t" "$t" -max_len=262144 -dict="$TOP/tests/fuzz/fuzz.dict" ;;
-	simstream | machine) run "fuzz_$t" "$t" -dict="$TOP/tests/fuzz/fuzz.dict" ;;
+	simstream | machine | group | diff | archive | import | suggest) run "fuzz_$t" "$t" -dict="$TOP/tests/fuzz/fuzz.dict" ;;
 	tui) run "fuzz_$t" "$t" -max_len=256 ;;
 	*) run "fuzz_$t" "$t" ;;
 	esac

@@ -1626,6 +1626,36 @@ TEST(heap_ends)
 	free(path);
 }
 
+
+/* A member added to a group whose index's last line has no newline (cut
+ * short, or edited by hand) gets a line of its own: the group reads after
+ * as before, with both members. */
+TEST(group_add_after_cut_line)
+{
+	ds_err err = {0};
+	char *g = tmp_path("group-cut"), *index = tmp_path("group-cut/group"), *run1 = tmp_path("group-cut/run.1"), *path = NULL, *note = NULL;
+	static const char cut[] = "dsprof-group 1\nrun.1\trun\t1";
+	ds_group_member *mv = NULL;
+	size_t n = 0;
+	int64_t got = 0;
+	FILE *f;
+
+	CHECK(ds_group_make(g, &err) == 0);
+	CHECK(mkdir(run1, 0755) == 0);
+	CHECK((f = fopen(index, "w")) && fwrite(cut, 1, sizeof cut - 1, f) == sizeof cut - 1 && fclose(f) == 0);
+	CHECK(ds_group_reserve(g, "run", 0, NULL, &path, &got, &err) == 0 && got == 2);
+	CHECK(path && ds_group_add(g, path, "run", got, &err) == 0);
+	CHECK(ds_group_members(g, &mv, &n, &note, &err) == 0);
+	CHECK_EQ_U64(n, 2);
+	CHECK(n == 2 && !strcmp(mv[0].name, "run.1") && !strcmp(mv[1].name, "run.2") && mv[1].id == 2);
+	CHECK(note == NULL);
+	ds_group_members_free(mv, n);
+	free(note);
+	free(path);
+	free(run1);
+	free(index);
+	free(g);
+}
 int main(void)
 {
 	snprintf(tmpdir, sizeof tmpdir, "/tmp/dsprof-unit.XXXXXX");
@@ -1655,6 +1685,7 @@ int main(void)
 	RUN(expdir);
 	RUN(heap_tallies);
 	RUN(heap_ends);
+	RUN(group_add_after_cut_line);
 	{
 		char *cmd = ds_xasprintf("rm -rf '%s'", tmpdir);
 		if (system(cmd) != 0)
