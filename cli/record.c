@@ -638,70 +638,104 @@ out:
 	return status;
 }
 
+/* A new group where the experiment would have been: what was there
+ * moves aside as it would for an experiment. */
+static int new_group(const char *outdir)
+{
+	ds_expdir_prev prev;
+	ds_err err = {0};
+	ds_wdir *d = ds_expdir_create(outdir, &prev, &err);
+	int rc = !d || ds_expdir_complete(d, &err) || ds_group_make(outdir, &err) ? -1 : 0;
+
+	ds_wdir_close(d);
+	if (rc)
+		return cli_fail(&err);
+	cli_say_moved(&prev);
+	return 0;
+}
+
+/* --follow-exec: the whole recording first, in the group but not of it;
+ * then a member for each program. */
+static int record_followed(const run_ctx *x, const char *gdir, const char *group)
+{
+	char *whole = ds_xasprintf("%s/.recording.%d", gdir, (int)getpid());
+	bool complete, killed;
+	ds_err err = {0};
+	int st, status;
+
+	if (group && ds_group_make(group, &err)) {
+		free(whole);
+		return cli_fail(&err);
+	}
+	st = record_run(x, whole, &complete, &killed);
+	status = complete ? split_programs(gdir, whole, x->quiet) : 0;
+	free(whole);
+	return status ? status : st;
+}
+
+/* Run k of a group gdir (or, without one, the experiment outdir); *done:
+ * record no further run. */
+static int record_member(const run_ctx *x, const char *outdir, const char *gdir, unsigned k, unsigned repeat,
+			 bool *done)
+{
+	int64_t rank = mpi_rank(), id = rank;
+	const char *kind = rank >= 0 ? "rank" : "run";
+	char *path = NULL;
+	bool complete, killed;
+	ds_err err = {0};
+	int st;
+
+	*done = true;
+	if (gdir && ds_group_reserve(gdir, kind, rank, NULL, &path, &id, &err))
+		return cli_fail(&err);
+	if (repeat > 1 && !x->quiet)
+		fprintf(stderr, "[ dsprof record: run %u of %u ]\n", k + 1, repeat);
+	st = record_run(x, path ? path : outdir, &complete, &killed);
+	if (gdir && complete && ds_group_add(gdir, path, kind, id, &err)) {
+		st = cli_fail(&err);
+		complete = false;
+	}
+	if (gdir && !x->quiet && complete) {
+		fputs("[ dsprof record: in group '", stderr);
+		cli_puts_safe(stderr, gdir);
+		fprintf(stderr, "' as %s.%lld ]\n", kind, (long long)id);
+	}
+	free(path);
+	*done = !complete || killed;
+	return st;
+}
+
 /* Record the command `repeat` times: into outdir, or as members of a
  * group (--group, or with --repeat a new group at outdir).  The exit
  * status is the first run's that failed, else 0.  Repeating stops at a
- * run dsprof could not complete or that a signal ended (Ctrl-C). */
+ * run dsprof could not complete, that a signal ended, or that a stop
+ * signal (Ctrl-C) came in.  The stop signals are held from before the
+ * first directory is made until the last experiment is complete
+ * (ds_stop_hold): none cuts short an experiment that record then says it
+ * wrote, or leaves one half written. */
 static int record_runs(const run_ctx *x, const char *outdir, const char *group, unsigned repeat, bool follow)
 {
 	const char *gdir = group ? group : repeat > 1 || follow ? outdir : NULL;
-	int64_t rank = mpi_rank();
-	const char *kind = rank >= 0 ? "rank" : "run";
-	ds_err err = {0};
+	ds_stop_hold hold;
+	bool stop = false;
 	int status = 0;
 
-	if (gdir && !group) {
-		/* a new group where the experiment would have been: what was there
-		 * moves aside as it would for an experiment */
-		ds_expdir_prev prev;
-		ds_wdir *d = ds_expdir_create(outdir, &prev, &err);
-		int rc = !d || ds_expdir_complete(d, &err) || ds_group_make(outdir, &err) ? -1 : 0;
-		ds_wdir_close(d);
-		if (rc)
-			return cli_fail(&err);
-		cli_say_moved(&prev);
-	}
-	if (follow) {
-		/* the whole recording first, in the group but not of it; then a
-		 * member for each program */
-		char *whole = ds_xasprintf("%s/.recording.%d", gdir, (int)getpid());
-		bool complete, killed;
-		int st;
-		if (group && ds_group_make(group, &err)) {
-			free(whole);
-			return cli_fail(&err);
+	ds_stop_hold_begin(&hold);
+	x->o->command_mask = &hold.before;
+	if (gdir && !group)
+		status = new_group(outdir);
+	if (!status && follow)
+		status = record_followed(x, group ? group : outdir, group);
+	else if (!status)
+		for (unsigned k = 0; k < repeat && !stop; k++) {
+			int st = record_member(x, outdir, gdir, k, repeat, &stop);
+			if (!status)
+				status = st;
+			/* one that came once the run's recording had read its last */
+			stop |= ds_stop_hold_take(&hold) > 0;
 		}
-		st = record_run(x, whole, &complete, &killed);
-		status = complete ? split_programs(gdir, whole, x->quiet) : 0;
-		free(whole);
-		return status ? status : st;
-	}
-	for (unsigned k = 0; k < repeat; k++) {
-		char *path = NULL;
-		int64_t id = rank;
-		bool complete, killed;
-		int st;
-
-		if (gdir && ds_group_reserve(gdir, kind, rank, NULL, &path, &id, &err))
-			return status ? status : cli_fail(&err);
-		if (repeat > 1 && !x->quiet)
-			fprintf(stderr, "[ dsprof record: run %u of %u ]\n", k + 1, repeat);
-		st = record_run(x, path ? path : outdir, &complete, &killed);
-		if (gdir && complete && ds_group_add(gdir, path, kind, id, &err)) {
-			st = cli_fail(&err);
-			complete = false;
-		}
-		if (gdir && !x->quiet && complete) {
-			fputs("[ dsprof record: in group '", stderr);
-			cli_puts_safe(stderr, gdir);
-			fprintf(stderr, "' as %s.%lld ]\n", rank >= 0 ? "rank" : "run", (long long)id);
-		}
-		free(path);
-		if (!status)
-			status = st;
-		if (!complete || killed)
-			break;
-	}
+	ds_stop_hold_end(&hold);
+	x->o->command_mask = NULL;
 	return status;
 }
 

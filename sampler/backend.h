@@ -9,7 +9,7 @@
  * as its errno.  The stop signals (SIGINT, SIGTERM, SIGHUP) and SIGCHLD
  * are blocked and read from a signalfd in the recorder's poll loop: no
  * handler and no global flag.  The command gets the original mask back
- * before exec.
+ * before exec (the one before `dsprof record`'s ds_stop_hold).
  */
 #ifndef DSPROF_SAMPLER_BACKEND_H
 #define DSPROF_SAMPLER_BACKEND_H
@@ -29,14 +29,17 @@
 typedef struct ds_workload {
 	pid_t pid;            /* the command; 0 before it is forked and after a failed exec */
 	int sigfd;            /* stop signals and SIGCHLD */
-	sigset_t oldmask;     /* restored by ds_workload_fini, and in the command */
+	sigset_t oldmask;     /* restored by ds_workload_fini */
+	sigset_t command_mask; /* the command's, before exec */
 	int go_fd, exec_err_fd;
 	bool exited;
 	int wait_status;      /* when exited */
 } ds_workload;
 
-/* Block the signals and open the signalfd; ds_workload_fini undoes it. */
-int ds_workload_init(ds_workload *w, ds_err *err);
+/* Block the signals and open the signalfd; ds_workload_fini undoes it.
+ * The command starts with command_mask (NULL: the mask before this call),
+ * so that a ds_stop_hold around the recording is not its. */
+int ds_workload_init(ds_workload *w, const sigset_t *command_mask, ds_err *err);
 /* Fork argv[0] (found in PATH); it waits for ds_workload_start.  env, when
  * not NULL, is a NULL-terminated list of "NAME=VALUE" set in the command's
  * environment.  Unless

@@ -769,7 +769,7 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 	r.pidfd = -1;
 	r.kernel_ips = ds_hash_new();
 
-	if (ds_workload_init(&r.wl, err))
+	if (ds_workload_init(&r.wl, o->command_mask, err))
 		goto out;
 	if (online_cpus(&r, err))
 		goto out;

@@ -11,6 +11,7 @@
 #ifndef DSPROF_SAMPLER_H
 #define DSPROF_SAMPLER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -122,6 +123,8 @@ typedef struct ds_record_opts {
 	ds_wdir *dir;           /* ... open (ds_expdir_create): every file of it is written there */
 	int argc_self;          /* dsprof's own command line, for the header */
 	char **argv_self;
+	const sigset_t *command_mask; /* the signal mask the command starts with (a
+				      * ds_stop_hold's before), or NULL: dsprof's own */
 } ds_record_opts;
 
 typedef struct ds_record_result {
@@ -176,6 +179,28 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
  * DS_EINPUT with one line saying which. */
 int ds_sampler_check_pid(pid_t pid, ds_err *err);
 void ds_record_result_fini(ds_record_result *r);
+
+/* ---- stop signals ----
+ * SIGINT (Ctrl-C), SIGTERM and SIGHUP ask a recording to stop.  Left to
+ * their default, one that comes after the recording has read its last
+ * (once the command has ended) kills dsprof half way through writing the
+ * experiment: meta.json, the finished perf.data, the kernel's symbols.  So
+ * `dsprof record` holds them (blocks them) from before it makes the
+ * experiment directory until the experiment is complete: while the command
+ * runs the recording reads them and stops it; one that comes later waits
+ * until the experiment is complete, and is then taken as the request to
+ * record no further run (--repeat). */
+typedef struct ds_stop_hold {
+	sigset_t before; /* dsprof's mask before the hold: the command starts with it */
+} ds_stop_hold;
+
+void ds_stop_hold_begin(ds_stop_hold *h);
+/* How many stop signals came since the hold began or was last taken that
+ * no recording read; they are consumed. */
+int ds_stop_hold_take(ds_stop_hold *h);
+/* Ends the hold; stop signals still pending are consumed, not delivered:
+ * their default would kill dsprof, which has done what they asked. */
+void ds_stop_hold_end(ds_stop_hold *h);
 
 /* ---- the simulated PMU (sampler/sim.c; docs/simulator.md) ----
  * `dsprof record --sim` runs the command under dsprofsim, a Valgrind tool

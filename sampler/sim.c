@@ -644,7 +644,7 @@ int ds_sim_record(const ds_record_opts *o, const ds_cache_level *caches, int nca
 	int rc = -1;
 
 	begin(&r, o, res, sres);
-	if (ds_workload_init(&r.wl, err))
+	if (ds_workload_init(&r.wl, o->command_mask, err))
 		goto out;
 	if (o->pid || !o->argv) {
 		ds_err_set(err, DS_EINPUT, "--sim runs a command; it cannot attach to a process (-p)");

@@ -15,18 +15,52 @@
  * before SIGKILL (perf record waits likewise). */
 #define GRACE_SECONDS 2.0
 
-int ds_workload_init(ds_workload *w, ds_err *err)
+/* The signals that ask a recording to stop. */
+static void stop_signals(sigset_t *s)
+{
+	sigemptyset(s);
+	sigaddset(s, SIGINT);
+	sigaddset(s, SIGTERM);
+	sigaddset(s, SIGHUP);
+}
+
+void ds_stop_hold_begin(ds_stop_hold *h)
+{
+	sigset_t stop;
+
+	stop_signals(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &h->before);
+}
+
+int ds_stop_hold_take(ds_stop_hold *h)
+{
+	static const struct timespec now = {0, 0};
+	sigset_t stop;
+	int n = 0;
+
+	(void)h;
+	stop_signals(&stop);
+	while (sigtimedwait(&stop, NULL, &now) > 0)
+		n++;
+	return n;
+}
+
+void ds_stop_hold_end(ds_stop_hold *h)
+{
+	ds_stop_hold_take(h);
+	sigprocmask(SIG_SETMASK, &h->before, NULL);
+}
+
+int ds_workload_init(ds_workload *w, const sigset_t *command_mask, ds_err *err)
 {
 	sigset_t stop;
 
 	memset(w, 0, sizeof *w);
 	w->sigfd = w->go_fd = w->exec_err_fd = -1;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
+	stop_signals(&stop);
 	sigaddset(&stop, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &stop, &w->oldmask);
+	w->command_mask = command_mask ? *command_mask : w->oldmask;
 	w->sigfd = signalfd(-1, &stop, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (w->sigfd < 0)
 		return ds_err_set(err, DS_EENV, "cannot create a signalfd: %s", strerror(errno));
@@ -63,7 +97,7 @@ int ds_workload_fork(ds_workload *w, char *const *argv, char *const *env, bool d
 		 * died before this line is seen as a new parent. */
 		if (!detach && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != recorder))
 			_exit(127);
-		sigprocmask(SIG_SETMASK, &w->oldmask, NULL);
+		sigprocmask(SIG_SETMASK, &w->command_mask, NULL);
 		/* wait until the recorder is ready; EOF means it gave up */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);

@@ -1,6 +1,8 @@
 # dsprof killed outright (SIGKILL): the command it runs dies with it unless
 # --detach, and the report of what it left says what happened: meta.json
 # missing and why, kernel symbols from this boot or why there are none.
+# dsprof asked to stop (SIGTERM) at any moment of a recording, first to
+# last: the experiment it says it wrote is complete.
 # -p of a kernel thread is refused.
 . "$TOP/tests/lib.sh"
 
@@ -104,3 +106,71 @@ else
 		"$DSPROF" record -p "$kt" -o kt -d 1
 	check "-p of a kernel thread: no experiment" test ! -e kt
 fi
+
+# SIGTERM at each moment of a recording, from before it made its directory
+# to after the command ended: once dsprof has made the experiment's
+# directory it says it wrote the experiment, and that experiment is
+# complete (no mark, meta.json, perf.data, and the kernel's symbols when
+# it has kernel samples).  Some of these moments last milliseconds, so the
+# states are polled without sleeping.
+#
+# has_child PID: the process has forked (the command, before it runs)
+has_child() {
+	c=
+	{ read -r c <"/proc/$1/task/$1/children"; } 2>/dev/null
+	[ -n "$c" ]
+}
+# term_when NAME STATE...: record a short command into NAME, SIGTERM dsprof
+# as soon as the test STATE holds (PID in it is dsprof's); sets said (what
+# record printed)
+term_when() {
+	dir=$1
+	shift
+	"$DSPROF" record -o "$dir" -- "$PROGS/behave" exit 0 >"$dir.out" 2>"$dir.err" &
+	dp=$!
+	n=0
+	until [ "$n" -ge 100000 ] || eval "$*"; do
+		n=$((n + 1))
+	done
+	kill -TERM "$dp"
+	wait "$dp"
+	said=$(cat "$dir.err" 2>/dev/null | grep -c "written to '$dir'")
+	[ "$n" -lt 100000 ] || echo "# $dir: the state '$*' was not seen; SIGTERM came later"
+}
+# complete NAME DIR: the experiment DIR is complete, and its report says
+# nothing is missing
+complete() {
+	"$DSPROF" report -i "$2" --by module -f csv >"$2.csv" 2>"$2.rep"
+	rc=$?
+	if [ "$rc" -ne 0 ] || [ -e "$2/recording.json" ] || [ ! -e "$2/meta.json" ] || [ ! -e "$2/perf.data" ]; then
+		not_ok "$1: status $rc, in the experiment: $(ls "$2" | tr '\n' ' ')"
+	elif grep -q '^\[kernel\.kallsyms\]' "$2.csv" && [ ! -e "$2/kallsyms" ]; then
+		not_ok "$1: kernel samples, but no kallsyms"
+	elif grep -q "not finished\|is missing\|kernel samples are shown as" "$2.rep"; then
+		not_ok "$1: the report says: $(cat "$2.rep")"
+	else
+		ok "$1"
+	fi
+}
+for round in 1 2 3; do
+	term_when "mark$round" "test -e mark$round/recording.json"
+	check_eq "SIGTERM once the directory is made ($round): record says it wrote the experiment" "$said" 1
+	complete "SIGTERM once the directory is made ($round): the experiment is complete" "mark$round"
+	term_when "fork$round" 'has_child $dp'
+	check_eq "SIGTERM before the command runs ($round): record says it wrote the experiment" "$said" 1
+	complete "SIGTERM before the command runs ($round): the experiment is complete" "fork$round"
+	term_when "ran$round" "grep -q 'to stderr' ran$round.err"
+	check_eq "SIGTERM while the command runs ($round): record says it wrote the experiment" "$said" 1
+	complete "SIGTERM while the command runs ($round): the experiment is complete" "ran$round"
+	term_when "end$round" "test -e end$round/meta.json"
+	check_eq "SIGTERM after the command ended ($round): record says it wrote the experiment" "$said" 1
+	complete "SIGTERM after the command ended ($round): the experiment is complete" "end$round"
+	# at once: before it has made anything, dsprof may die of it; then it
+	# said nothing and left nothing
+	term_when "now$round" true
+	if [ "$said" = 1 ]; then
+		complete "SIGTERM at once ($round): the experiment it says it wrote is complete" "now$round"
+	else
+		check "SIGTERM at once ($round): it said nothing, and left nothing" test ! -e "now$round"
+	fi
+done
