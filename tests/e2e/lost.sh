@@ -9,6 +9,24 @@ check_eq "20 kHz: no record lost" "$("$TOOLS/dsjq" .lost fast/meta.json)" 0
 check_ge "20 kHz: samples from all threads" "$("$TOOLS/dsjq" .samples fast/meta.json)" 15000
 check_eq "20 kHz: no warning" "$(cat err.txt)" ""
 
+# page faults at default settings: a program without frame pointers gets
+# an 8 KiB stack copy with each sample, and touching 2,048 fresh pages
+# makes them in one burst (about 17 MB); the ring buffers are sized for
+# the copies and every sample is kept, on a busy machine too
+"$DSPROF" record -o pf -e page-faults -c 1 -- "$PROGS/pagefault_nofp" 2048 >pages.txt 2>pf.err
+check_eq "page faults, 8 KiB stack copies: recording succeeds" "$?" 0
+check_contains "page faults, 8 KiB stack copies: chosen by default" pf.err \
+	'unwound from 8192-byte stack copies'
+check_eq "page faults, 8 KiB stack copies: no record lost" "$("$TOOLS/dsjq" .lost pf/meta.json)" 0
+check_eq "page faults, 8 KiB stack copies: no further sample lost" \
+	"$("$TOOLS/dsjq" .lost_samples pf/meta.json)" 0
+check_eq "page faults, 8 KiB stack copies: no warning or note" "$(grep '^dsprof:' pf.err)" ""
+"$DSPROF" report -i pf -v samples --format csv >pf.csv
+awk '{ print $2 }' pages.txt | sort -u >want.txt
+csv_col pf.csv addr | awk 'length($0) > 5 { print substr($0, 1, length($0) - 3) "000" }' | sort -u >got.txt
+check_eq "page faults, 8 KiB stack copies: the program touched 2048 pages" "$(wc -l <want.txt)" 2048
+check_eq "page faults, 8 KiB stack copies: every page's fault is a sample" "$(comm -12 want.txt got.txt | wc -l)" 2048
+
 # a stopped recorder cannot drain its one-page buffers: records are lost
 "$DSPROF" record -q -o lossy -m 1 -c 100000 -- "$PROGS/behave" spin 2 >/dev/null 2>lossy.err &
 pid=$!
