@@ -245,8 +245,8 @@ static int map_ring(rec *r, int fd, ds_err *err)
 }
 
 /* The bytes of one sample as the kernel writes it (PERF_RECORD_SAMPLE in
- * perf_event_open(2)), its call chain taken TYPICAL_CHAIN entries deep. */
-static size_t sample_bytes(const struct perf_event_attr *a)
+ * perf_event_open(2)), its call chain taken chain entries deep. */
+static size_t sample_bytes(const struct perf_event_attr *a, size_t chain)
 {
 	const uint64_t words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			       PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
@@ -256,7 +256,7 @@ static size_t sample_bytes(const struct perf_event_attr *a)
 	size_t n = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & words);
 
 	if (t & PERF_SAMPLE_CALLCHAIN)
-		n += 8 + (a->exclude_callchain_user && a->exclude_callchain_kernel ? 0 : 8 * TYPICAL_CHAIN);
+		n += 8 + (a->exclude_callchain_user && a->exclude_callchain_kernel ? 0 : 8 * chain);
 	if (t & PERF_SAMPLE_REGS_USER)
 		n += 8 + 8 * (size_t)__builtin_popcountll(a->sample_regs_user);
 	if (t & PERF_SAMPLE_STACK_USER)
@@ -264,19 +264,28 @@ static size_t sample_bytes(const struct perf_event_attr *a)
 	return n;
 }
 
-/* Data pages (a power of two) that hold RING_SAMPLES of the largest
- * sample of any event, with the stack copy as it stands. */
-static size_t pages_for_samples(const rec *r)
+/* The largest sample of any event, with the stack copy as it stands and
+ * call chains chain entries deep. */
+static size_t largest_sample(const rec *r, size_t chain)
 {
-	size_t most = 0, pages = 1;
+	size_t most = 0;
 
 	for (size_t i = 0; i < r->o->nevents; i++) {
 		struct perf_event_attr a;
 		setup_attr(r, i, &a, true);
-		if (sample_bytes(&a) > most)
-			most = sample_bytes(&a);
+		if (sample_bytes(&a, chain) > most)
+			most = sample_bytes(&a, chain);
 	}
-	while (pages * r->page < most * RING_SAMPLES)
+	return most;
+}
+
+/* Data pages (a power of two) that hold RING_SAMPLES of the largest
+ * sample. */
+static size_t pages_for_samples(const rec *r)
+{
+	size_t pages = 1;
+
+	while (pages * r->page < largest_sample(r, TYPICAL_CHAIN) * RING_SAMPLES)
 		pages *= 2;
 	return pages < DEFAULT_PAGES ? DEFAULT_PAGES : pages;
 }
@@ -336,8 +345,9 @@ static bool fit_locked_memory(rec *r)
  * and the locked-memory limit; and when that leaves a ring too small,
  * dsprof's own choice of a stack copy (--call-graph auto) is shortened, to
  * MIN_STACK_BYTES at the least, so that a burst of samples is shortened
- * rather than lost.  res says what was chosen and why. */
-static void choose_pages(rec *r)
+ * rather than lost.  res says what was chosen and why; the error is a
+ * ring of -m's that cannot hold one sample. */
+static int choose_pages(rec *r, ds_err *err)
 {
 	const ds_record_opts *o = r->o;
 	size_t cap = (size_t)sysconf(_SC_PHYS_PAGES) / RING_MEMORY_SHARE / r->cpus.n;
@@ -345,6 +355,13 @@ static void choose_pages(rec *r)
 	r->stack_bytes = o->stack_bytes;
 	r->pages = o->mmap_pages ? o->mmap_pages : pages_for_samples(r);
 	r->res->ring_wanted = r->pages * r->page;
+	/* the kernel drops every sample larger than the ring, and says so
+	 * only after the fact */
+	if (o->mmap_pages && o->mmap_pages * r->page < largest_sample(r, 0))
+		return ds_err_set(err, DS_EINPUT, "--mmap-pages %u (%zu KiB) cannot hold one sample of %zu bytes: "
+				  "give a larger one%s", o->mmap_pages, o->mmap_pages * r->page / 1024,
+				  largest_sample(r, 0), o->callgraph == DS_CG_DWARF ? ", or a shorter stack copy "
+				  "(--call-graph dwarf,SIZE)" : "");
 	if (!o->mmap_pages) {
 		for (; r->pages > DEFAULT_PAGES && r->pages > cap; r->pages /= 2)
 			r->res->ring_limit = DS_RING_MEMORY;
@@ -356,6 +373,7 @@ static void choose_pages(rec *r)
 	}
 	r->res->ring_bytes = r->pages * r->page;
 	r->res->stack_bytes = o->callgraph == DS_CG_DWARF ? r->stack_bytes : 0;
+	return 0;
 }
 
 static int open_events(rec *r, ds_err *err)
@@ -866,7 +884,8 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 		goto out;
 	if (online_cpus(&r, err))
 		goto out;
-	choose_pages(&r);
+	if (choose_pages(&r, err))
+		goto out;
 	if (o->pid ? attach_threads(&r, err) : start_child(&r, err))
 		goto out;
 	if (open_events(&r, err))

@@ -27,15 +27,29 @@ csv_col pf.csv addr | awk 'length($0) > 5 { print substr($0, 1, length($0) - 3) 
 check_eq "page faults, 8 KiB stack copies: the program touched 2048 pages" "$(wc -l <want.txt)" 2048
 check_eq "page faults, 8 KiB stack copies: every page's fault is a sample" "$(comm -12 want.txt got.txt | wc -l)" 2048
 
-# a stopped recorder cannot drain its one-page buffers: records are lost
+# a ring of -m's that cannot hold one sample would lose them all: refused
+expect_error "a ring smaller than one sample: refused before the command runs" 1 \
+	'^dsprof: --mmap-pages 1 \([0-9]+ KiB\) cannot hold one sample of [0-9]+ bytes: .*--call-graph dwarf,SIZE' \
+	"$DSPROF" record -q -o tiny -m 1 --call-graph dwarf -e page-faults -- "$PROGS/pagefault" 16
+check "a ring smaller than one sample: no experiment left" test ! -e tiny
+
+# a stopped recorder cannot drain its small buffers: records are lost (one
+# recorder with frame-pointer chains, one with stack copies, side by side)
 "$DSPROF" record -q -o lossy -m 1 -c 100000 -- "$PROGS/behave" spin 2 >/dev/null 2>lossy.err &
 pid=$!
+"$DSPROF" record -q -o lossydw -m 4 --call-graph dwarf -c 100000 -- "$PROGS/behave" spin 2 >/dev/null 2>lossydw.err &
+piddw=$!
 sleep 0.5
-kill -STOP "$pid"
+kill -STOP "$pid" "$piddw"
 sleep 1
-kill -CONT "$pid"
+kill -CONT "$pid" "$piddw"
 wait "$pid"
 check_eq "stalled recorder: target still ends normally" "$?" 0
+wait "$piddw"
+check_eq "stalled recorder, stack copies: target still ends normally" "$?" 0
+check_ge "stalled recorder, stack copies: lost records counted" "$("$TOOLS/dsjq" .lost lossydw/meta.json)" 1
+check_contains "stalled recorder, stack copies: the warning names the ring, the copies and what to change" \
+	lossydw.err 'lost \(ring buffer full: [0-9]+ KiB per CPU, 8192-byte stack copies\); use a larger --mmap-pages, a shorter copy \(--call-graph dwarf,SIZE\), --call-graph fp, or a longer period'
 lost=$("$TOOLS/dsjq" .lost lossy/meta.json)
 check_ge "stalled recorder: lost records counted in meta.json" "$lost" 1
 check_contains "stalled recorder: warned at the end, even with -q" lossy.err '^dsprof: warning: [0-9]+ records \(samples or side-band\) and [0-9]+ further samples were lost'
