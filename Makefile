@@ -140,6 +140,14 @@ $(BUILD)/tests/programs/heapleak_nofp: tests/programs/heapleak.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
 
+# pagefault built without frame pointers: --call-graph auto copies 8 KiB of
+# stack with each of its page faults, the largest samples dsprof takes by
+# default, for the ring buffers to keep (tests/e2e/lost.sh).
+TESTPROGS += $(BUILD)/tests/programs/pagefault_nofp
+$(BUILD)/tests/programs/pagefault_nofp: tests/programs/pagefault.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -D_GNU_SOURCE -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror -pthread -o $@ $<
+
 # An MPI program, built with Open MPI's mpicc: a real job for experiment groups.
 TESTPROGS += $(BUILD)/tests/programs/mpi_ranks
 $(BUILD)/tests/programs/mpi_ranks: tests/programs/mpi/ranks.c

@@ -44,7 +44,8 @@ static const char record_usage[] =
 	"      --follow-exec          each program the command's processes exec is an\n"
 	"                             experiment of its own, PROG.PID in one group (--group\n"
 	"                             G, else a new group at -o DIR): a script's programs\n"
-	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two)\n"
+	"  -m, --mmap-pages N         ring buffer pages per CPU (power of two; default: room\n"
+	"                             for 1,024 samples, stack copies and all)\n"
 	"  -q, --quiet                no summary line at the end\n"
 	"      --archive              keep the sampled object files with the experiment\n"
 	"                             (as 'dsprof archive' does), to analyze it elsewhere\n"
@@ -165,6 +166,7 @@ static void auto_callgraph(ds_record_opts *o)
 
 	o->callgraph = fp ? DS_CG_FP : DS_CG_DWARF;
 	o->stack_bytes = DWARF_STACK_BYTES;
+	o->stack_auto = true;
 	ds_dso_close(d);
 	free(path);
 }
@@ -366,21 +368,41 @@ static int sim_machine(ds_machine *m, ds_machine *left_out, const char *model, c
 	return 0;
 }
 
-static void summary(const char *outdir, const ds_record_result *res, bool quiet)
+static void summary(const char *outdir, const ds_record_result *res, uint32_t stack_bytes_asked, bool quiet)
 {
+	bool stack_bytes_cut = res->stack_bytes && res->stack_bytes < stack_bytes_asked;
+
 	if (!quiet) {
 		fprintf(stderr, "[ dsprof record: %llu samples, %.2f MB written to '",
 			(unsigned long long)res->samples, (double)res->bytes / 1e6);
 		cli_puts_safe(stderr, outdir);
 		fprintf(stderr, "' ]\n");
 	}
-	/* lost data is never hidden, even with -q */
-	if (res->lost || res->lost_samples)
+	/* a smaller ring than the samples need, and lost data, are never
+	 * hidden, even with -q */
+	if (res->ring_limit != DS_RING_UNLIMITED) {
+		fprintf(stderr, "dsprof: note: ring buffers of %zu KiB per CPU, not %zu KiB, ", res->ring_bytes / 1024,
+			res->ring_wanted / 1024);
+		if (stack_bytes_cut)
+			fprintf(stderr, "and stack copies of %u bytes, not %u, ", res->stack_bytes, stack_bytes_asked);
+		if (res->ring_limit == DS_RING_LOCKED)
+			fputs("by the locked-memory limit (kernel.perf_event_mlock_kb, ulimit -l); raise it, or "
+			      "record as root, for more\n", stderr);
+		else
+			fputs("to take at most 1/64 of the memory; --mmap-pages N sets the size\n", stderr);
+	}
+	if (res->lost || res->lost_samples) {
 		fprintf(stderr,
 			"dsprof: warning: %llu records (samples or side-band) and %llu further samples were lost "
-			"(ring buffer full); "
-			"use a larger --mmap-pages or a longer period\n",
-			(unsigned long long)res->lost, (unsigned long long)res->lost_samples);
+			"(ring buffer full: %zu KiB per CPU", (unsigned long long)res->lost,
+			(unsigned long long)res->lost_samples, res->ring_bytes / 1024);
+		if (res->stack_bytes)
+			fprintf(stderr, ", %u-byte stack copies); use a larger --mmap-pages, a shorter copy "
+					"(--call-graph dwarf,SIZE), --call-graph fp, or a longer period\n",
+				res->stack_bytes);
+		else
+			fputs("); use a larger --mmap-pages or a longer period\n", stderr);
+	}
 	if (res->throttled)
 		fprintf(stderr,
 			"dsprof: warning: the kernel throttled sampling %llu times "
@@ -425,7 +447,7 @@ static void heap_summary(const char *outdir, const ds_heap_broker *broker, bool 
 /* How the chains unwound from stack copies end: all of them reach the
  * thread's first frame when the copies are deep enough and every object
  * has call-frame information. */
-static void unwind_summary(const uint64_t *unwound, const ds_record_opts *o)
+static void unwind_summary(const uint64_t *unwound, uint32_t stack_bytes)
 {
 	uint64_t all = 0;
 	const char *sep = ":";
@@ -435,7 +457,7 @@ static void unwind_summary(const uint64_t *unwound, const ds_record_opts *o)
 	if (!all)
 		return;
 	fprintf(stderr, "[ dsprof record: %llu call chains unwound from %u-byte stack copies",
-		(unsigned long long)all, o->stack_bytes);
+		(unsigned long long)all, stack_bytes);
 	for (int e = 0; e < DS_CHAIN_NENDS; e++) {
 		if (!unwound[e])
 			continue;
@@ -525,9 +547,9 @@ static int record_run(const run_ctx *x, const char *outdir, bool *complete, bool
 	if (!status && ds_expdir_complete(dir, &err))
 		status = cli_fail(&err);
 	*complete = !status;
-	summary(outdir, &res, x->quiet);
+	summary(outdir, &res, o->stack_bytes, x->quiet);
 	if (!x->quiet)
-		unwind_summary(unwound, o);
+		unwind_summary(unwound, res.stack_bytes);
 	if (o->env)
 		heap_summary(outdir, o->heap_broker, x->quiet);
 	if (x->sim)

@@ -35,9 +35,19 @@
 #define DEFAULT_CLOCK_PERIOD 250000 /* ns: 4 kHz, perf's default rate */
 #define DEFAULT_FREQ 4000
 #define DEFAULT_PAGES 256           /* 1 MiB per CPU with 4 KiB pages */
-/* With a stack copy per sample (8 KiB by default) a burst of page faults
- * fills 1 MiB in a few hundred samples: 8 MiB per CPU then. */
-#define DWARF_PAGES 2048
+/* Each CPU's ring buffer holds at least this many samples, whatever they
+ * carry: a burst that long (page faults of a loop touching fresh pages
+ * come about 20 us apart with 8 KiB stack copies) is absorbed while the
+ * drain loop waits its turn for a busy CPU.  1 MiB holds that many
+ * frame-pointer samples; 8 KiB stack copies take 16 MiB. */
+#define RING_SAMPLES 1024
+/* Call-chain entries assumed for the size of a sample that has them. */
+#define TYPICAL_CHAIN 32
+/* All ring buffers together take at most this share of the memory. */
+#define RING_MEMORY_SHARE 64
+/* The shortest stack copy dsprof shortens its default to (see
+ * choose_pages): a few frames, still. */
+#define MIN_STACK_BYTES 2048
 #define DRAIN_INTERVAL_MS 250
 /* User stack copied with each call chain: enough to find the return
  * address of a leaf function that has no frame of its own, which frame
@@ -58,6 +68,7 @@ typedef struct rec {
 	ds_record_result *res;
 	size_t page;
 	size_t pages;                /* data pages per ring buffer */
+	uint32_t stack_bytes;        /* DS_CG_DWARF: the copy each sample carries */
 	DS_VEC(int) cpus;
 	DS_VEC(pid_t) tids;          /* targets of the events: the child, or the attached threads */
 	DS_VEC(int) fds;
@@ -148,7 +159,7 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 	 * one: the copy gives the chain instead, as in perf's dwarf mode. */
 	if (o->callgraph == DS_CG_DWARF) {
 		a->exclude_callchain_user = 1;
-		a->sample_stack_user = o->stack_bytes;
+		a->sample_stack_user = r->stack_bytes;
 	}
 	if (is_fault_event(a) || e->mem || (ds_ev_is_hardware(e) && a->precise_ip)) {
 		a->sample_type |= PERF_SAMPLE_ADDR;
@@ -179,9 +190,10 @@ static void setup_attr(const rec *r, size_t i, struct perf_event_attr *a, bool w
 		a->comm = a->comm_exec = 1;
 		a->task = 1;
 	}
-	/* wake the drain loop when a CPU's buffer is half full */
+	/* wake the drain loop when a CPU's buffer is a quarter full: the rest
+	 * absorbs what comes while it waits for a CPU and drains */
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(r->pages * r->page / 2);
+	a->wakeup_watermark = (uint32_t)(r->pages * r->page / 4);
 }
 
 static int open_error(const rec *r, size_t i, pid_t tid, int cpu, int e, ds_err *err)
@@ -232,37 +244,136 @@ static int map_ring(rec *r, int fd, ds_err *err)
 	return 0;
 }
 
-/* The ring buffer size, decided before the events are opened because their
- * wake-up mark depends on it: the default, halved while the locked-memory
- * limit refuses it (an unprivileged user's perf_event_mlock_kb), as perf does. */
-static void choose_pages(rec *r)
+/* The bytes of one sample as the kernel writes it (PERF_RECORD_SAMPLE in
+ * perf_event_open(2)), its call chain taken chain entries deep. */
+static size_t sample_bytes(const struct perf_event_attr *a, size_t chain)
+{
+	const uint64_t words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+			       PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC |
+			       PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR;
+	uint64_t t = a->sample_type;
+	size_t n = sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(t & words);
+
+	if (t & PERF_SAMPLE_CALLCHAIN)
+		n += 8 + (a->exclude_callchain_user && a->exclude_callchain_kernel ? 0 : 8 * chain);
+	if (t & PERF_SAMPLE_REGS_USER)
+		n += 8 + 8 * (size_t)__builtin_popcountll(a->sample_regs_user);
+	if (t & PERF_SAMPLE_STACK_USER)
+		n += 16 + a->sample_stack_user;
+	return n;
+}
+
+/* The largest sample of any event, with the stack copy as it stands and
+ * call chains chain entries deep. */
+static size_t largest_sample(const rec *r, size_t chain)
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < r->o->nevents; i++) {
+		struct perf_event_attr a;
+		setup_attr(r, i, &a, true);
+		if (sample_bytes(&a, chain) > most)
+			most = sample_bytes(&a, chain);
+	}
+	return most;
+}
+
+/* Data pages (a power of two) that hold RING_SAMPLES of the largest
+ * sample. */
+static size_t pages_for_samples(const rec *r)
+{
+	size_t pages = 1;
+
+	while (pages * r->page < largest_sample(r, TYPICAL_CHAIN) * RING_SAMPLES)
+		pages *= 2;
+	return pages < DEFAULT_PAGES ? DEFAULT_PAGES : pages;
+}
+
+/* Whether the locked-memory limit lets a ring of r->pages be mapped on
+ * each of the n fds, one per CPU (the kernel counts an unprivileged
+ * user's perf_event_mlock_kb for all CPUs, then RLIMIT_MEMLOCK); true
+ * when that cannot be told. */
+static bool rings_fit(rec *r, const int *fds, size_t n)
+{
+	size_t len = (r->pages + 1) * r->page, mapped = 0;
+	void **p = ds_xcalloc(n, sizeof *p);
+	bool fit = true;
+
+	for (; mapped < n; mapped++) {
+		p[mapped] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[mapped], 0);
+		if (p[mapped] == MAP_FAILED) {
+			fit = errno != EPERM;
+			break;
+		}
+	}
+	while (mapped--)
+		munmap(p[mapped], len);
+	free(p);
+	return fit;
+}
+
+/* Halves r->pages while the locked-memory limit refuses a ring of them on
+ * every CPU, as perf does; whether it had to. */
+static bool fit_locked_memory(rec *r)
 {
 	struct perf_event_attr a = {0};
-	int fd;
+	int *fds = ds_xcalloc(r->cpus.n, sizeof *fds);
+	size_t n = 0;
+	bool halved = false;
 
-	r->pages = r->o->mmap_pages			  ? r->o->mmap_pages
-		   : r->o->callgraph == DS_CG_DWARF ? DWARF_PAGES
-						  : DEFAULT_PAGES;
-	if (r->o->mmap_pages)
-		return;
 	a.size = sizeof a;
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.disabled = 1;
-	fd = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return;
-	for (; r->pages > 8; r->pages /= 2) {
-		size_t len = (r->pages + 1) * r->page;
-		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (p != MAP_FAILED) {
-			munmap(p, len);
-			break;
-		}
-		if (errno != EPERM)
-			break;
+	/* as unprivileged as the events: paranoid 2 refuses kernel samples */
+	a.exclude_kernel = a.exclude_hv = 1;
+	while (n < r->cpus.n && (fds[n] = perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)) >= 0)
+		n++;
+	for (; n == r->cpus.n && r->pages > 8 && !rings_fit(r, fds, n); r->pages /= 2)
+		halved = true;
+	while (n--)
+		close(fds[n]);
+	free(fds);
+	return halved;
+}
+
+/* The ring buffer size and the stack copy, decided before the events are
+ * opened because their wake-up mark and their samples depend on them.
+ * -m's size stands as given.  Otherwise each CPU's ring holds RING_SAMPLES
+ * samples, all of them together within 1/RING_MEMORY_SHARE of the memory
+ * and the locked-memory limit; and when that leaves a ring too small,
+ * dsprof's own choice of a stack copy (--call-graph auto) is shortened, to
+ * MIN_STACK_BYTES at the least, so that a burst of samples is shortened
+ * rather than lost.  res says what was chosen and why; the error is a
+ * ring of -m's that cannot hold one sample. */
+static int choose_pages(rec *r, ds_err *err)
+{
+	const ds_record_opts *o = r->o;
+	size_t cap = (size_t)sysconf(_SC_PHYS_PAGES) / RING_MEMORY_SHARE / r->cpus.n;
+
+	r->stack_bytes = o->stack_bytes;
+	r->pages = o->mmap_pages ? o->mmap_pages : pages_for_samples(r);
+	r->res->ring_wanted = r->pages * r->page;
+	/* the kernel drops every sample larger than the ring, and says so
+	 * only after the fact */
+	if (o->mmap_pages && o->mmap_pages * r->page < largest_sample(r, 0))
+		return ds_err_set(err, DS_EINPUT, "--mmap-pages %u (%zu KiB) cannot hold one sample of %zu bytes: "
+				  "give a larger one%s", o->mmap_pages, o->mmap_pages * r->page / 1024,
+				  largest_sample(r, 0), o->callgraph == DS_CG_DWARF ? ", or a shorter stack copy "
+				  "(--call-graph dwarf,SIZE)" : "");
+	if (!o->mmap_pages) {
+		for (; r->pages > DEFAULT_PAGES && r->pages > cap; r->pages /= 2)
+			r->res->ring_limit = DS_RING_MEMORY;
+		if (fit_locked_memory(r))
+			r->res->ring_limit = DS_RING_LOCKED;
+		while (o->callgraph == DS_CG_DWARF && o->stack_auto && r->stack_bytes > MIN_STACK_BYTES &&
+		       pages_for_samples(r) > r->pages)
+			r->stack_bytes /= 2;
 	}
-	close(fd);
+	r->res->ring_bytes = r->pages * r->page;
+	r->res->stack_bytes = o->callgraph == DS_CG_DWARF ? r->stack_bytes : 0;
+	return 0;
 }
 
 static int open_events(rec *r, ds_err *err)
@@ -773,7 +884,8 @@ int ds_sampler_record(const ds_record_opts *o, ds_record_result *res, ds_err *er
 		goto out;
 	if (online_cpus(&r, err))
 		goto out;
-	choose_pages(&r);
+	if (choose_pages(&r, err))
+		goto out;
 	if (o->pid ? attach_threads(&r, err) : start_child(&r, err))
 		goto out;
 	if (open_events(&r, err))

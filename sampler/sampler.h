@@ -108,6 +108,8 @@ typedef struct ds_record_opts {
 	uint64_t freq;          /* -F: default frequency (Hz); used when period is 0 */
 	enum ds_callgraph callgraph;
 	uint32_t stack_bytes;   /* DS_CG_DWARF: user stack copied with each sample */
+	bool stack_auto;        /* stack_bytes is dsprof's default, not the user's: the
+				 * perf_event backend may shorten it to fit its ring buffers */
 	bool inherit;           /* follow threads and children */
 	pid_t pid;              /* attach to this process (0: run argv) */
 	char **argv;            /* the command to run, NULL-terminated */
@@ -127,6 +129,13 @@ typedef struct ds_record_opts {
 				      * ds_stop_hold's before), or NULL: dsprof's own */
 } ds_record_opts;
 
+/* What made the ring buffers smaller than their samples ask for. */
+enum ds_ring_limit {
+	DS_RING_UNLIMITED,
+	DS_RING_MEMORY,         /* all of them together take at most 1/64 of the memory */
+	DS_RING_LOCKED,         /* the locked-memory limit (perf_event_mlock_kb, RLIMIT_MEMLOCK) */
+};
+
 typedef struct ds_record_result {
 	bool target_started;
 	int wait_status;        /* of the command (waitpid form); valid when exited */
@@ -138,6 +147,10 @@ typedef struct ds_record_result {
 	uint64_t *event_period;        /* per event: the period used (0 = freq mode) */
 	uint64_t *event_freq;          /* per event: the frequency used (0 = period mode) */
 	bool phys_addr_dropped;        /* PHYS_ADDR was refused and recorded without */
+	size_t ring_bytes;             /* perf_event: each CPU's ring buffer (data area) */
+	size_t ring_wanted;            /* ... the size it would have had without ring_limit */
+	enum ds_ring_limit ring_limit; /* what made it smaller */
+	uint32_t stack_bytes;          /* perf_event: each sample's stack copy (0: none) */
 	uint64_t *kernel_ips;          /* sorted, unique IPs of kernel-mode samples */
 	size_t nkernel_ips;
 } ds_record_result;

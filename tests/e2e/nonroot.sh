@@ -42,3 +42,20 @@ check_eq "user nobody at 20 kHz: nothing lost" "$("$TOOLS/dsjq" .lost "$OUT/fast
 # 18,146 and 19,474 in two runs beside a fuzzer, 14,655 once in a whole
 # test run beside one)
 check_ge "user nobody at 20 kHz: samples" "$("$TOOLS/dsjq" .samples "$OUT/fast/meta.json")" 12000
+
+# the limit leaves no room for 8 KiB stack copies of a burst of page
+# faults: dsprof shortens its default copies rather than lose samples,
+# and says so in one note
+as_nobody "$DSPROF" record -o "$OUT/pf" -e page-faults -c 1 -- "$PROGS/pagefault_nofp" 2048 >/dev/null 2>pf.err
+check_eq "user nobody, page faults with stack copies: recording succeeds" "$?" 0
+check_eq "user nobody, page faults with stack copies: nothing lost" \
+	"$("$TOOLS/dsjq" .lost "$OUT/pf/meta.json")/$("$TOOLS/dsjq" .lost_samples "$OUT/pf/meta.json")" 0/0
+check_ge "user nobody, page faults with stack copies: samples" "$("$TOOLS/dsjq" .samples "$OUT/pf/meta.json")" 2048
+if [ "$(as_nobody sh -c 'ulimit -l')" = unlimited ]; then
+	skip "user nobody: the note of smaller rings: user nobody's locked memory is unlimited here"
+else
+	check_contains "user nobody: one note says the rings and copies the limit left" pf.err \
+		'^dsprof: note: ring buffers of [0-9]+ KiB per CPU, not [0-9]+ KiB, and stack copies of [0-9]+ bytes, not 8192, by the locked-memory limit'
+	check_contains "user nobody: the summary names the copies used" pf.err \
+		'unwound from [0-9]+-byte stack copies'
+fi
