@@ -33,6 +33,9 @@ typedef struct ds_session_opts {
 	size_t ntids;
 	bool progress;            /* progress lines on a terminal */
 	bool deferred;            /* read no samples yet: ds_session_load reads them */
+	bool lazy_kernel;         /* read the kernel's symbols only when a view asks for them,
+				   * never ahead on a second thread (the recorder's rewrite,
+				   * which asks for none, in the memory of a small one) */
 	const char *label;        /* the experiment's name among others (dimension
 				   * `experiment`); NULL: its directory's name */
 	bool lenient_names;       /* one of several experiments reported as one: a filter's

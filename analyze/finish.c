@@ -223,7 +223,7 @@ static int rewrite(finish *f, const char *dir, ds_wdir *out, ds_err *err)
 
 int ds_experiment_finish(const char *dir, ds_wdir *out, ds_finish_result *res, ds_err *err)
 {
-	ds_session_opts o = {.deferred = true};
+	ds_session_opts o = {.deferred = true, .lazy_kernel = true};
 	finish f = {0};
 	int rc = -1;
 

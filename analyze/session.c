@@ -614,10 +614,10 @@ static void kernel_syms_start(ds_session *s)
 {
 	struct kernel_syms *k;
 	char *ks;
-
 	bool own;
 
-	if (ds_perfdata_data_size(s->pd) < KERNEL_SYMS_EARLY || !(ks = kallsyms_path(s, &own)))
+	if (s->opts.lazy_kernel || ds_perfdata_data_size(s->pd) < KERNEL_SYMS_EARLY ||
+	    !(ks = kallsyms_path(s, &own)))
 		return;
 	k = ds_xcalloc(1, sizeof *k);
 	k->path = ks;

@@ -208,6 +208,10 @@ int ds_open_own(const char *path, ds_err *err);
 int ds_open_regular_at(int dirfd, const char *name, ds_err *err);
 FILE *ds_fopen_own(const char *path, ds_err *err);
 char *ds_read_own(const char *path, size_t *len, ds_err *err);
+/* size bytes of the open file fd (path names it in messages) mapped
+ * read-only and private, or NULL with err: a refusal names the limit it
+ * hit (ulimit -v against the file's size) and what to do.  fd stays open. */
+const void *ds_map_file(int fd, const char *path, size_t size, ds_err *err);
 
 /* ---- writing files -------------------------------------------------------
  * dsprof runs as root, often in directories other users may write in

@@ -19,6 +19,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,5 +188,27 @@ char *ds_find_command(const char *cmd)
 		free(full);
 		path += n + (path[n] == ':');
 	}
+	return NULL;
+}
+
+/* A file is mapped whole: its size is taken from the address space, so a
+ * file larger than ulimit -v cannot be read however little of it is
+ * resident at once (perf.data readers let the pages behind them go). */
+const void *ds_map_file(int fd, const char *path, size_t size, ds_err *err)
+{
+	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	struct rlimit as;
+	int e = errno;
+
+	if (p != MAP_FAILED)
+		return p;
+	if (e == ENOMEM && getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+		ds_err_set(err, DS_EENV,
+			   "cannot map '%s' (%zu MiB): the address-space limit (ulimit -v) is %llu MiB; "
+			   "raise it well above the file's size ('ulimit -v unlimited')",
+			   path, size >> 20, (unsigned long long)(as.rlim_cur >> 20));
+	else
+		ds_err_set(err, DS_EENV, "cannot map '%s' (%zu MiB): %s; free memory or address space, "
+			   "or copy the file to a local file system", path, size >> 20, strerror(e));
 	return NULL;
 }

@@ -39,7 +39,7 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
 	struct stat st;
 	ds_heapfile *f;
 	int fd = ds_open_own(path, err);
-	void *p;
+	const void *p;
 
 	*out = NULL;
 	if (fd < 0)
@@ -49,14 +49,14 @@ int ds_heapfile_open(const char *path, ds_heapfile **out, ds_err *err)
 		return ds_err_set(err, DS_EINPUT, "'%s' is no heap file: %s", path,
 				  st.st_size < (off_t)sizeof h ? "too short for its header" : strerror(errno));
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = ds_map_file(fd, path, (size_t)st.st_size, err);
 	close(fd);
-	if (p == MAP_FAILED)
-		return ds_err_set(err, DS_EENV, "cannot map '%s': %s", path, strerror(errno));
+	if (!p)
+		return -1;
 	memcpy(&h, p, sizeof h);
 	if (memcmp(h.magic, DS_HEAP_MAGIC, 8) != 0 || h.version < 1 || h.version > DS_HEAP_VERSION ||
 	    h.header_size != DS_HEAP_HEADER || h.chunk_size != DS_HEAP_CHUNK) {
-		munmap(p, (size_t)st.st_size);
+		munmap((void *)p, (size_t)st.st_size);
 		return ds_err_set(err, DS_EINPUT, "'%s' is no heap file of this dsprof (magic, version or layout "
 				  "differ)", path);
 	}

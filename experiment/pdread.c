@@ -523,13 +523,16 @@ static int open_image(ds_perfdata *pd, ds_err *err)
 	return index_ids(pd, err);
 }
 
-int ds_perfdata_open_mem(const void *data, size_t size, const char *label, ds_perfdata **out,
-			 ds_err *err)
+/* pd->img holds the file; `mapped`: mapped from it, ours to unmap. */
+static int open_mem(const void *data, size_t size, const char *label, bool mapped, ds_perfdata **out,
+		    ds_err *err)
 {
 	ds_perfdata *pd = ds_xcalloc(1, sizeof *pd);
 	pd->label = ds_xstrdup(label);
 	pd->img = data;
 	pd->size = size;
+	pd->mapped = mapped;
+	pd->released = pd->img;
 	if (open_image(pd, err)) {
 		ds_perfdata_close(pd);
 		return -1;
@@ -538,12 +541,17 @@ int ds_perfdata_open_mem(const void *data, size_t size, const char *label, ds_pe
 	return 0;
 }
 
+int ds_perfdata_open_mem(const void *data, size_t size, const char *label, ds_perfdata **out,
+			 ds_err *err)
+{
+	return open_mem(data, size, label, false, out, err);
+}
+
 int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err)
 {
 	int fd = ds_open_regular(path, err);
 	struct stat st;
-	void *img;
-	ds_perfdata *pd;
+	const void *img;
 
 	if (fd < 0)
 		return -1;
@@ -557,18 +565,12 @@ int ds_perfdata_open(const char *path, ds_perfdata **out, ds_err *err)
 				  "cannot read '%s': the file is empty (the recording never started?)",
 				  path);
 	}
-	img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	img = ds_map_file(fd, path, (size_t)st.st_size, err);
 	close(fd);
-	if (img == MAP_FAILED)
-		return ds_err_set(err, DS_EENV, "cannot map '%s': %s", path, strerror(errno));
-	madvise(img, (size_t)st.st_size, MADV_SEQUENTIAL);
-	if (ds_perfdata_open_mem(img, (size_t)st.st_size, path, &pd, err)) {
-		munmap(img, (size_t)st.st_size);
+	if (!img)
 		return -1;
-	}
-	pd->mapped = true;
-	*out = pd;
-	return 0;
+	madvise((void *)img, (size_t)st.st_size, MADV_SEQUENTIAL);
+	return open_mem(img, (size_t)st.st_size, path, true, out, err); /* unmaps it on failure */
 }
 
 void ds_perfdata_close(ds_perfdata *pd)
@@ -968,6 +970,33 @@ static int decode(ds_perfdata *pd, uint64_t off, ds_record *rec)
 	}
 }
 
+/* Released in steps this large: one madvise per step, and the pages just
+ * read (which the caller may still look at) are never among them. */
+#define RELEASE_STEP (4u << 20)
+
+/* The mapping's pages are the file's: a pass in order lets go of those it
+ * left behind, so that a recording larger than memory is read in a window
+ * of it, not in its size of resident memory.  Nothing is lost: the mapping
+ * is read-only and private, so a page let go is the file's page again when
+ * it is next touched (from the page cache while memory lasts). */
+void pd_release(ds_perfdata *pd, const unsigned char *at)
+{
+	uintptr_t page, to;
+
+	if (!pd->mapped || at < pd->img || at > pd->img + pd->size)
+		return;
+	if (at < pd->released) { /* a new pass: madvise wants a page's start */
+		pd->released = pd->img;
+		return;
+	}
+	if ((uintptr_t)(at - pd->released) < 2 * RELEASE_STEP)
+		return;
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	to = ((uintptr_t)at - RELEASE_STEP) & ~(page - 1);
+	madvise((void *)pd->released, to - (uintptr_t)pd->released, MADV_DONTNEED);
+	pd->released = (const unsigned char *)to;
+}
+
 int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *err)
 {
 	(void)err; /* damage is counted, never an error */
@@ -985,6 +1014,7 @@ int ds_perfdata_next(ds_perfdata *pd, uint64_t *cursor, ds_record *rec, ds_err *
 			*cursor = g->end;
 			continue;
 		}
+		pd_release(pd, pd->data + off);
 		/* the scan found a whole record at every offset a pass reaches */
 		ext = pd_extent(pd->data, pd->data_size, off);
 		if (!ext)

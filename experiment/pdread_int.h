@@ -21,6 +21,7 @@ struct ds_perfdata {
 	const unsigned char *img;
 	size_t size;
 	bool mapped;
+	const unsigned char *released; /* pages of the mapping before this were let go (pd_release) */
 	uint64_t data_off;      /* where the data section starts in the file */
 	const unsigned char *data; /* the records: in the file, or `own` when decompressed */
 	uint64_t data_size;
@@ -74,6 +75,9 @@ void pd_scan(ds_perfdata *pd);
 void pd_count_record(ds_perfdata *pd, uint64_t off, uint64_t end, const ds_record *r, bool ok);
 void pd_count_gap(ds_perfdata *pd, const pd_gap *g);
 void pd_count_end(ds_perfdata *pd, uint64_t off);
+/* A pass in order has read the file's mapping up to `at`: let the pages
+ * well behind it go (see pdread.c). */
+void pd_release(ds_perfdata *pd, const unsigned char *at);
 /* The gap starting at data offset off, or NULL. */
 const pd_gap *pd_gap_at(const ds_perfdata *pd, uint64_t off);
 /* A feature's name as perf prints it ("hostname", "cache", ...). */

@@ -116,6 +116,7 @@ static bool find_gaps(ds_perfdata *pd, const unsigned char *d, uint64_t size, ui
 	pd->gaps.n = 0;
 	while (off < size) {
 		uint64_t ext = pd_extent(d, size, off), next, bad;
+		pd_release(pd, d + off);
 		if (ext) {
 			uint32_t type = rd32(d + off);
 			if (type != PERF_RECORD_SAMPLE)
@@ -294,6 +295,7 @@ static void copy_records(ds_perfdata *pd, growing *g, bool inflate)
 			off = gap->end;
 			continue;
 		}
+		pd_release(pd, pd->data + off);
 		ext = pd_extent(pd->data, pd->data_size, off);
 		type = rd32(pd->data + off);
 		memcpy(&sz, pd->data + off + 6, 2);
