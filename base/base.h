@@ -208,6 +208,9 @@ int ds_open_own(const char *path, ds_err *err);
 int ds_open_regular_at(int dirfd, const char *name, ds_err *err);
 FILE *ds_fopen_own(const char *path, ds_err *err);
 char *ds_read_own(const char *path, size_t *len, ds_err *err);
+/* The address-space limit (ulimit -v) in MiB, rounded down but at least
+ * 1; 0 when there is none: what a message names when a map fails. */
+unsigned long long ds_as_limit_mib(void);
 /* size bytes of the open file fd (path names it in messages) mapped
  * read-only and private, or NULL with err: a refusal names the limit it
  * hit (ulimit -v against the file's size) and what to do.  fd stays open. */

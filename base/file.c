@@ -191,22 +191,31 @@ char *ds_find_command(const char *cmd)
 	return NULL;
 }
 
+unsigned long long ds_as_limit_mib(void)
+{
+	struct rlimit as;
+
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY)
+		return 0;
+	return as.rlim_cur >> 20 ? (unsigned long long)(as.rlim_cur >> 20) : 1;
+}
+
 /* A file is mapped whole: its size is taken from the address space, so a
  * file larger than ulimit -v cannot be read however little of it is
  * resident at once (perf.data readers let the pages behind them go). */
 const void *ds_map_file(int fd, const char *path, size_t size, ds_err *err)
 {
 	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	struct rlimit as;
 	int e = errno;
+	unsigned long long limit = ds_as_limit_mib();
 
 	if (p != MAP_FAILED)
 		return p;
-	if (e == ENOMEM && getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+	if (e == ENOMEM && limit)
 		ds_err_set(err, DS_EENV,
 			   "cannot map '%s' (%zu MiB): the address-space limit (ulimit -v) is %llu MiB; "
 			   "raise it well above the file's size ('ulimit -v unlimited')",
-			   path, size >> 20, (unsigned long long)(as.rlim_cur >> 20));
+			   path, size >> 20, limit);
 	else
 		ds_err_set(err, DS_EENV, "cannot map '%s' (%zu MiB): %s; free memory or address space, "
 			   "or copy the file to a local file system", path, size >> 20, strerror(e));

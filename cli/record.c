@@ -389,7 +389,8 @@ static void summary(const char *outdir, const ds_record_result *res, uint32_t st
 			fputs("by the locked-memory limit (kernel.perf_event_mlock_kb, ulimit -l); raise it, or "
 			      "record as root, for more\n", stderr);
 		else
-			fputs("to take at most 1/64 of the memory; --mmap-pages N sets the size\n", stderr);
+			fprintf(stderr, "to take at most 1/%d of the memory; --mmap-pages N sets the size\n",
+				DS_RING_MEMORY_SHARE);
 	}
 	if (res->lost || res->lost_samples) {
 		fprintf(stderr,

@@ -293,6 +293,7 @@ typedef struct ds_perfdata_damage {
 	uint64_t bytes_corrupt;    /* data skipped between readable records */
 	unsigned corrupt_stretches;
 	uint64_t bytes_undecoded;  /* zstd records that did not decompress */
+	uint64_t bytes_no_room;    /* records not copied: the address space for decompressed data ran out */
 	uint64_t bytes_unaligned;  /* records of perf's own, of odd length, that could not be padded */
 	uint64_t *samples;         /* per event: samples read, dropped ones included */
 	uint64_t *bad_samples;     /* per event: samples whose fields do not end at the record's end */

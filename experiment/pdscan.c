@@ -178,7 +178,35 @@ typedef struct growing {
 	uint64_t checked; /* the records before this offset are whole and sound */
 	bool unsound;
 	bool unaligned; /* a record of odd length among them (inflated as it is) */
+	bool limited;   /* cap is less than the most the data may hold */
 } growing;
+
+/* Reserve the most the copy may hold, or, when the address space is
+ * limited (ulimit -v), as much of it as the limit allows down to the
+ * data's own size: a copy that then fills is noted with the limit. */
+static void reserve(growing *g, uint64_t data_size)
+{
+	uint64_t least = data_size + 4096;
+
+	for (g->cap = least * MAX_RATIO; g->cap >= least; g->cap /= 2) {
+		g->p = mmap(NULL, g->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			    -1, 0);
+		if (g->p != MAP_FAILED) {
+			g->limited = g->cap < least * MAX_RATIO;
+			madvise(g->p, g->cap, MADV_HUGEPAGE);
+			return;
+		}
+	}
+	g->p = NULL;
+	g->cap = 0;
+	g->limited = true;
+}
+
+/* Whether a record could not be copied because the limited reservation is full. */
+static bool out_of_room(const growing *g)
+{
+	return g->limited && g->len == g->cap;
+}
 
 static void check_new(growing *g)
 {
@@ -251,6 +279,9 @@ static bool append_aligned(growing *g, const unsigned char *r, uint64_t ext)
 static int inflate_into(ZSTD_DStream *z, const unsigned char *src, size_t n, growing *g)
 {
 	ZSTD_inBuffer in = {src, n, 0};
+
+	if (g->len == g->cap)
+		return -1;
 	for (;;) {
 		size_t room = g->cap - g->len < ZSTD_DStreamOutSize() ? g->cap - g->len : ZSTD_DStreamOutSize();
 		ZSTD_outBuffer o = {g->p + g->len, room, 0};
@@ -277,14 +308,7 @@ static void copy_records(ds_perfdata *pd, growing *g, bool inflate)
 	bool broken = !z || ZSTD_isError(ZSTD_initDStream(z));
 
 	/* address space only: pages are taken as they are written */
-	g->cap = (pd->data_size + 4096) * MAX_RATIO;
-	g->p = mmap(NULL, g->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (g->p == MAP_FAILED) {
-		g->p = NULL;
-		g->cap = 0;
-	} else {
-		madvise(g->p, g->cap, MADV_HUGEPAGE);
-	}
+	reserve(g, pd->data_size);
 	while (off < pd->data_size) {
 		const pd_gap *gap = pd_gap_at(pd, off);
 		uint64_t ext;
@@ -311,13 +335,17 @@ static void copy_records(ds_perfdata *pd, growing *g, bool inflate)
 			}
 			if (!broken && inflate_into(z, src, n, g) < 0)
 				broken = true;
-			if (broken)
+			if (broken && out_of_room(g))
+				pd->dmg.bytes_no_room += ext;
+			else if (broken)
 				pd->dmg.bytes_undecoded += ext;
 			pd->info.compressed = true;
 		} else if (!alignable(pd->data + off, ext)) {
 			pd->dmg.bytes_unaligned += ext;
 		} else if (append_aligned(g, pd->data + off, ext)) {
 			check_new(g);
+		} else if (out_of_room(g)) {
+			pd->dmg.bytes_no_room += ext;
 		} else {
 			pd->dmg.bytes_undecoded += ext;
 		}
@@ -554,6 +582,18 @@ char **ds_perfdata_damage_notes(const ds_perfdata *pd, uint64_t recorded_end, si
 		ds_buf_printf(&b, "%llu bytes of compressed (zstd) records in '%s' do not decompress; the "
 				  "records they held are lost",
 			      (unsigned long long)d->bytes_undecoded, pd->label);
+		ds_vec_push(&v, ds_buf_steal(&b));
+	}
+	if (d->bytes_no_room) {
+		unsigned long long limit = ds_as_limit_mib();
+		ds_buf_printf(&b, "%llu bytes of records in '%s' were not read: their decompressed data "
+				  "outgrew the address space dsprof could reserve",
+			      (unsigned long long)d->bytes_no_room, pd->label);
+		if (limit)
+			ds_buf_printf(&b, " under the limit of %llu MiB (ulimit -v); raise it "
+					  "('ulimit -v unlimited')", limit);
+		else
+			ds_buf_puts(&b, "; free memory and read it again");
 		ds_vec_push(&v, ds_buf_steal(&b));
 	}
 	if (d->bytes_unaligned) {

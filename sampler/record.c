@@ -43,8 +43,6 @@
 #define RING_SAMPLES 1024
 /* Call-chain entries assumed for the size of a sample that has them. */
 #define TYPICAL_CHAIN 32
-/* All ring buffers together take at most this share of the memory. */
-#define RING_MEMORY_SHARE 64
 /* The shortest stack copy dsprof shortens its default to (see
  * choose_pages): a few frames, still. */
 #define MIN_STACK_BYTES 2048
@@ -234,11 +232,19 @@ static int open_error(const rec *r, size_t i, pid_t tid, int cpu, int e, ds_err 
 static int map_ring(rec *r, int fd, ds_err *err)
 {
 	struct ring g = {fd, NULL, (r->pages + 1) * r->page, r->pages * r->page, NULL};
+	int e;
+
 	g.base = mmap(NULL, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	e = errno;
+	if (g.base == MAP_FAILED && e == ENOMEM && ds_as_limit_mib())
+		return ds_err_set(err, DS_EENV,
+				  "cannot map a %zu KiB ring buffer: the address-space limit (ulimit -v) "
+				  "is %llu MiB; raise it ('ulimit -v unlimited') or lower --mmap-pages",
+				  g.len / 1024, ds_as_limit_mib());
 	if (g.base == MAP_FAILED)
 		return ds_err_set(err, DS_EENV,
 				  "cannot map a %zu KiB ring buffer: %s; lower --mmap-pages or raise "
-				  "/proc/sys/kernel/perf_event_mlock_kb", g.len / 1024, strerror(errno));
+				  "/proc/sys/kernel/perf_event_mlock_kb", g.len / 1024, strerror(e));
 	g.pg = g.base;
 	ds_vec_push(&r->rings, g);
 	return 0;
@@ -341,7 +347,7 @@ static bool fit_locked_memory(rec *r)
 /* The ring buffer size and the stack copy, decided before the events are
  * opened because their wake-up mark and their samples depend on them.
  * -m's size stands as given.  Otherwise each CPU's ring holds RING_SAMPLES
- * samples, all of them together within 1/RING_MEMORY_SHARE of the memory
+ * samples, all of them together within 1/DS_RING_MEMORY_SHARE of the memory
  * and the locked-memory limit; and when that leaves a ring too small,
  * dsprof's own choice of a stack copy (--call-graph auto) is shortened, to
  * MIN_STACK_BYTES at the least, so that a burst of samples is shortened
@@ -350,7 +356,7 @@ static bool fit_locked_memory(rec *r)
 static int choose_pages(rec *r, ds_err *err)
 {
 	const ds_record_opts *o = r->o;
-	size_t cap = (size_t)sysconf(_SC_PHYS_PAGES) / RING_MEMORY_SHARE / r->cpus.n;
+	size_t cap = (size_t)sysconf(_SC_PHYS_PAGES) / DS_RING_MEMORY_SHARE / r->cpus.n;
 
 	r->stack_bytes = o->stack_bytes;
 	r->pages = o->mmap_pages ? o->mmap_pages : pages_for_samples(r);
@@ -458,30 +464,26 @@ static void put_name(ds_buf *b, const char *s)
 /* The kernel's text as perf describes it, so kernel samples resolve. */
 static int synth_kernel_mmap(rec *r, ds_err *err)
 {
-	char *ks = ds_read_file("/proc/kallsyms", NULL);
+	FILE *ks = ds_fopen_regular("/proc/kallsyms", NULL);
 	uint64_t text = 0, etext = 0;
+	char line[512];
 	ds_buf b = {0};
 	int rc;
 
-	if (!ks)
-		return 0;
-	for (char *l = ks; *l;) {
-		char *nl = strchr(l, '\n');
+	/* a line at a time: the file is several MiB, _text and _etext near
+	 * its start, and a low ulimit -v must not fail here */
+	while (ks && (!text || !etext) && fgets(line, sizeof line, ks)) {
 		unsigned long long addr;
 		char type, name[64];
-		if (nl)
-			*nl = 0;
-		if (sscanf(l, "%llx %c %63s", &addr, &type, name) == 3) {
-			if (strcmp(name, "_text") == 0)
-				text = addr;
-			else if (strcmp(name, "_etext") == 0)
-				etext = addr;
-		}
-		if (!nl || (text && etext))
-			break;
-		l = nl + 1;
+		if (sscanf(line, "%llx %c %63s", &addr, &type, name) != 3)
+			continue;
+		if (strcmp(name, "_text") == 0)
+			text = addr;
+		else if (strcmp(name, "_etext") == 0)
+			etext = addr;
 	}
-	free(ks);
+	if (ks)
+		fclose(ks);
 	if (!text || etext <= text)
 		return 0; /* addresses hidden (kptr_restrict): kernel samples stay [kernel] */
 	{

@@ -129,10 +129,13 @@ typedef struct ds_record_opts {
 				      * ds_stop_hold's before), or NULL: dsprof's own */
 } ds_record_opts;
 
+/* All ring buffers together take at most 1/this of the memory. */
+#define DS_RING_MEMORY_SHARE 64
+
 /* What made the ring buffers smaller than their samples ask for. */
 enum ds_ring_limit {
 	DS_RING_UNLIMITED,
-	DS_RING_MEMORY,         /* all of them together take at most 1/64 of the memory */
+	DS_RING_MEMORY,         /* all of them together take 1/DS_RING_MEMORY_SHARE of the memory */
 	DS_RING_LOCKED,         /* the locked-memory limit (perf_event_mlock_kb, RLIMIT_MEMLOCK) */
 };
 

@@ -1,7 +1,7 @@
 # Recordings larger than memory: dsprof record holds no more memory for a
 # recording four times as long (it streams the kernel's records to disk,
-# and the rewrite that completes the call chains reads the file in a
-# window), and a reader refused the address space for a recording says
+# and the rewrite that completes the call chains lets the pages it has read
+# go), and a reader or a ring buffer refused the address space says
 # which limit refused it and what to do.
 . "$TOP/tests/lib.sh"
 
@@ -30,3 +30,9 @@ expect_error "a mapping refused by ulimit -v names the limit" 2 \
 	sh -c "ulimit -v $((size - 4096)) && exec \"\$0\" report -i r$((4 * N))" "$DSPROF"
 "$DSPROF" report -i r$N -f csv >small.csv 2>small.err
 check_ge "the smaller recording reads (refault's samples)" "$(csv_lookup small.csv name touch_pages samples:page-faults)" $((N / 2))
+
+# rings refused the address space: the limit is named, not the locked-memory one
+expect_error "a ring buffer refused by ulimit -v names the limit" 2 \
+	"^dsprof: cannot map a [0-9]+ KiB ring buffer: the address-space limit \(ulimit -v\) is 1024 MiB; raise it" \
+	sh -c "ulimit -v 1048576 && exec \"\$0\" record -q -m 262144 -o ringlimit -- touch started" "$DSPROF"
+check "the command did not start" test ! -e started

@@ -5,7 +5,9 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -681,6 +683,110 @@ TEST(compressed_records)
 		free(img);
 		ds_buf_free(&junked);
 	}
+	free(z);
+	free(path);
+	ds_buf_free(&recs);
+	ds_buf_free(&file);
+}
+
+/* The samples of img read in a child whose address space may grow by
+ * `room` bytes more than it has (ulimit -v): 0 when all n were read and
+ * nothing noted, 1 when fewer were read and the note names the limit, 2
+ * otherwise. */
+static int read_with_room(const char *img, size_t len, uint64_t room, int n)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		unsigned long long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+		struct rlimit as;
+		readout o;
+		if (!f || fscanf(f, "%llu", &pages) != 1)
+			_exit(2);
+		fclose(f);
+		as.rlim_cur = as.rlim_max = pages * (uint64_t)sysconf(_SC_PAGESIZE) + room;
+		if (setrlimit(RLIMIT_AS, &as) != 0)
+			_exit(2);
+		o = read_image(img, len);
+		if (o.rc == 0 && o.samples[0] == n && !o.notes[0])
+			_exit(0);
+		_exit(o.rc == 0 && o.samples[0] < n && o.dmg.bytes_no_room && HAS(o, "(ulimit -v); raise it") ? 1 : 2);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 3;
+}
+
+/* The step of the copy's reservation, 256 x (data + 4096) halved, that is
+ * at least `least` and as small as can be; 0 when the first is below it. */
+static uint64_t reservation_step(uint64_t data, uint64_t least)
+{
+	uint64_t c = (data + 4096) * 256;
+
+	if (c < least)
+		return 0;
+	while (c / 2 >= least)
+		c /= 2;
+	return c;
+}
+
+/* The copy of decompressed records takes address space for 256 times the
+ * compressed data (the ratio past which a stream is taken as corrupt);
+ * under ulimit -v it takes what the limit leaves, and when that is too
+ * little the records it could not hold are named with the limit, never
+ * taken as undecodable.  Each child is given the step it should get and
+ * 16 MiB for the rest of the reading (less than the step, so that it
+ * cannot get the step above). */
+TEST(compressed_records_under_ulimit)
+{
+	enum { N = 1200000, CHUNK = 1 << 18 };
+	const uint64_t slack = 16 << 20;
+	ds_buf recs = {0}, file = {0};
+	ds_event ev = {0};
+	uint64_t id = 5, fits, short_of;
+	char *path = tmp_path("zlimit.data"), *img, *z = malloc(1 << 16);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ds_err err = {0};
+	ds_pdw_info info = {.clockid = -1};
+	ds_pdw *w;
+	size_t len;
+	bool flushed = true;
+
+#if defined(__SANITIZE_ADDRESS__)
+	unit_skip("ulimit -v leaves AddressSanitizer no room for its shadow memory");
+	return;
+#endif
+	ev.name = "cpu-clock";
+	attr_for(&ev.attr, 0);
+	ev.ids = &id;
+	ev.nids = 1;
+	for (int i = 0; i < N; i++)
+		put_sample(&recs, 5, 0x401000, 1, 1, 1000 + (uint64_t)i, 0, false, -1);
+	for (size_t at = 0; at < recs.len; at += CHUNK) {
+		size_t end = at + CHUNK < recs.len ? at + CHUNK : recs.len, r;
+		ZSTD_inBuffer in = {recs.p + at, end - at, 0};
+		ZSTD_outBuffer out = {z, (1 << 16) - 64, 0};
+		do
+			r = ZSTD_compressStream2(cc, &out, &in, ZSTD_e_flush);
+		while (r && !ZSTD_isError(r) && out.pos < out.size);
+		flushed &= !ZSTD_isError(r) && r == 0;
+		put_compressed(&file, 83, z, out.pos);
+	}
+	ZSTD_freeCCtx(cc);
+	CHECK(flushed);
+	fits = reservation_step(file.len, 2 * (uint64_t)recs.len);
+	short_of = reservation_step(file.len, recs.len / 4);
+	/* both below the first step, and larger than the slack */
+	CHECK(fits && fits < (file.len + 4096) * 256 && short_of < recs.len / 2 && short_of > slack);
+	w = pdw_at(path, &ev, 1, &err);
+	CHECK(w && ds_pdw_write(w, file.p, file.len, &err) == 0 && ds_pdw_finish(w, &info, &err) == 0);
+	img = ds_read_file(path, &len);
+	CHECK(img != NULL);
+	if (img) {
+		CHECK_EQ_U64(read_with_room(img, len, fits + slack, N), 0);
+		CHECK_EQ_U64(read_with_room(img, len, short_of + slack, N), 1);
+	}
+	free(img);
 	free(z);
 	free(path);
 	ds_buf_free(&recs);
@@ -1673,6 +1779,7 @@ int main(void)
 	RUN(salvage_bad_attr);
 	RUN(unfinished_recording_is_readable);
 	RUN(compressed_records);
+	RUN(compressed_records_under_ulimit);
 	RUN(pipe_mode);
 	RUN(all_sample_fields);
 	RUN(build_id_feature);
