@@ -25,6 +25,14 @@
 # binaries (sampled; make check runs all)"); --full, which make check
 # gives, has them check all of it.  They see it as DSPROF_TEST_FULL=1.
 #
+# Files run side by side, JOBS at a time: DSPROF_TEST_JOBS when set, else
+# one per CPU (their lines come out in order all the same).  Every test
+# holds on a busy machine, and most spend their time waiting on a program
+# they profile, so a 2-core machine runs two at once.  A file whose first
+# lines say "# runs alone" (it changes something the whole machine shares,
+# such as a kernel setting) runs with no other beside it.  Each file gets a
+# HOME of its own, so that none reads or writes the user's files.
+#
 # Each file's line ends with the seconds it took, and the run with the
 # total.  The time budget: a run of every file (no PATTERN) fails when it
 # took more than BUDGET seconds, DSPROF_TEST_BUDGET when set (issue 42:
@@ -39,6 +47,11 @@ BUDGET=${DSPROF_TEST_BUDGET:-1800}
 SANITIZER_SLOWDOWN=4
 case "$BUDGET" in '' | *[!0-9]* | 0)
 	echo "tests/run.sh: DSPROF_TEST_BUDGET must be a number of seconds, not '$BUDGET'" >&2
+	exit 1 ;;
+esac
+JOBS=${DSPROF_TEST_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case "$JOBS" in '' | *[!0-9]* | 0)
+	echo "tests/run.sh: DSPROF_TEST_JOBS must be a number of files to run at once, not '$JOBS'" >&2
 	exit 1 ;;
 esac
 set -u
@@ -105,58 +118,110 @@ picked() { # name: whether a PATTERN picks it
 	return 1
 }
 
-run_one() { # name, command...
+# The runs to make, one line each in $WORK/.tasks: "NAME RUN ALONE COMMAND..."
+# (the command is a unit test binary, or sh and an end-to-end script).
+add_file() { # name, command...
 	name=$1; shift
 	picked "$name" || return 0
 	nfiles=$((nfiles + 1))
-	runs_ok=0
+	alone=0
+	[ "$1" = sh ] && sed -n '1,/^[^#]/p' "$2" | grep -q '^# runs alone' && alone=1
 	n=1
 	while [ "$n" -le "$REPEAT" ]; do
-		out="$WORK/$(echo "$name" | tr '/ ' '__').out"
-		start=$(date +%s)
-		"$@" >"$out" 2>&1
-		rc=$?
-		p=$(grep -c '^ok - ' "$out")
-		f=$(grep -c '^not ok - ' "$out")
-		s=$(grep -c '^skip - ' "$out")
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-			echo "not ok - $name: exited with status $rc without reporting a failure" >>"$out"
-			f=1
-		fi
-		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
-			echo "not ok - $name: reported no checks" >>"$out"
-			f=1
-		fi
-		pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
-		[ "$f" -eq 0 ] && runs_ok=$((runs_ok + 1))
-		label=$name
-		[ "$REPEAT" -gt 1 ] && label="$name #$n"
-		secs=$(( $(date +%s) - start ))
-		printf '%-40s %4d ok %3d failed %3d skipped  (%ds)\n' "$label" "$p" "$f" "$s" "$secs"
-		echo "$secs $label" >>"$WORK/.times"
-		if [ "$f" -gt 0 ]; then
-			case " $failed_names " in *" $name "*) ;; *) failed_names="$failed_names $name" ;; esac
-			grep -E '^(not ok|#)' "$out" | head -40 | sed 's/^/    /'
-			echo "    --- last lines of output ---"
-			tail -15 "$out" | sed 's/^/    /'
-		fi
-		grep '^skip - ' "$out" | sed 's/^/    /'
+		echo "$name $n $alone $*" >>"$WORK/.tasks"
 		n=$((n + 1))
 	done
-	if [ "$REPEAT" -gt 1 ]; then
-		summary="$summary$(printf '%-40s %d of %d runs passed' "$name" "$runs_ok" "$REPEAT")
+}
+
+start_task() { # index: runs it in the background; $WORK/tI.done holds "STATUS SECONDS" when it ended
+	idx=$1
+	set -- $(sed -n "${idx}p" "$WORK/.tasks")
+	shift 3
+	mkdir "$WORK/home.$idx"
+	(
+		start=$(date +%s)
+		HOME="$WORK/home.$idx" "$@" >"$WORK/t$idx.out" 2>&1 </dev/null
+		echo "$? $(( $(date +%s) - start ))" >"$WORK/t$idx.tmp"
+		mv "$WORK/t$idx.tmp" "$WORK/t$idx.done"
+	) &
+}
+
+report_task() { # index: counts and prints its results
+	idx=$1
+	set -- $(sed -n "${idx}p" "$WORK/.tasks")
+	name=$1 n=$2
+	out="$WORK/t$idx.out"
+	read -r rc secs <"$WORK/t$idx.done"
+	p=$(grep -c '^ok - ' "$out")
+	f=$(grep -c '^not ok - ' "$out")
+	s=$(grep -c '^skip - ' "$out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $name: exited with status $rc without reporting a failure" >>"$out"
+		f=1
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
+		echo "not ok - $name: reported no checks" >>"$out"
+		f=1
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	[ "$f" -eq 0 ] && echo "$name" >>"$WORK/.passed_runs"
+	label=$name
+	[ "$REPEAT" -gt 1 ] && label="$name #$n"
+	printf '%-40s %4d ok %3d failed %3d skipped  (%ds)\n' "$label" "$p" "$f" "$s" "$secs"
+	echo "$secs $label" >>"$WORK/.times"
+	if [ "$f" -gt 0 ]; then
+		case " $failed_names " in *" $name "*) ;; *) failed_names="$failed_names $name" ;; esac
+		grep -E '^(not ok|#)' "$out" | head -40 | sed 's/^/    /'
+		echo "    --- last lines of output ---"
+		tail -15 "$out" | sed 's/^/    /'
+	fi
+	grep '^skip - ' "$out" | sed 's/^/    /'
+	if [ "$REPEAT" -gt 1 ] && [ "$n" -eq "$REPEAT" ]; then
+		summary="$summary$(printf '%-40s %d of %d runs passed' "$name" \
+			"$(grep -cx -- "$name" "$WORK/.passed_runs")" "$REPEAT")
 "
 	fi
 }
 
 PATTERNS="$*"
+: >"$WORK/.tasks"
+: >"$WORK/.passed_runs"
 for t in "$BUILD"/tests/unit/test_*; do
 	[ -x "$t" ] || continue
-	run_one "unit/$(basename "$t")" "$t"
+	add_file "unit/$(basename "$t")" "$t"
 done
 for t in "$TOP"/tests/e2e/*.sh; do
-	run_one "e2e/$(basename "$t" .sh)" sh "$t"
+	add_file "e2e/$(basename "$t" .sh)" sh "$t"
 done
+
+# Runs start in order, JOBS at a time (one that runs alone when none is
+# running, and none beside it), and are reported in order as they end.
+ntasks=$(wc -l <"$WORK/.tasks")
+next=1 reported=1 alone_running=0
+while [ "$reported" -le "$ntasks" ]; do
+	running=0 idx=$reported
+	while [ "$idx" -lt "$next" ]; do
+		[ -e "$WORK/t$idx.done" ] || running=$((running + 1))
+		idx=$((idx + 1))
+	done
+	[ "$running" -eq 0 ] && alone_running=0
+	if [ "$next" -le "$ntasks" ] && [ "$running" -lt "$JOBS" ] && [ "$alone_running" -eq 0 ]; then
+		alone=$(sed -n "${next}p" "$WORK/.tasks" | cut -d' ' -f3)
+		if [ "$alone" -eq 0 ] || [ "$running" -eq 0 ]; then
+			start_task "$next"
+			alone_running=$alone
+			next=$((next + 1))
+			continue
+		fi
+	fi
+	if [ -e "$WORK/t$reported.done" ]; then
+		report_task "$reported"
+		reported=$((reported + 1))
+		continue
+	fi
+	sleep 0.2
+done
+wait
 
 total=$(( $(date +%s) - t0 ))
 echo "# total: $total s for $nfiles files"

@@ -116,18 +116,18 @@ check "no site is the standard library's" sh -c '! grep -q "^\"*std::" ix.csv'
 check "inlined: no site is named by a header's line" sh -c '! grep -q "^main ([a-z_]*\.h:" ix.csv'
 
 # ---- the same under the simulator: every load a sample, exact ----
-# (n = 100000 doubles an array, 2 rounds: the arrays' loads are 8n, 4n and
-# 2n; the list's 12500 items are walked twice, key and next, and freed,
+# (n = 20000 doubles an array, 2 rounds: the arrays' loads are 8n, 4n and
+# 2n; the list's 2500 items are walked twice, key and next, and freed,
 # next: 5 loads an item)
-"$DSPROF" record -q -o hs --heap --sim -c 1 -e sim:loads -- "$PROGS/heapobj" 100000 2 >hs.out 2>hs.err
+"$DSPROF" record -q -o hs --heap --sim -c 1 -e sim:loads -- "$PROGS/heapobj" 20000 2 >hs.out 2>hs.err
 check_eq "--heap --sim: recorded" "$?" 0
 "$DSPROF" report -i hs --view heap -f csv >hs.csv
 w() { csv_lookup hs.csv name "$1" "${2:-samples:sim:loads}"; }
-check_eq "--sim: the array summed 4 times a round, every load" "$(w "$FOUR")" 800000
-check_eq "--sim: the array summed twice" "$(w "$TWO")" 400000
-check_eq "--sim: the array summed once" "$(w "$ONE")" 200000
-check_eq "--sim: the list's loads" "$(w "$LIST")" 62500
-check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 12500
+check_eq "--sim: the array summed 4 times a round, every load" "$(w "$FOUR")" 160000
+check_eq "--sim: the array summed twice" "$(w "$TWO")" 80000
+check_eq "--sim: the array summed once" "$(w "$ONE")" 40000
+check_eq "--sim: the list's loads" "$(w "$LIST")" 12500
+check_eq "--sim: the list's blocks" "$(w "$LIST" blocks)" 2500
 # the dynamic loader's link maps and symbol versions, from its own
 # allocator before malloc: <loader>, not <in no block> (left: the C
 # library's reads of the main thread's control block, which the loader
@@ -151,25 +151,25 @@ check_eq "--sim: lifetimes in the simulator's clock" \
 	"$("$DSPROF" report -i hs --view heap -f json | "$TOOLS/dsjq" .properties.lifetime_unit)" instructions
 "$DSPROF" report -i hs --by allocsite,field -f csv >hsf.csv
 check_eq "--sim: struct item.next under the list's site" \
-	"$(awk -F, -v s="$LIST" 'NR > 1 && $2 == s && $1 == "struct item.next" { print $(NF-1) }' hsf.csv)" 37500
+	"$(awk -F, -v s="$LIST" 'NR > 1 && $2 == s && $1 == "struct item.next" { print $(NF-1) }' hsf.csv)" 7500
 # the access map: the list's 64-byte items, word by word, exact
 "$DSPROF" report -i hs --view accessmap --allocsite make_list -f csv >am.csv
 check_eq "--sim accessmap: one site" "$(awk -F, '$3 == "site"' am.csv | wc -l)" 1
 check_eq "--sim accessmap: bytes 0-7 are next, every load of it" \
-	"$(awk -F, '$3 == "bytes" && $4 == 0 { print $6 "=" $(NF-1) }' am.csv)" "struct item.next=37500"
+	"$(awk -F, '$3 == "bytes" && $4 == 0 { print $6 "=" $(NF-1) }' am.csv)" "struct item.next=7500"
 check_eq "--sim accessmap: bytes 8-15 are key" \
-	"$(awk -F, '$3 == "bytes" && $4 == 8 { print $6 "=" $(NF-1) }' am.csv)" "struct item.key=25000"
+	"$(awk -F, '$3 == "bytes" && $4 == 8 { print $6 "=" $(NF-1) }' am.csv)" "struct item.key=5000"
 check_eq "--sim accessmap: the 48 bytes after them never read" \
 	"$(awk -F, '$3 == "unsampled" { print $4 "+" $5 }' am.csv)" "16+48"
-# a site of larger blocks, asked for by name: the 800000-byte array in 98
-# rows of 8 KiB (the last 5376 bytes), each read 4 times a round
+# a site of larger blocks, asked for by name: the 160000-byte array in 79
+# rows of 2 KiB (the last 256 bytes), each read 4 times a round
 "$DSPROF" report -i hs --view accessmap --allocsite "$FOUR" -f csv >amf.csv
-check_eq "--sim accessmap of a large block: 98 rows of 8 KiB, none unsampled" \
-	"$(awk -F, '$3 == "bytes" && $4 % 8192 == 0 && ($5 == 8192 || $4 + $5 == 800000) { n++ }
-		$3 == "unsampled" { u++ } END { print n + 0, u + 0 }' amf.csv)" "98 0"
+check_eq "--sim accessmap of a large block: 79 rows of 2 KiB, none unsampled" \
+	"$(awk -F, '$3 == "bytes" && $4 % 2048 == 0 && ($5 == 2048 || $4 + $5 == 160000) { n++ }
+		$3 == "unsampled" { u++ } END { print n + 0, u + 0 }' amf.csv)" "79 0"
 check_eq "--sim accessmap of a large block: a row's loads, and all of them" \
 	"$(awk -F, '$3 == "bytes" { s += $(NF-1); if ($4 == 0) f = $(NF-1) } END { print f, s }' amf.csv)" \
-	"8192 800000"
+	"2048 160000"
 expect_error "--allocsite of no site: said" 1 "no sampled allocation site .* 'nosuch'" \
 	"$DSPROF" report -i hs --view accessmap --allocsite nosuch
 expect_error "--allocsite is for accessmap" 1 "--allocsite applies to --view accessmap" \

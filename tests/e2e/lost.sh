@@ -1,3 +1,4 @@
+# runs alone: it lowers kernel.perf_event_max_sample_rate for a moment.
 # Ring buffers keep up at high rates; when data is lost anyway, or the
 # kernel throttles sampling, it is counted and said, never hidden.
 . "$TOP/tests/lib.sh"

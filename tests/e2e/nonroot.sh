@@ -1,3 +1,5 @@
+# runs alone: it records as user nobody, whose locked memory all of its
+# recordings share.
 # An unprivileged user records too: kernel samples are left out when
 # perf_event_paranoid asks for it, smaller ring buffers when the locked
 # memory limit does, with a note instead of a failure.
