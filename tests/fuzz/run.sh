@@ -9,6 +9,7 @@
 # target's regression corpus (tests/fuzz/regressions/fuzz_TARGET/) must run
 # clean first, and seeds its corpus.  Corpora, logs and findings stay in
 # BUILD_DIR/fuzz/.  What was seeded is said on lines starting with '#'.
+# The targets run one per CPU at a time, each for SECONDS.
 set -u
 BUILD=$(cd "${1:?usage: run.sh BUILD SECONDS [TARGET...]}" && pwd)
 SECONDS_EACH=${2:-30}
@@ -520,12 +521,30 @@ for t in ${TARGETS:-$ALL}; do
 	"seed_$t"
 	regress "fuzz_$t" "$t"
 done
-for t in ${TARGETS:-$ALL}; do
-	case $t in
-	session) run "fuzz_$t" "$t" -max_len=262144 -dict="$TOP/tests/fuzz/fuzz.dict" ;;
-	simstream | machine | group | diff | archive | import | suggest) run "fuzz_$t" "$t" -dict="$TOP/tests/fuzz/fuzz.dict" ;;
-	tui) run "fuzz_$t" "$t" -max_len=256 ;;
-	*) run "fuzz_$t" "$t" ;;
-	esac
+# The targets fuzz side by side, one per CPU (each is one process); their
+# lines come out at the end, in order.
+fuzz_one() { # target: its run's lines in $WORKDIR/run.TARGET, then .done
+	case $1 in
+	session) run "fuzz_$1" "$1" -max_len=262144 -dict="$TOP/tests/fuzz/fuzz.dict" ;;
+	simstream | machine | group | diff | archive | import | suggest) run "fuzz_$1" "$1" -dict="$TOP/tests/fuzz/fuzz.dict" ;;
+	tui) run "fuzz_$1" "$1" -max_len=256 ;;
+	*) run "fuzz_$1" "$1" ;;
+	esac >"$WORKDIR/run.$1"
+	: >"$WORKDIR/run.$1.done"
+}
+JOBS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+set -- ${TARGETS:-$ALL}
+started=0
+for t in "$@"; do
+	while [ "$started" -ge "$JOBS" ] && [ "$(ls "$WORKDIR" | grep -c '^run\..*\.done$')" -le $((started - JOBS)) ]; do
+		sleep 1
+	done
+	fuzz_one "$t" &
+	started=$((started + 1))
+done
+wait
+for t in "$@"; do
+	cat "$WORKDIR/run.$t"
+	grep -q '^not ok' "$WORKDIR/run.$t" && fail=1
 done
 exit $fail
