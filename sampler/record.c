@@ -470,8 +470,8 @@ static int synth_kernel_mmap(rec *r, ds_err *err)
 	ds_buf b = {0};
 	int rc;
 
-	/* a line at a time: the file is several MiB, _text and _etext near
-	 * its start, and a low ulimit -v must not fail here */
+	/* a line at a time, up to _etext: the file is several MiB, and a
+	 * low ulimit -v must not fail here */
 	while (ks && (!text || !etext) && fgets(line, sizeof line, ks)) {
 		unsigned long long addr;
 		char type, name[64];

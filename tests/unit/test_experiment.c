@@ -744,8 +744,8 @@ TEST(compressed_records_under_ulimit)
 	ds_buf recs = {0}, file = {0};
 	ds_event ev = {0};
 	uint64_t id = 5, fits, short_of;
-	char *path = tmp_path("zlimit.data"), *img, *z = malloc(1 << 16);
-	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	char *path, *img, *z;
+	ZSTD_CCtx *cc;
 	ds_err err = {0};
 	ds_pdw_info info = {.clockid = -1};
 	ds_pdw *w;
@@ -756,6 +756,9 @@ TEST(compressed_records_under_ulimit)
 	unit_skip("ulimit -v leaves AddressSanitizer no room for its shadow memory");
 	return;
 #endif
+	path = tmp_path("zlimit.data");
+	z = malloc(1 << 16);
+	cc = ZSTD_createCCtx();
 	ev.name = "cpu-clock";
 	attr_for(&ev.attr, 0);
 	ev.ids = &id;
