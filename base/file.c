@@ -207,10 +207,11 @@ const void *ds_map_file(int fd, const char *path, size_t size, ds_err *err)
 {
 	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	int e = errno;
-	unsigned long long limit = ds_as_limit_mib();
+	unsigned long long limit;
 
 	if (p != MAP_FAILED)
 		return p;
+	limit = ds_as_limit_mib();
 	if (e == ENOMEM && limit)
 		ds_err_set(err, DS_EENV,
 			   "cannot map '%s' (%zu MiB): the address-space limit (ulimit -v) is %llu MiB; "

@@ -232,19 +232,20 @@ static int open_error(const rec *r, size_t i, pid_t tid, int cpu, int e, ds_err 
 static int map_ring(rec *r, int fd, ds_err *err)
 {
 	struct ring g = {fd, NULL, (r->pages + 1) * r->page, r->pages * r->page, NULL};
-	int e;
 
 	g.base = mmap(NULL, g.len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	e = errno;
-	if (g.base == MAP_FAILED && e == ENOMEM && ds_as_limit_mib())
-		return ds_err_set(err, DS_EENV,
-				  "cannot map a %zu KiB ring buffer: the address-space limit (ulimit -v) "
-				  "is %llu MiB; raise it ('ulimit -v unlimited') or lower --mmap-pages",
-				  g.len / 1024, ds_as_limit_mib());
-	if (g.base == MAP_FAILED)
+	if (g.base == MAP_FAILED) {
+		int e = errno;
+		unsigned long long limit = ds_as_limit_mib();
+		if (e == ENOMEM && limit)
+			return ds_err_set(err, DS_EENV,
+					  "cannot map a %zu KiB ring buffer: the address-space limit (ulimit -v) "
+					  "is %llu MiB; raise it ('ulimit -v unlimited') or lower --mmap-pages",
+					  g.len / 1024, limit);
 		return ds_err_set(err, DS_EENV,
 				  "cannot map a %zu KiB ring buffer: %s; lower --mmap-pages or raise "
 				  "/proc/sys/kernel/perf_event_mlock_kb", g.len / 1024, strerror(e));
+	}
 	g.pg = g.base;
 	ds_vec_push(&r->rings, g);
 	return 0;
